@@ -1,0 +1,95 @@
+/**
+ * DnsCore: the consumer-side entry point (Asterisk's dns_core.h). It validates the question,
+ * asks the registry, builds the immutable result and applies the cancel rule.
+ */
+import 'reflect-metadata';
+import { inject, injectAll, injectable } from 'tsyringe';
+import { raceAbort, throwIfAborted } from './abort.js';
+import type { DnsCoreOptions } from './dns-core-options.js';
+import { silentLogger } from './logger.js';
+import { makeQuery, type DnsQuery } from './query.js';
+import { QuerySet } from './query-set.js';
+import { RecurringQuery, type RecurringOptions } from './recurring.js';
+import type { TypedRecord, TypedRecordName } from './records/types.js';
+import { ResolverRegistry } from './registry.js';
+import type { ResolverPlugin } from './resolver-plugin.js';
+import type { DnsResult } from './result.js';
+import { buildResult } from './result-builder.js';
+import { DNS_CORE_OPTIONS, RESOLVER_PLUGIN } from './tokens.js';
+
+export interface ResolveOptions {
+  /** Class of the question: a number or "IN", "CH", ... (default IN). */
+  readonly class?: number | string;
+  /** Cancels the call: the promise rejects with AbortError at once. */
+  readonly signal?: AbortSignal;
+}
+
+/** What layers above the core (query sets, recurring queries, SIP) need from it. */
+export interface DnsResolver {
+  resolve<T extends TypedRecordName>(name: string, type: T, options?: ResolveOptions): Promise<DnsResult<TypedRecord<T>>>;
+  resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
+}
+
+@injectable()
+export class DnsCore implements DnsResolver {
+  readonly registry: ResolverRegistry;
+  readonly #options: DnsCoreOptions;
+
+  constructor(
+    @injectAll(RESOLVER_PLUGIN, { isOptional: true }) plugins: readonly ResolverPlugin[] = [],
+    @inject(DNS_CORE_OPTIONS, { isOptional: true }) options: DnsCoreOptions = {},
+  ) {
+    this.#options = options;
+    this.registry = new ResolverRegistry(options.logger ?? silentLogger);
+    for (const plugin of plugins) this.registry.register(plugin);
+  }
+
+  register(plugin: ResolverPlugin): this {
+    this.registry.register(plugin);
+    return this;
+  }
+
+  unregister(plugin: ResolverPlugin | string): boolean {
+    return this.registry.unregister(plugin);
+  }
+
+  /**
+   * Resolves one question through the first available plugin, falling through to the next
+   * on a plugin error. Rejects with InvalidQueryError for bad input, AbortError when
+   * cancelled, and a DnsError when no plugin obtained an answer.
+   */
+  resolve<T extends TypedRecordName>(name: string, type: T, options?: ResolveOptions): Promise<DnsResult<TypedRecord<T>>>;
+  resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
+  async resolve(name: string, type: number | string = 'A', options: ResolveOptions = {}): Promise<DnsResult> {
+    const query = makeQuery(name, type, options.class);
+    return this.resolveQuery(query, options.signal);
+  }
+
+  /** Resolves an already validated query. */
+  async resolveQuery(query: DnsQuery, signal?: AbortSignal): Promise<DnsResult> {
+    throwIfAborted(signal);
+    const pluginSignal = signal ?? new AbortController().signal;
+    const finish = (answer: Parameters<typeof buildResult>[1], plugin: ResolverPlugin): DnsResult =>
+      buildResult(query, answer, {
+        resolver: plugin.name,
+        ...(this.#options.random ? { random: this.#options.random } : {}),
+        ...(this.#options.maxCnameChain ? { maxCnameChain: this.#options.maxCnameChain } : {}),
+      });
+    return raceAbort(this.registry.resolve(query, pluginSignal, finish), signal);
+  }
+
+  /** A new query set over this core. */
+  querySet(): QuerySet {
+    return new QuerySet(this);
+  }
+
+  /** Keeps a question answered: re-asks when the lowest TTL runs out. */
+  resolveRecurring(name: string, type: number | string, options: RecurringOptions): RecurringQuery {
+    return new RecurringQuery(this, makeQuery(name, type, options.class), options);
+  }
+
+  /** Closes every registered plugin. */
+  close(): Promise<void> {
+    return this.registry.close();
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * @dnscore/core, the consumer side: ask questions, read results, run query sets and
+ * recurring queries, compose resolvers. Backends import @dnscore/core/plugin instead.
+ */
+export { DnsCore, type DnsResolver, type ResolveOptions } from './dns-core.js';
+export type { DnsCoreOptions } from './dns-core-options.js';
+export { RESOLVER_PLUGIN, DNS_CORE_OPTIONS } from './tokens.js';
+export { DnsResult } from './result.js';
+export { makeQuery, describeQuery, type DnsQuery } from './query.js';
+export { QuerySet, type QueryOutcome, type QueryResolver } from './query-set.js';
+export {
+  RecurringQuery,
+  type RecurringOptions,
+  DEFAULT_RECURRING_FLOOR_MS,
+  DEFAULT_RECURRING_MARGIN_MS,
+  DEFAULT_RECURRING_MAX_BACKOFF_MS,
+  DEFAULT_RECURRING_MAX_INTERVAL_MS,
+} from './recurring.js';
+export { ResolverRegistry, shouldTryNext, type SkippedPlugin } from './registry.js';
+export type { ResolverPlugin, Availability } from './resolver-plugin.js';
+export {
+  withCache,
+  type CacheOptions,
+  type CacheStats,
+  type CachingPlugin,
+  DEFAULT_CACHE_MAX_ENTRIES,
+  DEFAULT_CACHE_MAX_TTL,
+  DEFAULT_CACHE_MAX_NEGATIVE_TTL,
+  DEFAULT_CACHE_MAX_BOGUS_TTL,
+} from './cache.js';
+export { ZoneResolver, DEFAULT_ZONE_PRIORITY, type ZoneResolverOptions, type ZoneSource } from './zone/zone-resolver.js';
+export { parseZone, type ZoneRecord, type ParseZoneOptions } from './zone/parser.js';
+export type {
+  DnsRecord,
+  RecordBase,
+  RawRecord,
+  TypedRecord,
+  TypedRecordName,
+  AnyTypedRecord,
+  RecordOf,
+  RecordDataMap,
+  DroppedRecord,
+  SrvData,
+  NaptrData,
+  MxData,
+  SoaData,
+  TlsaData,
+} from './records/types.js';
+export { isRecordType } from './records/types.js';
+export { orderSrv } from './records/srv.js';
+export { orderNaptr, parseNaptrRegexp, type NaptrRegexp } from './records/naptr.js';
+export { formatRecord, formatRdata, toHex } from './presentation.js';
+export { RRType, RRClass, Rcode, typeName, className, rcodeName, parseType, parseClass, parseRcode } from './rr-types.js';
+export { parseName, formatName, nameEquals, nameKey, isSubdomain, type Labels } from './names.js';
+export { defaultRandom, seededRandom, type RandomSource } from './random.js';
+export { systemClock, systemTimers, type Clock, type Timers } from './clock.js';
+export { silentLogger, stderrLogger, type Logger } from './logger.js';
+export * from './errors.js';

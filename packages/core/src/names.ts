@@ -1,0 +1,145 @@
+/**
+ * Domain names as wire labels (RFC 1035 section 3.1). Names travel through the API as
+ * presentation strings without the trailing dot ("sip1.biloxi.example", "." for the root);
+ * they are compared label by label, ASCII case-insensitively (RFC 4343), never as dotted
+ * strings, because a label may itself contain a dot ("a\.b.example" has two labels).
+ */
+import { InvalidQueryError } from './errors.js';
+
+/** Labels of a name, root excluded: "a.example" -> [a, example]. */
+export type Labels = readonly Uint8Array[];
+
+export const MAX_LABEL_LENGTH = 63;
+/** Wire length of a name, length octets and the root label included. */
+export const MAX_NAME_LENGTH = 255;
+
+const BACKSLASH = 0x5c;
+const DOT = 0x2e;
+
+/**
+ * Parses a presentation-format name: `\.`, `\\` and `\DDD` escapes, an optional trailing dot,
+ * "." or "" for the root. Throws InvalidQueryError for an empty or over-long label or name.
+ */
+export function parseName(text: string): Labels {
+  if (text === '.' || text === '') return [];
+  const labels: Uint8Array[] = [];
+  let label: number[] = [];
+  let wireLength = 1;
+  const bytes = Buffer.from(text, 'utf8');
+  const endLabel = (): void => {
+    if (label.length === 0) throw new InvalidQueryError(`empty label in name "${text}"`);
+    if (label.length > MAX_LABEL_LENGTH) {
+      throw new InvalidQueryError(`label longer than ${MAX_LABEL_LENGTH} octets in name "${text}"`);
+    }
+    wireLength += label.length + 1;
+    labels.push(Uint8Array.from(label));
+    label = [];
+  };
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c === BACKSLASH) {
+      const next = bytes[i + 1];
+      if (next === undefined) throw new InvalidQueryError(`name "${text}" ends with a lone backslash`);
+      if (isDigit(next)) {
+        const d2 = bytes[i + 2];
+        const d3 = bytes[i + 3];
+        if (d2 === undefined || d3 === undefined || !isDigit(d2) || !isDigit(d3)) {
+          throw new InvalidQueryError(`bad \\DDD escape in name "${text}"`);
+        }
+        const value = (next - 48) * 100 + (d2 - 48) * 10 + (d3 - 48);
+        if (value > 255) throw new InvalidQueryError(`\\DDD escape above 255 in name "${text}"`);
+        label.push(value);
+        i += 3;
+      } else {
+        label.push(next);
+        i += 1;
+      }
+    } else if (c === DOT) {
+      endLabel();
+      if (i === bytes.length - 1) break; // trailing dot: fully qualified
+    } else {
+      label.push(c);
+    }
+  }
+  if (label.length > 0 || bytes[bytes.length - 1] !== DOT) endLabel();
+  if (wireLength > MAX_NAME_LENGTH) {
+    throw new InvalidQueryError(`name "${text}" is ${wireLength} octets on the wire (at most ${MAX_NAME_LENGTH})`);
+  }
+  return labels;
+}
+
+/** Presentation form of labels, without the trailing dot; "." for the root. */
+export function formatName(labels: Labels): string {
+  if (labels.length === 0) return '.';
+  return labels.map(formatLabel).join('.');
+}
+
+function formatLabel(label: Uint8Array): string {
+  let out = '';
+  for (const c of label) {
+    if (c === DOT || c === BACKSLASH || c === 0x22 || c === 0x28 || c === 0x29 || c === 0x3b || c === 0x40 || c === 0x24) {
+      out += '\\' + String.fromCharCode(c);
+    } else if (c <= 0x20 || c >= 0x7f) {
+      out += '\\' + String(c).padStart(3, '0');
+    } else {
+      out += String.fromCharCode(c);
+    }
+  }
+  return out;
+}
+
+/**
+ * A key that is equal for names that are equal: lowercase ASCII, escapes normalized,
+ * no trailing dot. Plain names (no backslash) take a fast path.
+ */
+export function nameKey(name: string): string {
+  if (!name.includes('\\')) {
+    const lower = toLowerAscii(name);
+    return lower.length > 1 && lower.endsWith('.') ? lower.slice(0, -1) : lower === '' ? '.' : lower;
+  }
+  return formatName(parseName(name).map(lowerLabel));
+}
+
+/** True when both names have the same wire labels, ignoring ASCII case. */
+export function nameEquals(a: string, b: string): boolean {
+  return nameKey(a) === nameKey(b);
+}
+
+/** True when `child` is `parent` or a name below it. */
+export function isSubdomain(child: string, parent: string): boolean {
+  const c = parseName(child);
+  const p = parseName(parent);
+  if (p.length > c.length) return false;
+  const offset = c.length - p.length;
+  return p.every((label, i) => labelEquals(label, c[offset + i]!));
+}
+
+export function labelEquals(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (lowerByte(a[i]!) !== lowerByte(b[i]!)) return false;
+  }
+  return true;
+}
+
+/** Wire length of a name: each label with its length octet, plus the root octet. */
+export function wireLength(labels: Labels): number {
+  return labels.reduce((sum, label) => sum + label.length + 1, 1);
+}
+
+function lowerLabel(label: Uint8Array): Uint8Array {
+  return label.map(lowerByte);
+}
+
+function lowerByte(c: number): number {
+  return c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+}
+
+function toLowerAscii(text: string): string {
+  // toLowerCase() would also fold non-ASCII letters, which RFC 4343 leaves alone.
+  return text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}

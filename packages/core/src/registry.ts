@@ -1,0 +1,172 @@
+/**
+ * The resolver registry: plugins ordered by priority, availability checked at selection time,
+ * and the one function that decides whether a failure falls through to the next plugin.
+ */
+import diagnostics from 'node:diagnostics_channel';
+import { throwIfAborted } from './abort.js';
+import {
+  DnsError,
+  InvalidResultError,
+  MalformedAnswerError,
+  NetworkError,
+  NoResolverError,
+  RegistrationError,
+  TimeoutError,
+  isAbortError,
+} from './errors.js';
+import { silentLogger, type Logger } from './logger.js';
+import { describeQuery, type DnsQuery } from './query.js';
+import { availabilityOf, type ResolverPlugin } from './resolver-plugin.js';
+import type { PluginAnswer } from './result-builder.js';
+
+const fallbackChannel = diagnostics.channel('dnscore:registry:fallback');
+const selectedChannel = diagnostics.channel('dnscore:registry:selected');
+
+/**
+ * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match).
+ * Results never come here: NXDOMAIN, NODATA and bogus answers are final, so a validating
+ * backend's "bogus" can never be turned into a non-validating backend's "looks fine".
+ */
+export function shouldTryNext(error: unknown): boolean {
+  // The caller gave up: asking someone else would answer nobody.
+  if (isAbortError(error)) return false;
+  // Definite errors (bad input, an answer refused for security) hold for every backend.
+  if (error instanceof DnsError) return !error.definite;
+  // Anything else is this backend failing to get an answer: the next one may succeed.
+  return true;
+}
+
+export interface SkippedPlugin {
+  readonly plugin: ResolverPlugin;
+  readonly reason: string;
+}
+
+export class ResolverRegistry {
+  #plugins: ResolverPlugin[] = [];
+  #announced: string | undefined;
+
+  constructor(private readonly logger: Logger = silentLogger) {}
+
+  /**
+   * Adds a plugin before the first one with a larger priority (equal priorities keep their
+   * registration order). A duplicate name or an incomplete plugin is refused.
+   */
+  register(plugin: ResolverPlugin): void {
+    const problem = incompleteness(plugin);
+    if (problem) throw new RegistrationError(`resolver plugin refused: ${problem}`);
+    if (this.#plugins.some((p) => p.name === plugin.name)) {
+      throw new RegistrationError(`resolver plugin refused: "${plugin.name}" is already registered`);
+    }
+    const index = this.#plugins.findIndex((p) => p.priority > plugin.priority);
+    if (index < 0) this.#plugins.push(plugin);
+    else this.#plugins.splice(index, 0, plugin);
+    this.logger.info(`dnscore: registered resolver "${plugin.name}" (priority ${plugin.priority})`);
+  }
+
+  /** Removes a plugin (by object or name); unknown ones are ignored. Returns whether one was removed. */
+  unregister(plugin: ResolverPlugin | string): boolean {
+    const index = this.#plugins.findIndex((p) => (typeof plugin === 'string' ? p.name === plugin : p === plugin));
+    if (index < 0) return false;
+    this.#plugins.splice(index, 1);
+    return true;
+  }
+
+  /** Registered plugins, in the order they are tried. */
+  get plugins(): readonly ResolverPlugin[] {
+    return [...this.#plugins];
+  }
+
+  get(name: string): ResolverPlugin | undefined {
+    return this.#plugins.find((p) => p.name === name);
+  }
+
+  /** The available plugins in order, and why the others are skipped. */
+  select(): { readonly candidates: ResolverPlugin[]; readonly skipped: SkippedPlugin[] } {
+    const candidates: ResolverPlugin[] = [];
+    const skipped: SkippedPlugin[] = [];
+    for (const plugin of this.#plugins) {
+      let availability;
+      try {
+        availability = availabilityOf(plugin);
+      } catch (error) {
+        availability = { available: false, reason: `available() threw: ${(error as Error).message}` };
+      }
+      if (availability.available) candidates.push(plugin);
+      else skipped.push({ plugin, reason: availability.reason ?? 'unavailable' });
+    }
+    this.#announce(candidates[0], skipped);
+    return { candidates, skipped };
+  }
+
+  /**
+   * Asks the available plugins in order until one answers; `finish` turns the answer into the
+   * caller's value (and may throw, e.g. for a malformed packet, which counts as a failure).
+   * If every plugin fails, the most specific error is thrown with the others as its cause.
+   */
+  async resolve<T>(query: DnsQuery, signal: AbortSignal, finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T): Promise<T> {
+    const { candidates, skipped } = this.select();
+    if (candidates.length === 0) {
+      const why = skipped.map((s) => `${s.plugin.name}: ${s.reason}`).join('; ');
+      throw new NoResolverError(`no resolver available for ${describeQuery(query)}${why ? ` (${why})` : ''}`);
+    }
+    const failures: Error[] = [];
+    for (const [i, plugin] of candidates.entries()) {
+      throwIfAborted(signal);
+      try {
+        return finish(await plugin.resolve(query, signal), plugin);
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        if (!shouldTryNext(failure)) throw failure;
+        failures.push(failure);
+        const next = candidates[i + 1];
+        if (fallbackChannel.hasSubscribers) fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: next?.name });
+      }
+    }
+    throw mostSpecific(failures);
+  }
+
+  /** Closes every plugin; failures are collected, not thrown one by one. */
+  async close(): Promise<void> {
+    const results = await Promise.allSettled(this.#plugins.map(async (p) => p.close()));
+    const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+    if (errors.length > 0) throw new AggregateError(errors, 'closing resolver plugins failed');
+  }
+
+  /** Says once which backend answers and why the ones before it do not. */
+  #announce(first: ResolverPlugin | undefined, skipped: readonly SkippedPlugin[]): void {
+    const before = first ? skipped.filter((s) => s.plugin.priority <= first.priority) : skipped;
+    const line = first
+      ? `dnscore: resolving with "${first.name}"` +
+        (before.length ? ` (${before.map((s) => `${s.plugin.name} unavailable: ${s.reason}`).join('; ')})` : '')
+      : `dnscore: no resolver available`;
+    if (line === this.#announced) return;
+    const previous = this.#announced;
+    this.#announced = line;
+    if (selectedChannel.hasSubscribers) selectedChannel.publish({ plugin: first?.name, skipped: before.map((s) => s.plugin.name) });
+    // Only a change worth knowing is logged: a fallback at first use, or a later change of backend.
+    if (before.length > 0 || previous !== undefined) this.logger.warn(line);
+  }
+}
+
+function incompleteness(plugin: ResolverPlugin | null | undefined): string | undefined {
+  if (!plugin || typeof plugin !== 'object') return 'not an object';
+  if (typeof plugin.name !== 'string' || plugin.name.trim() === '') return 'it has no name';
+  if (typeof plugin.priority !== 'number' || !Number.isFinite(plugin.priority)) return `"${plugin.name}" has no finite priority`;
+  for (const method of ['available', 'resolve', 'close'] as const) {
+    if (typeof plugin[method] !== 'function') return `"${plugin.name}" has no ${method}() method`;
+  }
+  return undefined;
+}
+
+/** The most informative failure (hickory-dns's most_specific), the others attached as its cause. */
+function mostSpecific(failures: Error[]): Error {
+  const rank = (e: Error): number =>
+    e instanceof MalformedAnswerError || e instanceof InvalidResultError ? 3 : e instanceof TimeoutError || e instanceof NetworkError ? 2 : e instanceof DnsError ? 1 : 0;
+  let best = failures[0]!;
+  for (const failure of failures) if (rank(failure) > rank(best)) best = failure;
+  const others = failures.filter((f) => f !== best);
+  if (others.length > 0 && best.cause === undefined) {
+    Object.defineProperty(best, 'cause', { value: new AggregateError(others, 'the other resolvers failed too'), configurable: true, writable: true });
+  }
+  return best;
+}

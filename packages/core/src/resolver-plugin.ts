@@ -1,0 +1,33 @@
+/**
+ * The backend side of the core (Asterisk's dns_resolver.h): a plugin only translates between
+ * its backend and a PluginAnswer. It never sorts, caches or retries for the caller.
+ */
+import type { DnsQuery } from './query.js';
+import type { PluginAnswer } from './result-builder.js';
+
+export interface Availability {
+  readonly available: boolean;
+  /** Why not, when unavailable: shown to the user once when another backend takes over. */
+  readonly reason?: string;
+}
+
+export interface ResolverPlugin {
+  /** Unique in a registry: "unbound", "system", "zone". */
+  readonly name: string;
+  /** Lower is tried first (Asterisk: unbound 100, system last). */
+  readonly priority: number;
+  /** Asked each time a resolver is chosen, so a backend can come and go. */
+  available(): boolean | Availability;
+  /**
+   * Answers one question. Rejects when no answer was obtained (timeout, network error, ...);
+   * NXDOMAIN, NODATA and bogus are answers. On `signal` abort, release the work at once.
+   */
+  resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer>;
+  /** Releases sockets, threads and timers. */
+  close(): void | Promise<void>;
+}
+
+export function availabilityOf(plugin: ResolverPlugin): Availability {
+  const value = plugin.available();
+  return typeof value === 'boolean' ? { available: value } : value;
+}

@@ -1,0 +1,243 @@
+/**
+ * Where a plugin's answer becomes a DnsResult (Asterisk's ast_dns_resolver_set_result,
+ * add_record and completed). The core checks the invariants, parses the records, drops
+ * invalid ones with reasons and orders SRV and NAPTR, so every backend behaves the same.
+ */
+import { InvalidArgumentError, InvalidResultError, MalformedAnswerError, StateError } from './errors.js';
+import { formatName, labelEquals, parseName, type Labels } from './names.js';
+import { describeQuery, type DnsQuery } from './query.js';
+import { defaultRandom, type RandomSource } from './random.js';
+import { decodeRecord } from './records/decode.js';
+import { orderNaptr } from './records/naptr.js';
+import { RdataError } from './records/rdata-error.js';
+import { orderSrv } from './records/srv.js';
+import { negativeTtl } from './records/soa.js';
+import type { DnsRecord, DroppedRecord, TypedRecord } from './records/types.js';
+import { DnsResult } from './result.js';
+import { RRClass, RRType, Rcode, typeName } from './rr-types.js';
+import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
+import { WireError } from './wire/reader.js';
+
+/** What a resolver plugin hands the core: flags, rcode, canonical name, the raw answer. */
+export interface PluginAnswer {
+  readonly rcode: number;
+  readonly secure?: boolean;
+  readonly bogus?: boolean;
+  /** Why validation failed, when bogus. */
+  readonly whyBogus?: string;
+  /** End of the CNAME chain; derived from the answer packet when left out. */
+  readonly canonical?: string;
+  /** The raw answer packet (may be empty, e.g. for an NXDOMAIN without one). */
+  readonly answer?: Uint8Array;
+  /** Seconds the answer spent in a cache: subtracted from every TTL. */
+  readonly age?: number;
+}
+
+export interface ResultBuilderOptions {
+  readonly random?: RandomSource;
+  /** Name of the resolver that answered. */
+  readonly resolver?: string;
+  /** Longest CNAME chain followed in an answer (default 16). */
+  readonly maxCnameChain?: number;
+}
+
+export const DEFAULT_MAX_CNAME_CHAIN = 16;
+const EMPTY = new Uint8Array(0);
+
+export class ResultBuilder {
+  #answer: PluginAnswer | undefined;
+  #added: DnsRecord[] | undefined;
+  readonly #dropped: DroppedRecord[] = [];
+
+  constructor(
+    readonly query: DnsQuery,
+    private readonly options: ResultBuilderOptions = {},
+  ) {}
+
+  /** Sets (or replaces) the result. Secure and bogus together, or an empty canonical name, are refused. */
+  setResult(answer: PluginAnswer): this {
+    const { rcode, secure = false, bogus = false, canonical } = answer;
+    if (secure && bogus) throw new InvalidResultError(`${describeQuery(this.query)}: a result cannot be both secure and bogus`);
+    if (!Number.isInteger(rcode) || rcode < 0 || rcode > 0xfff) {
+      throw new InvalidResultError(`${describeQuery(this.query)}: rcode ${String(rcode)} is not 0..4095`);
+    }
+    if (canonical !== undefined) {
+      if (canonical === '') throw new InvalidResultError(`${describeQuery(this.query)}: the canonical name is empty`);
+      parseName(canonical);
+    }
+    this.#answer = answer;
+    this.#added = undefined;
+    this.#dropped.length = 0;
+    return this;
+  }
+
+  /**
+   * Adds a record by hand (for backends without an answer packet). Bad type, class, TTL or
+   * empty data throw; a record whose RDATA breaks a rule is dropped and false is returned.
+   */
+  addRecord(type: number, rrclass: number, ttl: number, rdata: Uint8Array): boolean {
+    if (!this.#answer) throw new StateError('addRecord() before setResult()');
+    checkRange(type, 'type');
+    checkRange(rrclass, 'class');
+    if (!Number.isInteger(ttl) || ttl < 0 || ttl > 0x7fffffff) throw new InvalidArgumentError(`TTL ${ttl} is not 0..2147483647`);
+    if (!(rdata instanceof Uint8Array) || rdata.length === 0) throw new InvalidArgumentError('a record needs RDATA');
+    const name = this.#answer.canonical ?? this.query.name;
+    const wire: WireRecord = { name, labels: parseName(name), type, class: rrclass, ttl, rdataOffset: 0, rdlength: rdata.length };
+    const record = this.#decode(rdata, wire, 'answer', 0);
+    if (!record) return false;
+    (this.#added ??= []).push(record);
+    return true;
+  }
+
+  /** The finished, immutable result. */
+  build(): DnsResult {
+    const answer = this.#answer;
+    if (!answer) throw new StateError('build() before setResult()');
+    const packet = answer.answer ?? EMPTY;
+    const age = Math.max(0, Math.floor(answer.age ?? 0));
+    const message = packet.length > 0 ? this.#parse(packet) : undefined;
+
+    const chainEnd = message ? this.#followCnames(message) : this.query.labels;
+    if (answer.canonical !== undefined && message && !sameName(parseName(answer.canonical), chainEnd)) {
+      throw new InvalidResultError(
+        `${describeQuery(this.query)}: canonical name "${answer.canonical}" is not the end of the answer's CNAME chain`,
+      );
+    }
+    const canonical = answer.canonical ?? (chainEnd === this.query.labels ? this.query.name : formatName(chainEnd));
+
+    let records = this.#added ?? (message ? this.#answerRecords(message, chainEnd, age) : []);
+    const authority = message ? this.#section(message, message.authorities, 'authority', age) : [];
+    let additional = message ? this.#section(message, message.additionals, 'additional', age) : [];
+    const bogus = answer.bogus ?? false;
+    if (bogus) {
+      // A bogus answer's data is never presented as usable (RFC 4035 section 4.3).
+      records = [];
+      additional = [];
+    }
+    return new DnsResult({
+      query: this.query,
+      resolver: this.options.resolver ?? 'unknown',
+      rcode: answer.rcode,
+      secure: answer.secure ?? false,
+      bogus,
+      whyBogus: bogus ? answer.whyBogus ?? 'validation failed' : undefined,
+      canonical,
+      answer: packet,
+      records: this.#order(records),
+      authority: bogus ? [] : authority,
+      additional,
+      dropped: this.#dropped,
+      negativeTtl: bogus ? 0 : negativeTtlOf(answer.rcode, records, authority, age),
+      age,
+    });
+  }
+
+  #parse(packet: Uint8Array): WireMessage {
+    let message: WireMessage;
+    try {
+      message = parseMessage(packet);
+    } catch (error) {
+      if (error instanceof WireError) {
+        throw new MalformedAnswerError(`answer to ${describeQuery(this.query)} is malformed: ${error.message}`, error.offset);
+      }
+      throw error;
+    }
+    if (!message.header.qr) throw new MalformedAnswerError(`answer to ${describeQuery(this.query)} is not a response`);
+    const question = message.questions[0];
+    if (
+      question &&
+      (question.type !== this.query.type || question.class !== this.query.class || !sameName(question.labels, this.query.labels))
+    ) {
+      throw new MalformedAnswerError(
+        `answer to ${describeQuery(this.query)} is for another question (${question.name} ${typeName(question.type)})`,
+      );
+    }
+    return message;
+  }
+
+  /** Follows CNAMEs from the query name through the answer section; returns the chain's end. */
+  #followCnames(message: WireMessage): Labels {
+    let current = this.query.labels;
+    if (this.query.type === RRType.CNAME || this.query.type === RRType.ANY) return current;
+    const limit = this.options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN;
+    for (let hops = 0; ; hops++) {
+      const cname = message.answers.find(
+        (r) => r.type === RRType.CNAME && this.#classMatches(r) && sameName(r.labels, current),
+      );
+      if (!cname) return current;
+      if (hops >= limit) {
+        throw new MalformedAnswerError(`answer to ${describeQuery(this.query)} has a CNAME chain longer than ${limit} (or a loop)`);
+      }
+      let target;
+      try {
+        target = decodeRecord(message.packet, cname).data as string;
+      } catch (error) {
+        if (error instanceof RdataError) throw new MalformedAnswerError(`answer to ${describeQuery(this.query)}: ${error.message}`);
+        throw error;
+      }
+      current = parseName(target);
+    }
+  }
+
+  #answerRecords(message: WireMessage, owner: Labels, age: number): DnsRecord[] {
+    const anyType = this.query.type === RRType.ANY;
+    const matching = message.answers.filter(
+      (r) => (anyType || r.type === this.query.type) && this.#classMatches(r) && sameName(r.labels, owner),
+    );
+    return this.#section(message, matching, 'answer', age);
+  }
+
+  #section(message: WireMessage, records: readonly WireRecord[], section: DroppedRecord['section'], age: number): DnsRecord[] {
+    const out: DnsRecord[] = [];
+    for (const wire of records) {
+      const record = this.#decode(message.packet, wire, section, age);
+      if (record) out.push(record);
+    }
+    return out;
+  }
+
+  #decode(packet: Uint8Array, wire: WireRecord, section: DroppedRecord['section'], age: number): DnsRecord | undefined {
+    try {
+      return decodeRecord(packet, wire, age);
+    } catch (error) {
+      if (!(error instanceof RdataError)) throw error;
+      this.#dropped.push(Object.freeze({ section, name: wire.name, type: typeName(wire.type), rule: error.rule, reason: error.message }));
+      return undefined;
+    }
+  }
+
+  #classMatches(record: WireRecord): boolean {
+    return this.query.class === RRClass.ANY || record.class === this.query.class;
+  }
+
+  #order(records: DnsRecord[]): DnsRecord[] {
+    if (this.query.type === RRType.SRV) {
+      return orderSrv(records as TypedRecord<'SRV'>[], this.options.random ?? defaultRandom);
+    }
+    if (this.query.type === RRType.NAPTR) return orderNaptr(records as TypedRecord<'NAPTR'>[]);
+    return records;
+  }
+}
+
+/** One call: a plugin's answer to a result. */
+export function buildResult(query: DnsQuery, answer: PluginAnswer, options?: ResultBuilderOptions): DnsResult {
+  return new ResultBuilder(query, options).setResult(answer).build();
+}
+
+function negativeTtlOf(rcode: number, records: readonly DnsRecord[], authority: readonly DnsRecord[], age: number): number {
+  if (!(rcode === Rcode.NXDOMAIN || (rcode === Rcode.NOERROR && records.length === 0))) return 0;
+  const soa = authority.find((r): r is TypedRecord<'SOA'> => r.type === 'SOA');
+  // soa.ttl is already aged; MINIMUM ages with it.
+  return soa ? Math.max(0, negativeTtl(soa.ttl, { ...soa.data, minimum: soa.data.minimum - age })) : 0;
+}
+
+function sameName(a: Labels, b: Labels): boolean {
+  return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
+}
+
+
+function checkRange(value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0 || value > 0xffff) {
+    throw new InvalidArgumentError(`${what} ${value} is outside 0..65535`);
+  }
+}

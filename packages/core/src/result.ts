@@ -1,0 +1,94 @@
+/** The immutable outcome of one question (Asterisk's ast_dns_result, as a value). */
+import type { DnsQuery } from './query.js';
+import type { DnsRecord, DroppedRecord, RecordBase } from './records/types.js';
+import { Rcode, rcodeName } from './rr-types.js';
+
+export interface DnsResultInit<R extends RecordBase> {
+  readonly query: DnsQuery;
+  readonly resolver: string;
+  readonly rcode: number;
+  readonly secure: boolean;
+  readonly bogus: boolean;
+  readonly whyBogus: string | undefined;
+  readonly canonical: string;
+  readonly answer: Uint8Array;
+  readonly records: readonly R[];
+  readonly authority: readonly DnsRecord[];
+  readonly additional: readonly DnsRecord[];
+  readonly dropped: readonly DroppedRecord[];
+  readonly negativeTtl: number;
+  readonly age: number;
+}
+
+export class DnsResult<R extends RecordBase = DnsRecord> {
+  /** The question this result answers. */
+  readonly query: DnsQuery;
+  /** Name of the resolver plugin that answered. */
+  readonly resolver: string;
+  readonly rcode: number;
+  /** The answer was validated by DNSSEC (RFC 4035 section 4.3 "secure"). */
+  readonly secure: boolean;
+  /** DNSSEC validation failed: the data must not be used (RFC 4035 "bogus"). */
+  readonly bogus: boolean;
+  readonly whyBogus: string | undefined;
+  /** The name at the end of the CNAME chain; the query name when there is none. */
+  readonly canonical: string;
+  /** Answer-section records of the queried type and class owned by `canonical`, in RFC order. */
+  readonly records: readonly R[];
+  readonly authority: readonly DnsRecord[];
+  readonly additional: readonly DnsRecord[];
+  /** Records left out because they broke a rule, with the rule and the reason. */
+  readonly dropped: readonly DroppedRecord[];
+  /** Smallest non-zero TTL of `records`; 0 for NXDOMAIN or when there are no records. */
+  readonly lowestTtl: number;
+  /** For NXDOMAIN and NODATA: min(SOA TTL, SOA MINIMUM) of the authority SOA (RFC 2308); else 0. */
+  readonly negativeTtl: number;
+  /** Seconds the answer spent in a cache before this result was made. */
+  readonly age: number;
+  readonly #answer: Uint8Array;
+
+  constructor(init: DnsResultInit<R>) {
+    this.query = init.query;
+    this.resolver = init.resolver;
+    this.rcode = init.rcode;
+    this.secure = init.secure;
+    this.bogus = init.bogus;
+    this.whyBogus = init.whyBogus;
+    this.canonical = init.canonical;
+    this.records = Object.freeze([...init.records]);
+    this.authority = Object.freeze([...init.authority]);
+    this.additional = Object.freeze([...init.additional]);
+    this.dropped = Object.freeze([...init.dropped]);
+    this.negativeTtl = init.negativeTtl;
+    this.age = init.age;
+    this.#answer = init.answer;
+    this.lowestTtl = init.rcode === Rcode.NXDOMAIN ? 0 : lowestNonZeroTtl(this.records);
+    Object.freeze(this);
+  }
+
+  /** The raw answer packet; a copy, so the result stays immutable. */
+  get answer(): Uint8Array {
+    return this.#answer.slice();
+  }
+
+  get rcodeName(): string {
+    return rcodeName(this.rcode);
+  }
+
+  get nxDomain(): boolean {
+    return this.rcode === Rcode.NXDOMAIN;
+  }
+
+  /** NOERROR with no records of the type (RFC 2308 section 2.2). */
+  get noData(): boolean {
+    return this.rcode === Rcode.NOERROR && this.records.length === 0;
+  }
+}
+
+function lowestNonZeroTtl(records: readonly RecordBase[]): number {
+  let lowest = 0;
+  for (const record of records) {
+    if (record.ttl > 0 && (lowest === 0 || record.ttl < lowest)) lowest = record.ttl;
+  }
+  return lowest;
+}
