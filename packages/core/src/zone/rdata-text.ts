@@ -3,7 +3,7 @@
  * throws SyntaxError with what is wrong; the parser adds the file and line.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import { parseName, type Labels } from '../names.js';
+import { MAX_NAME_LENGTH, parseName, wireLength, type Labels } from '../names.js';
 import { decodeRecord } from '../records/decode.js';
 import { RRType, typeName } from '../rr-types.js';
 import { unescapeBytes, type Token } from './lexer.js';
@@ -96,9 +96,17 @@ export function parseDuration(text: string): number | undefined {
 export function absoluteName(text: string, origin: Labels): Labels {
   if (text === '@') return origin;
   const labels = parseName(text);
-  const absolute = text.endsWith('.') && !text.endsWith('\\.') ? labels : [...labels, ...origin];
-  // parseName checked the name alone; check it again with the origin appended.
-  return parseName(packetName(absolute) + '.');
+  const absolute = isAbsolute(text) ? labels : [...labels, ...origin];
+  // parseName checked the name alone; the origin may make it too long.
+  if (wireLength(absolute) > MAX_NAME_LENGTH) throw new SyntaxError(`"${text}" is longer than ${MAX_NAME_LENGTH} octets with the origin`);
+  return absolute;
+}
+
+/** A name ends with an unescaped dot: an odd number of backslashes before it escapes it. */
+function isAbsolute(text: string): boolean {
+  if (!text.endsWith('.')) return false;
+  const backslashes = /\\*$/.exec(text.slice(0, -1))![0].length;
+  return backslashes % 2 === 0;
 }
 
 /**

@@ -1,0 +1,193 @@
+/**
+ * The cache in front of any plugin: TTLs, RFC 2308 negative caching, secure/bogus kept, LRU
+ * bound, never an expired entry, shared in-flight queries. The clock is a fake one.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AbortError, DnsCore, InvalidArgumentError, makeQuery, withCache, type Clock } from '@dnscore/core';
+import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
+import { answerPacket, bytes, domain, u32 } from './support/packets.js';
+import { delayedAnswer, fakePlugin } from './support/fake-plugin.js';
+
+const A = 1;
+const soa = (ttl: number, minimum: number) => ({
+  name: 'feathers',
+  type: 6,
+  ttl,
+  rdata: bytes(domain('ns.feathers'), domain('host.feathers'), u32(1), u32(2), u32(3), u32(4), u32(minimum)),
+});
+
+const positive = (query: DnsQuery, ttls = [300, 60]): PluginAnswer => ({
+  rcode: 0,
+  answer: answerPacket({
+    question: { name: query.name, type: query.type, class: query.class },
+    answers: ttls.map((ttl, i) => ({ type: query.type, class: query.class, ttl, rdata: bytes([192, 0, 2, i + 1]) })),
+  }),
+});
+
+function fakeClock(): Clock & { advance(seconds: number): void } {
+  let now = 1_000_000;
+  return { now: () => now, advance: (seconds) => void (now += seconds * 1000) };
+}
+
+describe('cache: nominal', () => {
+  it('serves a positive answer for its smallest TTL, with the TTLs aged', async () => {
+    const clock = fakeClock();
+    const inner = fakePlugin({ answer: (q) => positive(q) });
+    const cached = withCache(inner, { clock });
+    const core = new DnsCore([cached]);
+    await core.resolve('goose.feathers');
+    clock.advance(40);
+    const hit = await core.resolve('GOOSE.feathers.');
+    expect(inner.calls).toHaveLength(1);
+    expect(hit.records.map((r) => r.ttl)).toEqual([260, 20]);
+    expect(hit.age).toBe(40);
+    expect(hit.lowestTtl).toBe(20);
+    clock.advance(20); // exactly at expiry: never served
+    await core.resolve('goose.feathers');
+    expect(inner.calls).toHaveLength(2);
+    expect(cached.stats).toMatchObject({ hits: 1, misses: 2 });
+  });
+
+  it('caches NXDOMAIN and NODATA for min(SOA TTL, SOA MINIMUM) (RFC 2308 section 5)', async () => {
+    const clock = fakeClock();
+    const inner = fakePlugin({
+      answer: (q) => ({ rcode: q.name === 'nx.feathers' ? 3 : 0, answer: answerPacket({ rcode: q.name === 'nx.feathers' ? 3 : 0, question: { name: q.name, type: q.type }, authorities: [soa(900, 120)] }) }),
+    });
+    const core = new DnsCore([withCache(inner, { clock })]);
+    await core.resolve('nx.feathers');
+    await core.resolve('nodata.feathers');
+    clock.advance(119);
+    expect((await core.resolve('nx.feathers')).nxDomain).toBe(true);
+    expect((await core.resolve('nodata.feathers')).noData).toBe(true);
+    expect(inner.calls).toHaveLength(2);
+    clock.advance(1);
+    await core.resolve('nx.feathers');
+    expect(inner.calls).toHaveLength(3);
+  });
+
+  it('keeps secure and bogus with the entry; a bogus entry lives briefly', async () => {
+    const clock = fakeClock();
+    let bogus = false;
+    const inner = fakePlugin({ answer: (q) => ({ ...positive(q, [3600]), secure: !bogus, bogus, ...(bogus ? { whyBogus: 'bad signature' } : {}) }) });
+    const core = new DnsCore([withCache(inner, { clock, maxBogusTtl: 30 })]);
+    await core.resolve('secure.feathers');
+    expect((await core.resolve('secure.feathers')).secure).toBe(true);
+    bogus = true;
+    await core.resolve('bogus.feathers');
+    const hit = await core.resolve('bogus.feathers');
+    expect(hit).toMatchObject({ bogus: true, whyBogus: 'bad signature', records: [] });
+    expect(inner.calls).toHaveLength(2);
+    clock.advance(30);
+    await core.resolve('bogus.feathers');
+    expect(inner.calls).toHaveLength(3);
+  });
+
+  it('caps lifetimes (maxTtl, maxNegativeTtl)', async () => {
+    const clock = fakeClock();
+    const inner = fakePlugin({ answer: (q) => positive(q, [999_999]) });
+    const core = new DnsCore([withCache(inner, { clock, maxTtl: 60 })]);
+    await core.resolve('goose.feathers');
+    clock.advance(60);
+    await core.resolve('goose.feathers');
+    expect(inner.calls).toHaveLength(2);
+  });
+
+  it('evicts the least recently used entry beyond maxEntries', async () => {
+    const inner = fakePlugin({ answer: (q) => positive(q) });
+    const cached = withCache(inner, { maxEntries: 2 });
+    const core = new DnsCore([cached]);
+    await core.resolve('a.feathers');
+    await core.resolve('b.feathers');
+    await core.resolve('a.feathers'); // a is now the most recent
+    await core.resolve('c.feathers'); // evicts b
+    expect(cached.stats.size).toBe(2);
+    await core.resolve('a.feathers');
+    expect(inner.calls).toHaveLength(3);
+    await core.resolve('b.feathers');
+    expect(inner.calls).toHaveLength(4);
+  });
+
+  it('keys on name, type and class', async () => {
+    const inner = fakePlugin({ answer: (q) => positive(q) });
+    const core = new DnsCore([withCache(inner)]);
+    await core.resolve('goose.feathers', 'A');
+    await core.resolve('goose.feathers', 'MX').catch(() => undefined);
+    await core.resolve('goose.feathers', 'A', { class: 'CH' });
+    expect(inner.calls).toHaveLength(3);
+  });
+
+  it('identical questions in flight share one backend query', async () => {
+    vi.useFakeTimers();
+    try {
+      const inner = fakePlugin({ answer: (q, s) => delayedAnswer(100, positive(q))(q, s) });
+      const cached = withCache(inner);
+      const core = new DnsCore([cached]);
+      const all = Promise.all([core.resolve('goose.feathers'), core.resolve('goose.feathers'), core.resolve('Goose.Feathers')]);
+      await vi.advanceTimersByTimeAsync(100);
+      expect((await all).map((r) => r.records.length)).toEqual([2, 2, 2]);
+      expect(inner.calls).toHaveLength(1);
+      expect(cached.stats.joined).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a waiter that gives up leaves; the shared query is cancelled only when the last one has', async () => {
+    vi.useFakeTimers();
+    try {
+      const inner = fakePlugin({ answer: (q, s) => delayedAnswer(100, positive(q))(q, s) });
+      const core = new DnsCore([withCache(inner)]);
+      const first = new AbortController();
+      const second = new AbortController();
+      const a = core.resolve('goose.feathers', 'A', { signal: first.signal });
+      const b = core.resolve('goose.feathers', 'A', { signal: second.signal });
+      first.abort();
+      await expect(a).rejects.toBeInstanceOf(AbortError);
+      expect(inner.calls[0]!.signal.aborted).toBe(false);
+      second.abort();
+      await expect(b).rejects.toBeInstanceOf(AbortError);
+      expect(inner.calls[0]!.signal.aborted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('cache: off-nominal', () => {
+  it('does not cache errors, SERVFAIL, TTL 0, or a negative answer without SOA', async () => {
+    const answers: Array<PluginAnswer | Error> = [
+      new Error('timeout'),
+      { rcode: 2 },
+      positive(makeQuery('goose.feathers', 'A'), [0]),
+      { rcode: 3, answer: answerPacket({ rcode: 3 }) },
+    ];
+    let i = 0;
+    const inner = fakePlugin({ answer: () => { const next = answers[i++ % answers.length]!; if (next instanceof Error) throw next; return next; } });
+    const core = new DnsCore([withCache(inner)]);
+    for (let k = 0; k < 4; k++) await core.resolve('goose.feathers').catch(() => undefined);
+    await core.resolve('goose.feathers').catch(() => undefined);
+    expect(inner.calls).toHaveLength(5);
+  });
+
+  it('never caches an answer whose question is not the one asked (a forged answer)', async () => {
+    const forged = { rcode: 0, answer: answerPacket({ question: { name: 'victim.feathers', type: A }, answers: [{ type: A, rdata: bytes([6, 6, 6, 6]) }] }) };
+    const inner = fakePlugin({ answer: forged });
+    const cached = withCache(inner);
+    await new DnsCore([cached]).resolve('goose.feathers').catch(() => undefined);
+    expect(cached.stats.size).toBe(0);
+  });
+
+  it('validates its options', () => {
+    expect(() => withCache(fakePlugin(), { maxEntries: 0 })).toThrow(InvalidArgumentError);
+    expect(() => withCache(fakePlugin(), { maxTtl: -1 })).toThrow(InvalidArgumentError);
+  });
+
+  it('passes availability through and clears on close', async () => {
+    const inner = fakePlugin({ available: { available: false, reason: 'down' }, answer: (q) => positive(q) });
+    const cached = withCache(inner);
+    expect(cached.available()).toEqual({ available: false, reason: 'down' });
+    expect(cached.name).toBe(inner.name);
+    await cached.close();
+    expect(inner.closed).toBe(1);
+  });
+});

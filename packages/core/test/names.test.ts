@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidQueryError, formatName, isSubdomain, nameEquals, nameKey, parseName } from '@dnscore/core';
+import { wireLength } from '@dnscore/core/plugin';
+
+const text = (labels: readonly Uint8Array[]): string[] => labels.map((l) => Buffer.from(l).toString('latin1'));
+
+describe('names: nominal', () => {
+  it('parses labels with and without the trailing dot', () => {
+    expect(text(parseName('sip1.biloxi.example'))).toEqual(['sip1', 'biloxi', 'example']);
+    expect(text(parseName('sip1.biloxi.example.'))).toEqual(['sip1', 'biloxi', 'example']);
+    expect(parseName('.')).toEqual([]);
+  });
+
+  it('keeps an escaped dot inside its label', () => {
+    expect(text(parseName('a\\.b.example'))).toEqual(['a.b', 'example']);
+    expect(formatName(parseName('a\\.b.example'))).toBe('a\\.b.example');
+  });
+
+  it('reads \\DDD escapes and writes non-printable bytes back as \\DDD', () => {
+    const labels = parseName('a\\032b.example');
+    expect(Array.from(labels[0]!)).toEqual([0x61, 0x20, 0x62]);
+    expect(formatName(labels)).toBe('a\\032b.example');
+  });
+
+  it('compares names on their labels, ASCII case-insensitively (RFC 4343)', () => {
+    expect(nameEquals('SIP1.Biloxi.Example.', 'sip1.biloxi.example')).toBe(true);
+    expect(nameEquals('a\\.b.example', 'a.b.example')).toBe(false);
+    expect(nameEquals('A\\.B.example', 'a\\.b.EXAMPLE')).toBe(true);
+    expect(nameKey('Biloxi.Example.')).toBe('biloxi.example');
+  });
+
+  it('does not fold non-ASCII letters', () => {
+    expect(nameEquals('Ä.example', 'ä.example')).toBe(false);
+  });
+
+  it('knows subdomains by labels, not by string suffix', () => {
+    expect(isSubdomain('sip1.biloxi.example', 'biloxi.example')).toBe(true);
+    expect(isSubdomain('biloxi.example', 'biloxi.example')).toBe(true);
+    expect(isSubdomain('evilbiloxi.example', 'biloxi.example')).toBe(false);
+    expect(isSubdomain('x.example', '.')).toBe(true);
+  });
+
+  it('accepts a 63-octet label and a 255-octet name', () => {
+    const label63 = 'a'.repeat(63);
+    expect(parseName(`${label63}.example`)[0]!.length).toBe(63);
+    const name255 = [...Array(3)].map(() => label63).join('.') + '.' + 'b'.repeat(61);
+    expect(wireLength(parseName(name255))).toBe(255);
+  });
+});
+
+describe('names: off-nominal', () => {
+  it.each([
+    ['a..example', /empty label/],
+    ['.example', /empty label/],
+    [`${'a'.repeat(64)}.example`, /longer than 63/],
+    [[...Array(4)].map(() => 'a'.repeat(63)).join('.'), /octets on the wire/],
+    ['bad\\', /lone backslash/],
+    ['bad\\25', /DDD/],
+    ['bad\\256', /above 255/],
+  ])('refuses %s', (name, reason) => {
+    expect(() => parseName(name)).toThrow(InvalidQueryError);
+    expect(() => parseName(name)).toThrow(reason);
+  });
+});

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { parseMessage, WireError } from '@dnscore/core/plugin';
+import { answerPacket, bytes, domain, srvRdata, u16, u32 } from '../support/packets.js';
+
+describe('parseMessage: nominal', () => {
+  it('reads header flags, question and records with their RDATA bounds', () => {
+    const packet = answerPacket({
+      id: 0xbeef,
+      rcode: 3,
+      flags: 0x8400 | 0x0100 | 0x0080 | 0x0020,
+      question: { name: 'Goose.Feathers', type: 33 },
+      answers: [{ type: 33, ttl: 60, rdata: srvRdata(10, 20, 5060, 'sip.example') }],
+    });
+    const message = parseMessage(packet);
+    expect(message.header).toEqual({ id: 0xbeef, qr: true, opcode: 0, aa: true, tc: false, rd: true, ra: true, ad: true, cd: false, rcode: 3 });
+    expect(message.questions).toHaveLength(1);
+    expect(message.questions[0]!.name).toBe('Goose.Feathers');
+    const record = message.answers[0]!;
+    expect(record).toMatchObject({ name: 'Goose.Feathers', type: 33, class: 1, ttl: 60, rdlength: 19 });
+    expect(Array.from(packet.subarray(record.rdataOffset, record.rdataOffset + 6))).toEqual([0, 10, 0, 20, 0x13, 0xc4]);
+  });
+
+  it('takes the OPT record out of the additional section and extends the rcode (RFC 6891)', () => {
+    const opt = { name: '.', type: 41, class: 1232, ttl: (1 << 24) | 0x8000, rdata: new Uint8Array(0) };
+    const message = parseMessage(answerPacket({ rcode: 0, additionals: [opt] }));
+    expect(message.additionals).toHaveLength(0);
+    expect(message.edns).toEqual({ udpPayloadSize: 1232, version: 0, dnssecOk: true });
+    expect(message.header.rcode).toBe(16); // BADVERS/BADSIG
+  });
+
+  it('treats a TTL with the top bit set as zero (RFC 2181 section 8)', () => {
+    const message = parseMessage(answerPacket({ answers: [{ type: 1, ttl: 0x80000000, rdata: bytes([1, 2, 3, 4]) }] }));
+    expect(message.answers[0]!.ttl).toBe(0);
+  });
+
+  it('follows a backward compression pointer', () => {
+    const message = parseMessage(answerPacket({ answers: [{ type: 1, rdata: bytes([1, 2, 3, 4]) }] }));
+    expect(message.answers[0]!.name).toBe('goose.feathers');
+  });
+});
+
+describe('parseMessage: off-nominal', () => {
+  const header = (qd: number, an: number): number[] => [...u16(1), ...u16(0x8000), ...u16(qd), ...u16(an), ...u16(0), ...u16(0)];
+
+  it('refuses a packet shorter than a header', () => {
+    expect(() => parseMessage(new Uint8Array(11))).toThrow(WireError);
+  });
+
+  it('refuses a pointer to itself (a loop)', () => {
+    const packet = bytes(header(1, 0), [0xc0, 12], u16(1), u16(1));
+    expect(() => parseMessage(packet)).toThrow(/does not point backwards/);
+  });
+
+  it('refuses a forward pointer', () => {
+    const packet = bytes(header(1, 0), [0xc0, 20], u16(1), u16(1), domain('x'));
+    expect(() => parseMessage(packet)).toThrow(/does not point backwards/);
+  });
+
+  it('refuses a pointer chain that loops through earlier names', () => {
+    // name at 12: label "a" then a pointer back to 12 -> a loop through a backward pointer.
+    const packet = bytes(header(1, 0), [1, 0x61, 0xc0, 12], u16(1), u16(1));
+    expect(() => parseMessage(packet)).toThrow(WireError);
+  });
+
+  it('refuses label types 01 and 10', () => {
+    expect(() => parseMessage(bytes(header(1, 0), [0x41, 0], u16(1), u16(1)))).toThrow(/label type/);
+    expect(() => parseMessage(bytes(header(1, 0), [0x81, 0], u16(1), u16(1)))).toThrow(/label type/);
+  });
+
+  it('refuses a name longer than 255 octets', () => {
+    const long = [...Array(5)].flatMap(() => [63, ...Array(63).fill(0x61)]);
+    expect(() => parseMessage(bytes(header(1, 0), long, [0], u16(1), u16(1)))).toThrow(/longer than 255/);
+  });
+
+  it('refuses RDATA that runs past the end of the packet', () => {
+    const packet = bytes(header(1, 1), domain('a'), u16(1), u16(1), domain('a'), u16(1), u16(1), u32(1), u16(10), [1, 2, 3, 4]);
+    expect(() => parseMessage(packet)).toThrow(/runs past the end of the packet/);
+  });
+
+  it('refuses counts that promise more records than the packet holds', () => {
+    expect(() => parseMessage(bytes(header(1, 3), domain('a'), u16(1), u16(1)))).toThrow(WireError);
+  });
+
+  it('refuses two OPT records', () => {
+    const opt = { name: '.', type: 41, class: 512, ttl: 0, rdata: new Uint8Array(0) };
+    expect(() => parseMessage(answerPacket({ additionals: [opt, opt] }))).toThrow(/more than one OPT/);
+  });
+});
