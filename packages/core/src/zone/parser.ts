@@ -133,7 +133,7 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
   let rrclass: number | undefined;
   for (let k = 0; k < 2 && index < tokens.length; k++) {
     const text = tokens[index]!.text;
-    if (rrclass === undefined && isClass(text)) rrclass = parseClass(text);
+    if (rrclass === undefined && isClass(text)) rrclass = servableClass(text, fail);
     else if (ttl === undefined && parseDuration(text) !== undefined) ttl = parseDuration(text);
     else break;
     index++;
@@ -165,6 +165,21 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
     file,
     line: entry.line,
   };
+}
+
+/** IN, CH and HS: the classes dns-packet, which encodes the zone resolver's answers, can write. */
+function servableClass(text: string, fail: (reason: string) => never): number {
+  const rrclass = safeClass(text);
+  if (rrclass !== 1 && rrclass !== 3 && rrclass !== 4) fail(`class ${text} is not supported in zone files (IN, CH, HS)`);
+  return rrclass!;
+}
+
+function safeClass(text: string): number | undefined {
+  try {
+    return parseClass(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function isClass(text: string): boolean {

@@ -128,7 +128,7 @@ export class ZoneResolver implements ResolverPlugin {
       type: 'response',
       id: 0,
       flags: flags | rcode,
-      questions: [{ name: qname, type: typeName(query.type), class: className(query.class) } as dnsPacket.Question],
+      questions: [{ name: qname, type: packetType(query.type), class: className(query.class) } as dnsPacket.Question],
       answers: answers.map(toPacketRecord),
       authorities: authority.map(toPacketRecord),
       additionals: this.#additional(answers, authority).map(toPacketRecord),
@@ -166,8 +166,14 @@ export class ZoneResolver implements ResolverPlugin {
 
 function toPacketRecord(record: ZoneRecord): dnsPacket.Answer {
   // dns-packet has its own encoders for some types dnscore keeps raw; UNKNOWN_n writes bytes as they are.
-  const type = record.data instanceof Uint8Array ? `UNKNOWN_${record.type}` : typeName(record.type);
+  const type = record.data instanceof Uint8Array ? `UNKNOWN_${record.type}` : packetType(record.type);
   return { name: record.name, type, class: className(record.class), ttl: record.ttl, data: record.data } as dnsPacket.Answer;
+}
+
+/** dns-packet's name for a type: it says UNKNOWN_n where RFC 3597 says TYPEn. */
+function packetType(type: number): string {
+  const name = typeName(type);
+  return name === `TYPE${type}` ? `UNKNOWN_${type}` : name;
 }
 
 function readZoneFile(file: string): string {

@@ -119,6 +119,7 @@ describe('parseZone: off-nominal, each error names the file and the line', () =>
     ['generic RDATA of the wrong length', `$TTL 60\n${SOA}\nx IN TYPE65280 \\# 4 0102\n`, 3, /says 4 bytes/],
     ['generic RDATA that is not valid for its type', `$TTL 60\n${SOA}\nx IN A \\# 3 010203\n`, 3, /not a valid A/],
     ['an unsupported type', `$TTL 60\n${SOA}\nx IN DS 1 2 3 abcd\n`, 3, /not supported in zone files/],
+    ['a class dns-packet cannot write', `$TTL 60\n${SOA}\nx CLASS999 A 192.0.2.1\n`, 3, /class CLASS999 is not supported/],
     ['a label holding a dot', `$TTL 60\n${SOA}\na\\.b IN A 192.0.2.1\n`, 3, /holds a dot/],
   ])('%s', (_name, text, line, reason) => {
     try {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dnscore's tests use, only those that are missing:
+# libunbound-dev (to build the `unbound` binding), nsd (authoritative server on loopback),
+# ldnsutils (signs test zones), bind9-dnsutils (dig), sip-tester (sipp, the SIP peer).
+set -euo pipefail
+
+packages=(libunbound-dev nsd ldnsutils bind9-dnsutils sip-tester)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "system packages: all present (${packages[*]})"
+  exit 0
+fi
+echo "system packages: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
