@@ -24,19 +24,19 @@ export class InvalidArgumentError extends DnsError {
 /** The question itself is invalid: empty or over-long name or label, type or class out of range. */
 export class InvalidQueryError extends InvalidArgumentError {
   override name = 'InvalidQueryError';
-  override readonly code = 'DNS_ERR_INVALID_QUERY';
+  override readonly code: string = 'DNS_ERR_INVALID_QUERY';
 }
 
 /** A resolver plugin handed over a result that breaks the core's invariants. */
 export class InvalidResultError extends DnsError {
   override name = 'InvalidResultError';
-  override readonly code = 'DNS_ERR_INVALID_RESULT';
+  override readonly code: string = 'DNS_ERR_INVALID_RESULT';
 }
 
 /** An answer packet could not be parsed, or answers another question. */
 export class MalformedAnswerError extends DnsError {
   override name = 'MalformedAnswerError';
-  override readonly code = 'DNS_ERR_MALFORMED_ANSWER';
+  override readonly code: string = 'DNS_ERR_MALFORMED_ANSWER';
   constructor(
     message: string,
     /** Byte offset in the packet where parsing failed, when known. */
@@ -49,45 +49,45 @@ export class MalformedAnswerError extends DnsError {
 /** A plugin was refused by the registry (duplicate name, missing method, bad priority). */
 export class RegistrationError extends DnsError {
   override name = 'RegistrationError';
-  override readonly code = 'DNS_ERR_REGISTRATION';
+  override readonly code: string = 'DNS_ERR_REGISTRATION';
   override readonly definite = true;
 }
 
 /** No registered resolver is available. */
 export class NoResolverError extends DnsError {
   override name = 'NoResolverError';
-  override readonly code = 'DNS_ERR_NO_RESOLVER';
+  override readonly code: string = 'DNS_ERR_NO_RESOLVER';
 }
 
 /** No server answered in time. */
 export class TimeoutError extends DnsError {
   override name = 'TimeoutError';
-  override readonly code = 'DNS_ERR_TIMEOUT';
+  override readonly code: string = 'DNS_ERR_TIMEOUT';
 }
 
 /** A transport failure: socket error, connection refused, network unreachable. */
 export class NetworkError extends DnsError {
   override name = 'NetworkError';
-  override readonly code = 'DNS_ERR_NETWORK';
+  override readonly code: string = 'DNS_ERR_NETWORK';
 }
 
 /** The zone resolver holds no zone for the name; the next resolver may answer. */
 export class NotAuthoritativeError extends DnsError {
   override name = 'NotAuthoritativeError';
-  override readonly code = 'DNS_ERR_NOT_AUTHORITATIVE';
+  override readonly code: string = 'DNS_ERR_NOT_AUTHORITATIVE';
 }
 
 /** A call that the object's state does not allow (adding to a started query set, ...). */
 export class StateError extends DnsError {
   override name = 'StateError';
-  override readonly code = 'DNS_ERR_STATE';
+  override readonly code: string = 'DNS_ERR_STATE';
   override readonly definite = true;
 }
 
 /** A zone file is broken; the message names the file, the line and what is wrong. */
 export class ZoneFileError extends InvalidArgumentError {
   override name = 'ZoneFileError';
-  override readonly code = 'DNS_ERR_ZONE_FILE';
+  override readonly code: string = 'DNS_ERR_ZONE_FILE';
   constructor(
     readonly file: string,
     readonly line: number,
@@ -103,7 +103,7 @@ export class ZoneFileError extends InvalidArgumentError {
  */
 export class AbortError extends DnsError {
   override name = 'AbortError';
-  override readonly code = 'ABORT_ERR';
+  override readonly code: string = 'ABORT_ERR';
   override readonly definite = true;
   constructor(message = 'The operation was aborted', options?: { cause?: unknown }) {
     super(message, options);

@@ -1,0 +1,13 @@
+/**
+ * @dnscore/resolver-system: a hardened, asynchronous stub resolver to the system's
+ * nameservers (resolv.conf or explicit), as a dnscore resolver plugin tried last.
+ */
+export { SystemResolver, type NameAnswer } from './system-resolver.js';
+export type { SystemResolverConfig, SystemResolverOptions } from './options.js';
+export type { SystemResolverSettings } from './settings.js';
+export type { SystemResolverStats } from './stats.js';
+export { parseServerAddress, formatServerAddress, type ServerAddress } from './server-address.js';
+export { parseResolvConf, readResolvConf, type ResolvConf } from './resolv-conf.js';
+export { searchCandidates, isAbsolute } from './search.js';
+export { InvalidServerAddressError, ConfigFileError } from './errors.js';
+export * from './defaults.js';

@@ -1,0 +1,127 @@
+/**
+ * Asking the nameservers as resolv.conf(5) says (glibc's res_send): `attempts` rounds over the
+ * servers, starting at `start` (rotate); the next server on a timeout, a transport failure,
+ * SERVFAIL, REFUSED, NOTIMP or FORMERR; the first other answer ends the walk. When only those
+ * rcodes came back, the last answer wins: it is an answer, not an error. When nothing came
+ * back at all, the most specific failure is thrown (malformed > network > timeout).
+ */
+import {
+  DnsError,
+  MalformedAnswerError,
+  NetworkError,
+  Rcode,
+  TimeoutError,
+  describeQuery,
+  nameKey,
+  type DnsQuery,
+  type PluginAnswer,
+  type Timers,
+} from '@dnscore/core/plugin';
+import type { ExchangeContext, ExchangeOutcome } from './exchange.js';
+import { formatServerAddress, type ServerAddress } from './server-address.js';
+import type { SystemResolverStats } from './stats.js';
+import { tcpExchange } from './tcp-exchange.js';
+import type { TcpMemory } from './tcp-memory.js';
+import { udpExchange } from './udp-exchange.js';
+
+export interface WalkSettings {
+  readonly nameservers: readonly ServerAddress[];
+  readonly attempts: number;
+  readonly timeoutMs: number;
+  readonly rotate: boolean;
+  /** Every query over TCP (`options use-vc`). */
+  readonly forceTcp: boolean;
+  readonly udpPayloadSize: number | undefined;
+  readonly trustAd: boolean;
+  readonly recursionDesired: boolean;
+  readonly timers: Timers;
+  readonly stats: SystemResolverStats;
+  readonly tcpMemory: TcpMemory;
+}
+
+/** Rcodes after which the next nameserver is asked (glibc: SERVFAIL, NOTIMP, REFUSED). */
+const TRY_NEXT = new Set<number>([Rcode.SERVFAIL, Rcode.NOTIMP, Rcode.REFUSED, Rcode.FORMERR]);
+
+type Answered = Extract<ExchangeOutcome, { kind: 'answer' }>;
+
+export async function walkNameservers(query: DnsQuery, settings: WalkSettings, start: number, signal: AbortSignal): Promise<PluginAnswer> {
+  const servers = settings.nameservers;
+  let last: Answered | undefined;
+  const failures: DnsError[] = [];
+  let dropped = 0;
+  for (let attempt = 0; attempt < settings.attempts; attempt++) {
+    for (let i = 0; i < servers.length; i++) {
+      const server = servers[(start + i) % servers.length]!;
+      const outcome = await askOne(query, server, settings, signal);
+      if (outcome.kind === 'answer') {
+        settings.stats.answers++;
+        if (!TRY_NEXT.has(outcome.message.header.rcode)) return toPluginAnswer(outcome, settings.trustAd);
+        last = outcome;
+      } else if (outcome.kind === 'failed') {
+        failures.push(outcome.error);
+      } else if (outcome.kind === 'timeout') {
+        dropped += outcome.dropped;
+      }
+    }
+  }
+  if (last) return toPluginAnswer(last, settings.trustAd);
+  throw noAnswer(query, settings, failures, dropped);
+}
+
+/** One server: UDP (EDNS, then without it after FORMERR), TCP when the answer did not fit. */
+async function askOne(query: DnsQuery, server: ServerAddress, settings: WalkSettings, signal: AbortSignal): Promise<ExchangeOutcome> {
+  const context: ExchangeContext = {
+    server,
+    query,
+    signal,
+    timeoutMs: settings.timeoutMs,
+    timers: settings.timers,
+    stats: settings.stats,
+    udpPayloadSize: settings.udpPayloadSize,
+    ad: settings.trustAd,
+    rd: settings.recursionDesired,
+  };
+  const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
+  if (settings.forceTcp) return tcpExchange(context);
+  if (settings.tcpMemory.has(key)) {
+    settings.stats.tcpRemembered++;
+    return tcpExchange(context);
+  }
+  let outcome = await udpExchange(context);
+  if (
+    outcome.kind === 'answer' &&
+    context.udpPayloadSize !== undefined &&
+    outcome.message.header.rcode === Rcode.FORMERR &&
+    !outcome.message.edns
+  ) {
+    // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
+    settings.stats.ednsFallbacks++;
+    outcome = await udpExchange({ ...context, udpPayloadSize: undefined });
+  }
+  if (outcome.kind !== 'truncated') return outcome;
+  settings.tcpMemory.remember(key);
+  return tcpExchange(context);
+}
+
+function toPluginAnswer(outcome: Answered, trustAd: boolean): PluginAnswer {
+  const { rcode, ad } = outcome.message.header;
+  // This backend does not validate: AD is passed on only when the caller trusts the path,
+  // and only on answers that can be authenticated (data, or a proven NXDOMAIN).
+  const secure = trustAd && ad && (rcode === Rcode.NOERROR || rcode === Rcode.NXDOMAIN);
+  return { rcode, secure, bogus: false, answer: outcome.packet };
+}
+
+function noAnswer(query: DnsQuery, settings: WalkSettings, failures: readonly DnsError[], dropped: number): DnsError {
+  const servers = settings.nameservers.map(formatServerAddress).join(', ');
+  const cause = failures.length > 0 ? { cause: new AggregateError(failures, 'the tries that failed') } : undefined;
+  const malformed = failures.find((f) => f instanceof MalformedAnswerError);
+  if (malformed) return malformed;
+  const droppedNote = dropped > 0 ? `; ${dropped} message(s) refused (wrong source, ID or question, or malformed)` : '';
+  if (failures.some((f) => f instanceof NetworkError)) {
+    return new NetworkError(`no answer to ${describeQuery(query)} from ${servers}: ${failures.map((f) => f.message).join('; ')}${droppedNote}`, cause);
+  }
+  return new TimeoutError(
+    `no answer to ${describeQuery(query)} from ${servers} (${settings.attempts} attempt(s), ${settings.timeoutMs} ms each)${droppedNote}`,
+    cause,
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * Whether a received message answers our query (RFC 5452 section 9.1): the same ID, a
+ * response to a standard query, exactly one question equal to ours (wire labels compared
+ * ASCII case-insensitively, same type and class), and well formed throughout. The source
+ * address and port are checked by the transport before this.
+ */
+import {
+  HEADER_LENGTH,
+  WireError,
+  WireReader,
+  labelEquals,
+  parseMessage,
+  type DnsQuery,
+  type WireMessage,
+} from '@dnscore/core/plugin';
+import { Flag } from './wire.js';
+
+export type Verdict =
+  | { readonly kind: 'accept'; readonly message: WireMessage }
+  /** Not a DNS response at all: too short, QR clear, another opcode. */
+  | { readonly kind: 'garbage' }
+  | { readonly kind: 'wrong-id' }
+  /** Our ID, but no question, several, or another one. */
+  | { readonly kind: 'wrong-question' }
+  /** Our ID, but the question or a later section cannot be read. */
+  | { readonly kind: 'malformed'; readonly error: WireError };
+
+const GARBAGE: Verdict = { kind: 'garbage' };
+const WRONG_ID: Verdict = { kind: 'wrong-id' };
+const WRONG_QUESTION: Verdict = { kind: 'wrong-question' };
+
+export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery): Verdict {
+  if (packet.length < HEADER_LENGTH) return GARBAGE;
+  if (((packet[0]! << 8) | packet[1]!) !== id) return WRONG_ID;
+  const flags = (packet[2]! << 8) | packet[3]!;
+  if ((flags & Flag.QR) === 0 || ((flags >>> 11) & 0xf) !== 0) return GARBAGE;
+  if (((packet[4]! << 8) | packet[5]!) !== 1) return WRONG_QUESTION;
+  const reader = new WireReader(packet, HEADER_LENGTH);
+  try {
+    const name = reader.name('question name');
+    const type = reader.u16('question type');
+    const rrclass = reader.u16('question class');
+    if (type !== query.type || rrclass !== query.class || !sameLabels(name.labels, query.labels)) return WRONG_QUESTION;
+    return { kind: 'accept', message: parseMessage(packet) };
+  } catch (error) {
+    if (error instanceof WireError) return { kind: 'malformed', error };
+    throw error;
+  }
+}
+
+function sameLabels(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean {
+  return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
+}

@@ -1,0 +1,180 @@
+/**
+ * SystemResolver: a hardened stub resolver to the system's nameservers, as a dnscore plugin
+ * tried last (Asterisk's res_resolver system backend, but asynchronous, concurrent,
+ * cancellable, and reporting what really happened). It only translates: the core builds the
+ * result from the raw answer packet it hands back.
+ */
+import {
+  RRClass,
+  Rcode,
+  StateError,
+  makeQuery,
+  nameKey,
+  systemClock,
+  systemTimers,
+  throwIfAborted,
+  type Availability,
+  type DnsQuery,
+  type PluginAnswer,
+  type ResolverPlugin,
+} from '@dnscore/core/plugin';
+import { DEFAULT_SYSTEM_NAME, DEFAULT_SYSTEM_PRIORITY } from './defaults.js';
+import { HostsTable } from './hosts.js';
+import { InflightTable } from './inflight.js';
+import { Limiter } from './limiter.js';
+import { walkNameservers, type WalkSettings } from './nameserver-walk.js';
+import type { SystemResolverConfig, SystemResolverOptions } from './options.js';
+import { readOptionalFile } from './resolv-conf.js';
+import { searchCandidates } from './search.js';
+import { resolveSettings, type SystemResolverSettings } from './settings.js';
+import { emptyStats, type SystemResolverStats } from './stats.js';
+import { TcpMemory } from './tcp-memory.js';
+
+/** An answer to a name looked up through the search list, with the question it answers. */
+export interface NameAnswer {
+  /** The absolute question that was answered (e.g. "sip1.biloxi.example" for "sip1"). */
+  readonly query: DnsQuery;
+  readonly answer: PluginAnswer;
+}
+
+export class SystemResolver implements ResolverPlugin {
+  readonly name: string;
+  readonly priority: number;
+  /** What the resolver runs with: config, resolv.conf and defaults merged. */
+  readonly settings: SystemResolverSettings;
+  readonly #stats = emptyStats();
+  readonly #walk: WalkSettings;
+  readonly #limiter: Limiter;
+  readonly #inflight = new InflightTable<PluginAnswer>();
+  readonly #hosts: HostsTable | undefined;
+  #rotation = 0;
+  #closed = false;
+
+  /**
+   * `config` says where to ask (nameservers, search, ndots, files), `options` how. Both are
+   * validated here: InvalidArgumentError (InvalidServerAddressError for an address), or
+   * ConfigFileError when resolv.conf or the hosts file exists but cannot be read.
+   */
+  constructor(config: SystemResolverConfig = {}, options: SystemResolverOptions = {}) {
+    this.settings = resolveSettings(config, options);
+    this.name = options.name ?? DEFAULT_SYSTEM_NAME;
+    this.priority = options.priority ?? DEFAULT_SYSTEM_PRIORITY;
+    this.#limiter = new Limiter(this.settings.maxInFlight);
+    this.#hosts = this.settings.useHosts ? new HostsTable(readOptionalFile(this.settings.hostsFile)) : undefined;
+    const s = this.settings;
+    this.#walk = {
+      nameservers: s.nameservers,
+      attempts: s.attempts,
+      timeoutMs: s.timeoutMs,
+      rotate: s.rotate,
+      forceTcp: s.forceTcp,
+      udpPayloadSize: s.udpPayloadSize,
+      trustAd: s.trustAd,
+      recursionDesired: s.recursionDesired,
+      timers: options.timers ?? systemTimers,
+      stats: this.#stats,
+      tcpMemory: new TcpMemory(options.clock ?? systemClock, s.tcpMemoryMs, s.tcpMemorySize),
+    };
+  }
+
+  available(): Availability {
+    return this.#closed ? { available: false, reason: 'the system resolver is closed' } : { available: true };
+  }
+
+  /** A snapshot of the counters. */
+  get stats(): Readonly<SystemResolverStats> {
+    return Object.freeze({
+      ...this.#stats,
+      inFlight: this.#limiter.running,
+      queued: this.#limiter.queued,
+      peakInFlight: this.#limiter.peak,
+    });
+  }
+
+  /** Hosts-file lines that were not used (when `useHosts` is on). */
+  get hostsSkipped(): readonly string[] {
+    return this.#hosts?.skipped ?? [];
+  }
+
+  /**
+   * Answers one question, taken as an absolute name (the core's names carry no "relative"
+   * mark, and the core checks that the answer's question is the query's; see resolveName()
+   * for the search list). NXDOMAIN, NODATA, SERVFAIL and REFUSED are answers; TimeoutError,
+   * NetworkError or MalformedAnswerError when no nameserver gave one.
+   */
+  resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
+    this.#stats.queries++;
+    return this.#answer(query, signal);
+  }
+
+  /**
+   * Looks up a name as a user typed it, through the search list and ndots (resolv.conf(5)).
+   * Returns the first answer with data (NOERROR and a non-empty answer section) and the
+   * question it answers; when none has data, the first NODATA, else the first SERVFAIL /
+   * REFUSED, else the NXDOMAIN of the name as typed. A failure (timeout, ...) ends the search.
+   * Build the result with the returned query: `buildResult(found.query, found.answer)`.
+   */
+  async resolveName(name: string, type: number | string = 'A', options: { class?: number | string; signal?: AbortSignal } = {}): Promise<NameAnswer> {
+    const signal = options.signal ?? new AbortController().signal;
+    throwIfAborted(signal);
+    this.#stats.queries++;
+    const candidates = searchCandidates(name, this.settings.search, this.settings.ndots);
+    const asIs = makeQuery(name, type, options.class ?? RRClass.IN);
+    let noData: NameAnswer | undefined;
+    let failed: NameAnswer | undefined;
+    let nxAsIs: NameAnswer | undefined;
+    let last: NameAnswer | undefined;
+    for (const candidate of candidates) {
+      const query = makeQuery(candidate, type, options.class ?? RRClass.IN);
+      const found: NameAnswer = { query, answer: await this.#answer(query, signal) };
+      const { rcode } = found.answer;
+      if (rcode === Rcode.NOERROR && answerCount(found.answer) > 0) return found;
+      if (rcode === Rcode.NOERROR) noData ??= found;
+      else if (rcode === Rcode.NXDOMAIN && nameKey(query.name) === nameKey(asIs.name)) nxAsIs = found;
+      else if (rcode !== Rcode.NXDOMAIN) failed ??= found;
+      last = found;
+    }
+    return noData ?? failed ?? nxAsIs ?? last!;
+  }
+
+  /** Cancels every query in flight (their callers get StateError) and refuses new ones. */
+  close(): void {
+    this.#closed = true;
+    this.#inflight.abortAll(new StateError('the system resolver is closed'));
+  }
+
+  #answer(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
+    try {
+      throwIfAborted(signal);
+      if (this.#closed) throw new StateError('the system resolver is closed');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const fromHosts = this.#hosts?.answer(query, this.settings.hostsTtl);
+    if (fromHosts) {
+      this.#stats.hostsAnswers++;
+      return Promise.resolve({ rcode: Rcode.NOERROR, secure: false, bogus: false, answer: fromHosts });
+    }
+    const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
+    const { joined, promise } = this.#inflight.join(key, signal, (shared) => this.#ask(query, shared));
+    if (joined) this.#stats.deduplicated++;
+    return promise;
+  }
+
+  async #ask(query: DnsQuery, shared: AbortSignal): Promise<PluginAnswer> {
+    const start = this.#walk.rotate ? this.#rotation++ % this.#walk.nameservers.length : 0;
+    try {
+      return await this.#limiter.run(shared, () => walkNameservers(query, this.#walk, start, shared));
+    } catch (error) {
+      // close() aborts with a StateError: its callers get that, not an AbortError they never asked for.
+      if (shared.aborted && shared.reason instanceof StateError) throw shared.reason;
+      throw error;
+    }
+  }
+}
+
+/** ANCOUNT of an answer packet. */
+function answerCount(answer: PluginAnswer): number {
+  const packet = answer.answer;
+  return packet && packet.length >= 8 ? (packet[6]! << 8) | packet[7]! : 0;
+}

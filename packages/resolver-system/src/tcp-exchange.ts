@@ -1,0 +1,86 @@
+/**
+ * One query over TCP (RFC 7766), for answers that do not fit in UDP: each message framed by
+ * a two-byte length, one connection per query. A message with another ID or question is
+ * dropped and counted; one with our ID that cannot be parsed fails the try (over TCP it comes
+ * from the server itself, not from a spoofer).
+ */
+import { connect } from 'node:net';
+import { MalformedAnswerError, NetworkError, abortError, describeQuery } from '@dnscore/core/plugin';
+import type { ExchangeContext, ExchangeOutcome } from './exchange.js';
+import { randomQueryId } from './query-id.js';
+import { inspectResponse } from './response-check.js';
+import { formatServerAddress } from './server-address.js';
+import { countDropped } from './stats.js';
+import { encodeQuery } from './wire.js';
+
+export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> {
+  const { server, query, signal, stats, timers } = context;
+  return new Promise<ExchangeOutcome>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    const id = randomQueryId();
+    const packet = encodeQuery(query, {
+      id,
+      rd: context.rd,
+      ad: context.ad,
+      ...(context.udpPayloadSize !== undefined ? { udpPayloadSize: context.udpPayloadSize } : {}),
+    });
+    const frame = Buffer.alloc(2 + packet.length);
+    frame.writeUInt16BE(packet.length, 0);
+    frame.set(packet, 2);
+    const where = `${describeQuery(query)} over TCP to ${formatServerAddress(server)}`;
+    const socket = connect({ host: server.address, port: server.port, noDelay: true });
+    let pending: Buffer = Buffer.alloc(0);
+    let done = false;
+    let dropped = 0;
+
+    const finish = (settle: () => void): void => {
+      if (done) return;
+      done = true;
+      timers.clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      socket.removeAllListeners('data');
+      socket.destroy();
+      settle();
+    };
+    const onAbort = (): void => finish(() => reject(abortError(signal)));
+    const fail = (reason: string, cause?: Error): void => {
+      stats.networkErrors++;
+      finish(() => resolve({ kind: 'failed', error: new NetworkError(`${where}: ${reason}`, cause ? { cause } : undefined) }));
+    };
+    const take = (message: Uint8Array): void => {
+      const verdict = inspectResponse(message, id, query);
+      if (verdict.kind === 'accept') {
+        finish(() => resolve({ kind: 'answer', packet: message, message: verdict.message }));
+        return;
+      }
+      countDropped(stats, verdict.kind);
+      dropped++;
+      if (verdict.kind === 'malformed') {
+        const error = new MalformedAnswerError(`${where}: the answer is malformed: ${verdict.error.message}`, verdict.error.offset);
+        finish(() => resolve({ kind: 'failed', error }));
+      }
+    };
+
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timer = timers.setTimeout(() => {
+      stats.timeouts++;
+      finish(() => resolve({ kind: 'timeout', dropped }));
+    }, context.timeoutMs);
+    socket.on('error', (error) => fail(error.message, error));
+    socket.on('close', () => fail('the server closed the connection without an answer'));
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (!done && pending.length >= 2) {
+        const length = pending.readUInt16BE(0);
+        if (pending.length < 2 + length) break;
+        take(Buffer.from(pending.subarray(2, 2 + length))); // a copy: the answer outlives the stream buffer
+        pending = pending.subarray(2 + length);
+      }
+    });
+    stats.tcpSent++;
+    socket.write(frame);
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * The packets this resolver writes: a query (RFC 1035 section 4.1, with an EDNS0 OPT record,
+ * RFC 6891) and the answer it makes from /etc/hosts. They are written from the query's wire
+ * labels, because dns-packet cannot encode a label holding a dot or bytes that are not UTF-8;
+ * answers are read with the core's framing layer (parseMessage).
+ */
+import { HEADER_LENGTH, RRClass, RRType, wireLength, type DnsQuery } from '@dnscore/core/plugin';
+
+/** Header flag bits (RFC 1035 section 4.1.1, RFC 4035 section 3.2). */
+export const Flag = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080, AD: 0x0020 } as const;
+
+const OPT_LENGTH = 11;
+
+export interface QueryWireOptions {
+  readonly id: number;
+  /** Recursion desired: a stub asks a recursive nameserver (default true). */
+  readonly rd?: boolean;
+  /** Set AD to ask for the AD bit in the answer (RFC 6840 section 5.7). */
+  readonly ad?: boolean;
+  /** EDNS0 UDP payload size; no OPT record when undefined. */
+  readonly udpPayloadSize?: number;
+}
+
+export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Array {
+  const edns = options.udpPayloadSize !== undefined;
+  const packet = Buffer.alloc(HEADER_LENGTH + wireLength(query.labels) + 4 + (edns ? OPT_LENGTH : 0));
+  const flags = ((options.rd ?? true) ? Flag.RD : 0) | (options.ad ? Flag.AD : 0);
+  let offset = writeHeader(packet, options.id, flags, 1, 0, edns ? 1 : 0);
+  offset = writeQuestion(packet, offset, query);
+  if (edns) {
+    packet[offset] = 0; // owner: the root
+    packet.writeUInt16BE(RRType.OPT, offset + 1);
+    packet.writeUInt16BE(options.udpPayloadSize, offset + 3); // CLASS carries the payload size
+    packet.writeUInt32BE(0, offset + 5); // extended rcode 0, version 0, DO clear
+    packet.writeUInt16BE(0, offset + 9); // no options
+  }
+  return packet;
+}
+
+/** An authoritative NOERROR answer with one A or AAAA record per address (4 or 16 bytes each). */
+export function encodeAddressAnswer(query: DnsQuery, addresses: readonly Uint8Array[], ttl: number): Uint8Array {
+  const nameLength = wireLength(query.labels);
+  const size = HEADER_LENGTH + nameLength + 4 + addresses.reduce((sum, a) => sum + 12 + a.length, 0);
+  const packet = Buffer.alloc(size);
+  let offset = writeHeader(packet, 0, Flag.QR | Flag.AA | Flag.RD | Flag.RA, 1, addresses.length, 0);
+  offset = writeQuestion(packet, offset, query);
+  const type = query.type === RRType.AAAA ? RRType.AAAA : RRType.A;
+  for (const address of addresses) {
+    packet.writeUInt16BE(0xc000 | HEADER_LENGTH, offset); // owner: pointer to the question name
+    packet.writeUInt16BE(type, offset + 2);
+    packet.writeUInt16BE(RRClass.IN, offset + 4);
+    packet.writeUInt32BE(ttl, offset + 6);
+    packet.writeUInt16BE(address.length, offset + 10);
+    packet.set(address, offset + 12);
+    offset += 12 + address.length;
+  }
+  return packet;
+}
+
+function writeHeader(packet: Buffer, id: number, flags: number, qd: number, an: number, ar: number): number {
+  packet.writeUInt16BE(id, 0);
+  packet.writeUInt16BE(flags, 2);
+  packet.writeUInt16BE(qd, 4);
+  packet.writeUInt16BE(an, 6);
+  packet.writeUInt16BE(0, 8);
+  packet.writeUInt16BE(ar, 10);
+  return HEADER_LENGTH;
+}
+
+function writeQuestion(packet: Buffer, start: number, query: DnsQuery): number {
+  let offset = start;
+  for (const label of query.labels) {
+    packet[offset] = label.length;
+    packet.set(label, offset + 1);
+    offset += 1 + label.length;
+  }
+  packet[offset] = 0;
+  packet.writeUInt16BE(query.type, offset + 1);
+  packet.writeUInt16BE(query.class, offset + 3);
+  return offset + 5;
+}

@@ -1,0 +1,87 @@
+import dnsPacket from 'dns-packet';
+import { describe, expect, it } from 'vitest';
+import { makeQuery } from '@dnscore/core/plugin';
+import { inspectResponse } from '../src/response-check.js';
+
+const query = makeQuery('sip1.Biloxi.example', 'A');
+
+function response(overrides: Partial<dnsPacket.Packet> = {}): Buffer {
+  return dnsPacket.encode({
+    type: 'response',
+    id: 4242,
+    flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE,
+    questions: [{ name: 'sip1.biloxi.example', type: 'A', class: 'IN' }],
+    answers: [{ type: 'A', name: 'sip1.biloxi.example', ttl: 60, data: '192.0.2.11' }],
+    ...overrides,
+  });
+}
+
+describe('inspectResponse, nominal', () => {
+  it('accepts our ID and question, comparing the name case-insensitively', () => {
+    const verdict = inspectResponse(response(), 4242, query);
+    expect(verdict.kind).toBe('accept');
+    if (verdict.kind === 'accept') expect(verdict.message.answers).toHaveLength(1);
+    const upper = response({ questions: [{ name: 'SIP1.BILOXI.EXAMPLE', type: 'A', class: 'IN' }] });
+    expect(inspectResponse(upper, 4242, query).kind).toBe('accept');
+  });
+
+  it('accepts error rcodes and TC answers: what to do with them is decided later', () => {
+    expect(inspectResponse(response({ flags: 2, answers: [] }), 4242, query).kind).toBe('accept');
+    expect(inspectResponse(response({ flags: dnsPacket.TRUNCATED_RESPONSE, answers: [] }), 4242, query).kind).toBe('accept');
+  });
+});
+
+describe('inspectResponse, off-nominal', () => {
+  it('refuses another ID', () => {
+    expect(inspectResponse(response(), 4243, query).kind).toBe('wrong-id');
+  });
+
+  it('refuses another name, type or class, or no question, or two', () => {
+    const other = (q: dnsPacket.Question) => inspectResponse(response({ questions: [q] }), 4242, query).kind;
+    expect(other({ name: 'sip2.biloxi.example', type: 'A', class: 'IN' })).toBe('wrong-question');
+    expect(other({ name: 'sip1.biloxi.example.evil', type: 'A', class: 'IN' })).toBe('wrong-question');
+    expect(other({ name: 'sip1.biloxi.example', type: 'AAAA', class: 'IN' })).toBe('wrong-question');
+    expect(other({ name: 'sip1.biloxi.example', type: 'A', class: 'CH' })).toBe('wrong-question');
+    expect(inspectResponse(response({ questions: [] }), 4242, query).kind).toBe('wrong-question');
+    const two = response({
+      questions: [
+        { name: 'sip1.biloxi.example', type: 'A', class: 'IN' },
+        { name: 'sip1.biloxi.example', type: 'A', class: 'IN' },
+      ],
+    });
+    expect(inspectResponse(two, 4242, query).kind).toBe('wrong-question');
+  });
+
+  it('does not take a name with a dot inside a label for two labels', () => {
+    const dotted = makeQuery('sip1\\.biloxi.example', 'A');
+    expect(inspectResponse(response(), 4242, dotted).kind).toBe('wrong-question');
+  });
+
+  it('calls short packets, queries and other opcodes garbage', () => {
+    expect(inspectResponse(new Uint8Array(11), 0, query).kind).toBe('garbage');
+    const asQuery = response();
+    asQuery[2] = asQuery[2]! & 0x7f;
+    expect(inspectResponse(asQuery, 4242, query).kind).toBe('garbage');
+    const notify = response();
+    notify[2] = notify[2]! | (4 << 3);
+    expect(inspectResponse(notify, 4242, query).kind).toBe('garbage');
+  });
+
+  it('calls a cut record or a compression loop after our question malformed', () => {
+    const cut = response().subarray(0, response().length - 3);
+    const verdict = inspectResponse(cut, 4242, query);
+    expect(verdict.kind).toBe('malformed');
+    if (verdict.kind === 'malformed') expect(verdict.error.message).toMatch(/RDATA|past the end/);
+    const loop = Buffer.from(response());
+    const ownerAt = 12 + 'sip1.biloxi.example'.length + 2 + 4;
+    loop.writeUInt16BE(0xc000 | ownerAt, ownerAt); // the owner points at itself
+    expect(inspectResponse(loop, 4242, query).kind).toBe('malformed');
+  });
+
+  it('calls an unreadable question malformed', () => {
+    const packet = Buffer.from(response());
+    packet[12] = 0xc0; // a pointer in the question that points forward
+    packet[13] = 0xff;
+    expect(inspectResponse(packet, 4242, query).kind).toBe('malformed');
+  });
+});
