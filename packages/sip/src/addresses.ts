@@ -1,0 +1,146 @@
+/**
+ * Addresses of a host name: AAAA and A asked together (only for the families the client has
+ * on), CNAMEs followed and reported, each name looked up once per resolution. And the one
+ * place additional-section A/AAAA may stand in for a query (DESIGN.md decisions table).
+ */
+import { RRType, formatName, isSubdomain, nameKey, parseName, type DnsResult } from '@dnscore/core';
+import type { ResolutionContext } from './context.js';
+import type { AdditionalStep, QueryType } from './resolution.js';
+import type { AddressFamily } from './transport.js';
+
+export interface HostAddress {
+  readonly address: string;
+  readonly family: AddressFamily;
+  readonly ttl: number;
+}
+
+export interface HostAddresses {
+  readonly name: string;
+  /** In the client's family order (AAAA first when IPv6 is preferred). */
+  readonly addresses: readonly HostAddress[];
+  /** End of the CNAME chain when the name is an alias. */
+  readonly alias?: string;
+  /** The round of the last answer this depended on. */
+  readonly round: number;
+}
+
+/** Address types to ask, in target order. */
+export function addressTypes(ctx: ResolutionContext): ('AAAA' | 'A')[] {
+  const { ipv4, ipv6, preferIpv6 } = ctx.client;
+  const types: ('AAAA' | 'A')[] = [];
+  if (ipv6 && preferIpv6) types.push('AAAA');
+  if (ipv4) types.push('A');
+  if (ipv6 && !preferIpv6) types.push('AAAA');
+  return types;
+}
+
+export class AddressResolver {
+  readonly #known = new Map<string, Promise<HostAddresses>>();
+
+  constructor(private readonly ctx: ResolutionContext) {}
+
+  /** Addresses of `name`, asked after an answer of round `after`. */
+  lookup(name: string, after: number): Promise<HostAddresses> {
+    const key = nameKey(name);
+    let known = this.#known.get(key);
+    if (!known) {
+      known = this.#lookup(name, after);
+      this.#known.set(key, known);
+    }
+    return known;
+  }
+
+  async #lookup(name: string, after: number): Promise<HostAddresses> {
+    const chains = await Promise.all(addressTypes(this.ctx).map((type) => this.#follow(name, type, after)));
+    const addresses = chains.flatMap((c) => c.addresses);
+    const alias = chains.find((c) => c.canonical !== undefined && nameKey(c.canonical) !== nameKey(name))?.canonical;
+    return { name, addresses, ...(alias ? { alias } : {}), round: Math.max(after, ...chains.map((c) => c.round)) };
+  }
+
+  /** One type, following a CNAME chain that the answer leaves unfinished. */
+  async #follow(name: string, type: 'A' | 'AAAA', after: number): Promise<{ addresses: HostAddress[]; canonical?: string; round: number }> {
+    let current = name;
+    let round = after;
+    for (let hop = 0; hop <= this.ctx.maxCnameHops; hop++) {
+      const answer = await this.ctx.lookups.ask(current, type, round);
+      round = answer.round;
+      const result = this.ctx.use(answer);
+      if (!result) return { addresses: [], round };
+      if (result.records.length > 0) return { addresses: addressesOf(result), canonical: result.canonical, round };
+      if (result.rcode !== 0 || nameKey(result.canonical) === nameKey(current)) return { addresses: [], canonical: result.canonical, round };
+      if (hop === this.ctx.maxCnameHops) break;
+      this.ctx.step({ kind: 'note', message: `${current} is an alias of ${result.canonical}; asking ${type} for ${result.canonical}` });
+      current = result.canonical;
+    }
+    this.ctx.step({ kind: 'note', message: `${name} ${type}: CNAME chain longer than ${this.ctx.maxCnameHops} hops; given up` });
+    return { addresses: [], round };
+  }
+}
+
+function addressesOf(result: DnsResult): HostAddress[] {
+  return result.records.flatMap((r) =>
+    r.type === 'A' || r.type === 'AAAA' ? [{ address: r.data as string, family: (r.type === 'A' ? 4 : 6) as AddressFamily, ttl: r.ttl }] : [],
+  );
+}
+
+/** "_sip._udp.biloxi.example" -> "biloxi.example": the domain the SRV question was about. */
+export function srvDomain(owner: string): string {
+  const labels = parseName(owner);
+  let i = 0;
+  while (i < labels.length - 1 && labels[i]![0] === 0x5f) i++;
+  return formatName(labels.slice(i));
+}
+
+/**
+ * Additional-section addresses usable for the targets of an SRV answer: only for names that
+ * are targets in that answer, at or below the queried domain, in a family the client has on.
+ * A target with any usable address there is taken as complete (the server adds every address
+ * of a name it holds), so it gets no query of its own.
+ */
+export function additionalAddresses(
+  ctx: ResolutionContext,
+  srvOwner: string,
+  result: DnsResult,
+  targets: ReadonlySet<string>,
+): { readonly byName: Map<string, HostAddress[]>; readonly steps: AdditionalStep[] } {
+  const domain = srvDomain(srvOwner);
+  // A validator checks the answer section only: unvalidated addresses must not ride on a secure answer.
+  const secure = result.secure;
+  const families = new Set(addressTypes(ctx));
+  const grouped = new Map<string, { name: string; records: HostAddress[] }>();
+  for (const r of result.additional) {
+    if (r.rrtype !== RRType.A && r.rrtype !== RRType.AAAA) continue;
+    const key = nameKey(r.name);
+    const group = grouped.get(key) ?? { name: r.name, records: [] };
+    group.records.push({ address: r.data as string, family: r.rrtype === RRType.A ? 4 : 6, ttl: r.ttl });
+    grouped.set(key, group);
+  }
+  const byName = new Map<string, HostAddress[]>();
+  const steps: AdditionalStep[] = [];
+  for (const [key, { name, records }] of grouped) {
+    const step = (used: boolean, reason: string, shown = records): void => {
+      steps.push({ kind: 'additional', srv: srvOwner, host: name, addresses: shown.map((a) => a.address), used, reason });
+    };
+    if (secure) {
+      step(false, 'the SRV answer is DNSSEC-secure but additional data is not validated: asked instead');
+      continue;
+    }
+    if (!targets.has(key)) {
+      step(false, 'not a target of this SRV answer');
+      continue;
+    }
+    if (!isSubdomain(name, domain)) {
+      step(false, `outside ${domain}, the domain asked about: it gets its own query (additional data cannot prove a zone cut)`);
+      continue;
+    }
+    const usable = records.filter((a) => families.has(a.family === 6 ? 'AAAA' : 'A'));
+    if (usable.length === 0) {
+      step(false, `IPv${records[0]!.family} is off`);
+      continue;
+    }
+    const ordered = addressTypes(ctx).flatMap((t: QueryType) => usable.filter((a) => (a.family === 6) === (t === 'AAAA')));
+    byName.set(key, ordered);
+    step(true, `used instead of A/AAAA queries (a target of this answer, inside ${domain})`, ordered);
+  }
+  return { byName, steps };
+}

@@ -1,0 +1,72 @@
+/**
+ * The state of one resolution: its questions, the steps and warnings written so far, and the
+ * shortest TTL of the negative answers that decided a rule (a target made after "no NAPTR"
+ * must not outlive that "no").
+ */
+import { typeName, type DnsResult } from '@dnscore/core';
+import { BogusAnswerError } from './errors.js';
+import type { Answer, Lookups } from './lookups.js';
+import type { ClientCapabilities, SipStep, SipWarning, WarningCode } from './resolution.js';
+
+export class ResolutionContext {
+  readonly steps: SipStep[] = [];
+  readonly warnings: SipWarning[] = [];
+  /** Queries that obtained no answer (timeouts, network errors). */
+  readonly dnsErrors: Error[] = [];
+  /** Seconds: the shortest negative TTL that decided a rule. */
+  horizon = Number.POSITIVE_INFINITY;
+  readonly #failed = new Set<Answer>();
+
+  constructor(
+    readonly lookups: Lookups,
+    readonly client: ClientCapabilities,
+    /** Clock time of the resolution, ms. */
+    readonly now: number,
+    readonly maxCnameHops: number,
+  ) {}
+
+  step(step: SipStep): void {
+    this.flush();
+    this.steps.push(step);
+  }
+
+  /** Appends the query steps of the answers obtained so far. */
+  flush(): void {
+    this.steps.push(...this.lookups.drain());
+  }
+
+  warn(code: WarningCode, message: string): void {
+    if (!this.warnings.some((w) => w.code === code && w.message === message)) this.warnings.push({ code, message });
+  }
+
+  /**
+   * The result of an answer the algorithm needs. A bogus result ends the resolution (no
+   * fallback to other data for that name); a failed query counts as "nothing there".
+   */
+  use(answer: Answer): DnsResult | undefined {
+    if (answer.error) {
+      if (!this.#failed.has(answer)) {
+        this.#failed.add(answer);
+        this.dnsErrors.push(answer.error);
+        this.warn('dns-error', `${answer.name} ${answer.type}: no answer (${answer.error.message}); treated as no records`);
+      }
+      return undefined;
+    }
+    const result = answer.result!;
+    if (result.bogus) {
+      this.flush();
+      throw new BogusAnswerError(answer.name, typeName(result.query.type), result.whyBogus ?? 'validation failed');
+    }
+    return result;
+  }
+
+  /** A negative answer decided a rule: targets made afterwards expire with it. */
+  negative(result: DnsResult | undefined): void {
+    if (result && result.records.length === 0 && result.negativeTtl > 0) this.horizon = Math.min(this.horizon, result.negativeTtl);
+  }
+
+  /** Expiry time of a target built from records with these TTLs (seconds). */
+  expires(...ttls: number[]): number {
+    return this.now + 1000 * Math.min(this.horizon, ...ttls);
+  }
+}

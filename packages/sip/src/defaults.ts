@@ -1,0 +1,69 @@
+/**
+ * The defaults of @dnscore/sip, each named and explained once. Options of the locator, the
+ * failover cursor, the penalty box and the affinity tables fall back to these.
+ */
+import type { SipTransport } from './transport.js';
+
+/** Transports a client supports unless told otherwise (`dnscore sip --transports`). */
+export const DEFAULT_TRANSPORTS: readonly SipTransport[] = Object.freeze(['udp', 'tcp', 'tls']);
+
+/** RFC 3261 section 19.1.2: 5060 for sip over UDP and TCP. */
+export const DEFAULT_SIP_PORT = 5060;
+/** RFC 3261 section 19.1.2: 5061 for TLS (sips, or transport=tls). */
+export const DEFAULT_SIPS_PORT = 5061;
+
+/** AAAA targets before A targets of the same host when IPv6 is on (PJSIP's "slight adjustment"). */
+export const DEFAULT_PREFER_IPV6 = true;
+
+/** Most targets a resolution returns: PJSIP_MAX_RESOLVED_ADDRESSES with IPv6. */
+export const DEFAULT_MAX_TARGETS = 32;
+
+/** Longest CNAME chain followed from an SRV target or a host name before giving up. */
+export const DEFAULT_MAX_CNAME_HOPS = 8;
+
+/**
+ * Per-target timer: how long a try may go without any response before the cursor moves on.
+ * RFC 3263 section 4.3 counts Timer B/F (32 s) as failure; waiting 32 s per dead server is what
+ * users complain about (pjproject#4477, linphone-sdk#447), so the cursor gives up earlier.
+ */
+export const DEFAULT_TARGET_TIMEOUT_MS = 6_000;
+
+/** How long a failed address:port:transport is tried last when no Retry-After says otherwise. */
+export const DEFAULT_PENALTY_MS = 60_000;
+
+/** Cap on a 503's Retry-After (seconds): a hostile 503 must not ban a server for ever. */
+export const DEFAULT_MAX_RETRY_AFTER_S = 300;
+
+/** Penalty box entries kept at most; the one ending first is dropped beyond this. */
+export const DEFAULT_PENALTY_MAX_ENTRIES = 4_096;
+
+/** Call-ID affinity lives this long after the last request of the dialog (IPVS `-p 180`). */
+export const DEFAULT_CALL_ID_PERSISTENCE_MS = 180_000;
+
+/** Call-IDs remembered at most; the least recently used is forgotten beyond this. */
+export const DEFAULT_CALL_ID_MAX_ENTRIES = 100_000;
+
+/** Longer Call-IDs get no affinity (IPVS refuses those over IP_VS_PEDATA_MAXLEN, 255). */
+export const MAX_CALL_ID_LENGTH = 255;
+
+/**
+ * Transaction affinity lives this long after its last use: Timer C (more than 3 minutes, RFC
+ * 3261 section 16.6) plus Timer D (32 s), the longest an INVITE transaction still needs its target.
+ */
+export const DEFAULT_TRANSACTION_AFFINITY_MS = 212_000;
+
+/** Transactions remembered at most; the least recently used is forgotten beyond this. */
+export const DEFAULT_TRANSACTION_MAX_ENTRIES = 100_000;
+
+/**
+ * RFC 3261 section 18.1.1: a request larger than 1300 bytes (path MTU unknown) MUST go over a
+ * congestion-controlled transport: TCP to the same address and port.
+ */
+export const DEFAULT_MAX_UDP_REQUEST_BYTES = 1300;
+
+/**
+ * Without NAPTR, the SRV owners of the supported transports are listed in this order: TLS
+ * first (security better than none, RFC 3263 section 6), then TCP (no 1300-byte limit), then
+ * UDP. RFC 3263 section 4.1 lets the client pick any transport the server supports.
+ */
+export const SRV_TRANSPORT_ORDER: readonly SipTransport[] = Object.freeze(['tls', 'tcp', 'udp']);

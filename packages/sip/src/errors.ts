@@ -1,0 +1,109 @@
+/**
+ * Errors of @dnscore/sip. Each extends the core's DnsError (or InvalidArgumentError for bad
+ * input) and has a stable `code`: match on the code, not on the message.
+ */
+import { DnsError, InvalidArgumentError } from '@dnscore/core';
+import type { SipTransport } from './transport.js';
+
+/** Base of the errors that end a SIP resolution or a failover walk. */
+export class SipError extends DnsError {
+  override name = 'SipError';
+  override readonly code: string = 'SIP_ERR';
+  override readonly definite = true;
+}
+
+/** The text is not a SIP or SIPS URI of RFC 3261's grammar; `position` is where it breaks. */
+export class InvalidSipUriError extends InvalidArgumentError {
+  override name = 'InvalidSipUriError';
+  override readonly code = 'SIP_ERR_INVALID_URI';
+  constructor(
+    readonly uri: string,
+    readonly reason: string,
+    readonly position?: number,
+  ) {
+    super(`invalid SIP URI "${uri}": ${reason}${position === undefined ? '' : ` (at offset ${position})`}`);
+  }
+}
+
+/** A sips: URI while the client has no TLS: SIPS needs TLS on every hop (RFC 3261 section 26.2.1). */
+export class SipsWithoutTlsError extends SipError {
+  override name = 'SipsWithoutTlsError';
+  override readonly code = 'SIP_ERR_SIPS_WITHOUT_TLS';
+}
+
+/** The URI's transport parameter names a transport the client does not support (or sips with udp). */
+export class UnsupportedTransportError extends SipError {
+  override name = 'UnsupportedTransportError';
+  override readonly code = 'SIP_ERR_UNSUPPORTED_TRANSPORT';
+  constructor(
+    message: string,
+    /** The transport parameter as written, lowercased. */
+    readonly transport: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The URI's host is an IP literal of a family the client has turned off. */
+export class AddressFamilyError extends SipError {
+  override name = 'AddressFamilyError';
+  override readonly code = 'SIP_ERR_ADDRESS_FAMILY';
+}
+
+/**
+ * A DNSSEC-bogus answer was needed to build the targets. The resolution fails: no target is
+ * made from it, and no other data stands in for that name (that would downgrade DNSSEC).
+ */
+export class BogusAnswerError extends SipError {
+  override name = 'BogusAnswerError';
+  override readonly code = 'SIP_ERR_BOGUS';
+  constructor(
+    readonly qname: string,
+    readonly qtype: string,
+    readonly whyBogus: string,
+  ) {
+    super(`the ${qtype} answer for ${qname} is DNSSEC-bogus (${whyBogus}): no targets are made from it`);
+  }
+}
+
+/** Resolution found no target; the message says why and `dnsErrors` holds the failed queries. */
+export class NoTargetsError extends SipError {
+  override name = 'NoTargetsError';
+  override readonly code = 'SIP_ERR_NO_TARGETS';
+  constructor(
+    message: string,
+    /** Queries that obtained no answer at all (timeouts, network errors). */
+    readonly dnsErrors: readonly Error[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Every target was tried and none succeeded. */
+export class TargetsExhaustedError extends SipError {
+  override name = 'TargetsExhaustedError';
+  override readonly code = 'SIP_ERR_TARGETS_EXHAUSTED';
+  constructor(
+    message: string,
+    /** How many targets were tried. */
+    readonly tries: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A request over the UDP size limit while the client cannot use TCP: RFC 3261 section 18.1.1
+ * says it MUST go over a congestion-controlled transport, so it is refused rather than sent.
+ */
+export class RequestTooLargeError extends SipError {
+  override name = 'RequestTooLargeError';
+  override readonly code = 'SIP_ERR_REQUEST_TOO_LARGE';
+  constructor(
+    message: string,
+    readonly size: number,
+    readonly transport: SipTransport,
+  ) {
+    super(message);
+  }
+}

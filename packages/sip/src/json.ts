@@ -1,0 +1,51 @@
+/**
+ * The JSON of a resolution, exactly the shape `dnscore sip --json` prints: ports and families
+ * as numbers, IPv6 in RFC 5952 form without brackets, `expires` in ms since the epoch (null for
+ * a literal, which never expires).
+ */
+import type { DrawCounts } from './draws.js';
+import type { SipResolution, SipStep, SipWarning, TargetSource } from './resolution.js';
+import type { AddressFamily, SipTransport } from './transport.js';
+
+export interface SipTargetJson {
+  readonly transport: SipTransport;
+  readonly host: string;
+  readonly address: string;
+  readonly family: AddressFamily;
+  readonly port: number;
+  readonly priority: number;
+  readonly weight: number;
+  readonly source: TargetSource;
+  readonly expires: number | null;
+}
+
+export interface SipResolutionJson {
+  readonly uri: string;
+  readonly transport: SipTransport | null;
+  readonly targets: readonly SipTargetJson[];
+  readonly steps: readonly SipStep[];
+  readonly warnings: readonly SipWarning[];
+  readonly draws?: DrawCounts;
+}
+
+/** A plain object for JSON.stringify; `draws` is added when given. */
+export function resolutionToJson(resolution: SipResolution, draws?: DrawCounts): SipResolutionJson {
+  return {
+    uri: resolution.uri.text,
+    transport: resolution.transport ?? null,
+    targets: resolution.targets.map((t) => ({
+      transport: t.transport,
+      host: t.host,
+      address: t.address,
+      family: t.family,
+      port: t.port,
+      priority: t.priority,
+      weight: t.weight,
+      source: t.source,
+      expires: Number.isFinite(t.expires) ? t.expires : null,
+    })),
+    steps: resolution.steps.map((s) => ({ ...s })),
+    warnings: resolution.warnings.map((w) => ({ ...w })),
+    ...(draws ? { draws: { n: draws.n, first: { ...draws.first } } } : {}),
+  };
+}

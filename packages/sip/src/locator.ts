@@ -1,0 +1,161 @@
+/**
+ * SipLocator: RFC 3263 server location over any DnsResolver (a DnsCore with any backend).
+ * One locator holds what its cursors share: the penalty box, transaction affinity and Call-ID
+ * affinity. Options are checked once, here.
+ */
+import { InvalidArgumentError, isAbortError, systemClock, systemTimers, type Clock, type DnsResolver, type Timers } from '@dnscore/core';
+import { CallIdAffinity } from './call-id-affinity.js';
+import { ResolutionContext } from './context.js';
+import {
+  DEFAULT_CALL_ID_PERSISTENCE_MS,
+  DEFAULT_MAX_CNAME_HOPS,
+  DEFAULT_MAX_RETRY_AFTER_S,
+  DEFAULT_MAX_TARGETS,
+  DEFAULT_MAX_UDP_REQUEST_BYTES,
+  DEFAULT_PENALTY_MS,
+  DEFAULT_PREFER_IPV6,
+  DEFAULT_TARGET_TIMEOUT_MS,
+  DEFAULT_TRANSACTION_AFFINITY_MS,
+  DEFAULT_TRANSPORTS,
+} from './defaults.js';
+import { NoTargetsError, SipError } from './errors.js';
+import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './failover-cursor.js';
+import { Lookups } from './lookups.js';
+import { PenaltyBox } from './penalty-box.js';
+import { runProcedure } from './procedure.js';
+import type { ClientCapabilities, SelectionRule, SipResolution, SipTarget } from './resolution.js';
+import { TransactionAffinity } from './transaction-affinity.js';
+import { isSipTransport, type SipTransport } from './transport.js';
+import { parseSipUri, uriTarget, type SipUri } from './uri.js';
+
+export interface SipLocatorOptions {
+  /** Transports the client supports (default udp, tcp, tls). Only these are asked about. */
+  readonly transports?: readonly SipTransport[];
+  /** IPv4 on (default true): A records are asked. */
+  readonly ipv4?: boolean;
+  /** IPv6 on (default true): AAAA records are asked. */
+  readonly ipv6?: boolean;
+  /** AAAA targets before A targets of the same host (default true). */
+  readonly preferIpv6?: boolean;
+  /** Most targets per resolution (default 32). */
+  readonly maxTargets?: number;
+  /** Longest CNAME chain followed from an SRV target or host (default 8). */
+  readonly maxCnameHops?: number;
+  /** Per-target timer of the failover cursor, ms (default 6000). */
+  readonly targetTimeoutMs?: number;
+  /** Time in the penalty box without Retry-After, ms (default 60000). */
+  readonly penaltyMs?: number;
+  /** Cap on Retry-After and on any penalty, seconds (default 300). */
+  readonly maxRetryAfter?: number;
+  /** Call-ID affinity persistence, ms (default 180000). */
+  readonly callIdPersistenceMs?: number;
+  /** Transaction affinity lifetime after last use, ms (default 212000). */
+  readonly transactionAffinityMs?: number;
+  /** Largest request sent over UDP, bytes (default 1300). */
+  readonly maxUdpRequestBytes?: number;
+  readonly clock?: Clock;
+  /** Timers of the cursor's per-target timer (fake timers in tests). */
+  readonly timers?: Timers;
+}
+
+export class SipLocator implements CursorHost {
+  readonly client: ClientCapabilities;
+  readonly penaltyBox: PenaltyBox;
+  /** Via branch -> target: retransmissions, CANCEL and non-2xx ACK go where the request went. */
+  readonly transactions: TransactionAffinity;
+  /** Call-ID -> destination: every request of a dialog to one server. */
+  readonly dialogs: CallIdAffinity;
+  readonly maxTargets: number;
+  readonly maxCnameHops: number;
+  readonly targetTimeoutMs: number;
+  readonly maxUdpRequestBytes: number;
+  readonly clock: Clock;
+  readonly timers: Timers;
+
+  constructor(
+    private readonly resolver: DnsResolver,
+    options: SipLocatorOptions = {},
+  ) {
+    if (!resolver || typeof resolver.resolve !== 'function') throw new InvalidArgumentError('SipLocator needs a DnsResolver (a DnsCore)');
+    const transports = options.transports ?? DEFAULT_TRANSPORTS;
+    if (!Array.isArray(transports) || transports.length === 0 || !transports.every(isSipTransport)) {
+      throw new InvalidArgumentError(`transports must be a non-empty list of udp, tcp, tls (got ${JSON.stringify(transports)})`);
+    }
+    const ipv4 = options.ipv4 ?? true;
+    const ipv6 = options.ipv6 ?? true;
+    if (!ipv4 && !ipv6) throw new InvalidArgumentError('IPv4 and IPv6 cannot both be off');
+    this.client = Object.freeze({ transports: new Set(transports), ipv4, ipv6, preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6 });
+    this.maxTargets = positiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
+    this.maxCnameHops = positiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
+    this.targetTimeoutMs = positiveInteger(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS, 'targetTimeoutMs');
+    this.maxUdpRequestBytes = positiveInteger(options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES, 'maxUdpRequestBytes');
+    this.clock = options.clock ?? systemClock;
+    this.timers = options.timers ?? systemTimers;
+    this.penaltyBox = new PenaltyBox({
+      penaltyMs: options.penaltyMs ?? DEFAULT_PENALTY_MS,
+      maxRetryAfter: options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S,
+      clock: this.clock,
+    });
+    this.transactions = new TransactionAffinity({ lifetimeMs: options.transactionAffinityMs ?? DEFAULT_TRANSACTION_AFFINITY_MS, clock: this.clock });
+    this.dialogs = new CallIdAffinity({ persistenceMs: options.callIdPersistenceMs ?? DEFAULT_CALL_ID_PERSISTENCE_MS, clock: this.clock });
+  }
+
+  /**
+   * Resolves a URI to its ordered targets, with the steps and warnings. Throws
+   * InvalidSipUriError for a bad URI and AbortError when cancelled; every other reason for
+   * having no targets (no records, bogus DNSSEC, SIPS without TLS, ...) is `resolution.error`.
+   */
+  async resolve(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
+    const uri = typeof input === 'string' ? parseSipUri(input) : input;
+    const now = this.clock.now();
+    const lookups = new Lookups(this.resolver, options.signal);
+    const ctx = new ResolutionContext(lookups, this.client, now, this.maxCnameHops);
+    let rule: SelectionRule | undefined;
+    let targets: readonly SipTarget[] = [];
+    let error: SipError | undefined;
+    try {
+      targets = (await runProcedure(ctx, uri, (r) => (rule = r))).targets;
+    } catch (caught) {
+      if (isAbortError(caught) || !(caught instanceof SipError)) throw caught;
+      error = caught;
+    }
+    ctx.flush();
+    if (targets.length > this.maxTargets) {
+      ctx.warn('targets-capped', `${targets.length} targets found; only the first ${this.maxTargets} are kept`);
+      targets = targets.slice(0, this.maxTargets);
+    }
+    if (!error && targets.length === 0) error = new NoTargetsError(`no targets for ${uri.text}`, ctx.dnsErrors);
+    return Object.freeze({
+      uri,
+      target: uriTarget(uri),
+      rule,
+      transport: targets[0]?.transport,
+      targets: Object.freeze(targets.map((t) => Object.freeze(t))),
+      steps: Object.freeze(ctx.steps),
+      warnings: Object.freeze(ctx.warnings),
+      resolvedAt: now,
+      expires: targets.length > 0 ? Math.min(...targets.map((t) => t.expires)) : now,
+      roundTrips: lookups.rounds,
+      queries: lookups.count,
+      client: this.client,
+      error,
+    });
+  }
+
+  /** Like resolve(), but rejects with the resolution's error when there is no target. */
+  async locate(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
+    const resolution = await this.resolve(input, options);
+    if (resolution.error) throw resolution.error;
+    return resolution;
+  }
+
+  /** A failover cursor for one request to `uri` (parsed now; resolved at its first next()). */
+  cursor(input: string | SipUri, options: FailoverCursorOptions = {}): FailoverCursor {
+    return new FailoverCursor(this, typeof input === 'string' ? parseSipUri(input) : input, options);
+  }
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive integer`);
+  return value;
+}

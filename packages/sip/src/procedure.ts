@@ -1,0 +1,208 @@
+/**
+ * RFC 3263 section 4 for one URI: the rule that picks the transport, and the targets. The
+ * first round asks NAPTR, the SRV owners and A/AAAA of the TARGET together (only for what the
+ * client supports), so a zone whose SRV answers carry their addresses resolves in one round trip.
+ */
+import { AddressResolver, addressTypes } from './addresses.js';
+import type { ResolutionContext } from './context.js';
+import { NoTargetsError } from './errors.js';
+import { selectNaptr, type NaptrCandidate, type NaptrRecord } from './naptr-selection.js';
+import type { NaptrStep, SelectionRule, SipTarget } from './resolution.js';
+import { SrvExpander, relabel, type SrvOutcome } from './srv-targets.js';
+import { defaultTransport, fixedTransport } from './transport-selection.js';
+import { defaultPort, srvName, type SipTransport } from './transport.js';
+import { uriTarget, type SipUri } from './uri.js';
+import { SRV_TRANSPORT_ORDER } from './defaults.js';
+
+export interface ProcedureResult {
+  readonly rule: SelectionRule;
+  readonly targets: readonly SipTarget[];
+}
+
+export async function runProcedure(ctx: ResolutionContext, uri: SipUri, onRule: (rule: SelectionRule) => void): Promise<ProcedureResult> {
+  const target = uriTarget(uri);
+  if (target.from === 'maddr') {
+    ctx.step({ kind: 'note', message: `TARGET is the maddr parameter ${target.host}, not the host ${uri.host} (RFC 3263 section 4)` });
+  }
+  if (uri.transport === 'tls') {
+    ctx.warn('transport-tls-deprecated', 'transport=tls is deprecated (RFC 3261 section 26.2.2): use a sips: URI for TLS');
+  }
+  const fixed = fixedTransport(uri, ctx.client);
+  const addresses = new AddressResolver(ctx);
+  const srv = new SrvExpander(ctx, addresses);
+  if (fixed) {
+    onRule(fixed.rule);
+    ctx.step({ kind: 'rule', rule: fixed.rule, outcome: 'applies', transport: fixed.transport, reason: fixed.reason });
+    if (target.kind !== 'hostname') {
+      ctx.warn('ip-literal', `the URI's TARGET is the IP address ${target.host}: one target, no DNS, no failover`);
+      const port = uri.port ?? defaultPort(fixed.transport);
+      const family = target.kind === 'ipv6' ? 6 : 4;
+      return { rule: fixed.rule, targets: [{ transport: fixed.transport, host: target.host, address: target.host, family, port, priority: 0, weight: 0, source: 'literal', expires: Number.POSITIVE_INFINITY }] };
+    }
+    if (uri.port !== undefined) {
+      ctx.warn('port-in-uri', `the URI gives port ${uri.port}: NAPTR and SRV are not used, so there is no DNS load sharing or priority failover (remove the port to get them)`);
+      return { rule: fixed.rule, targets: await hostTargets(ctx, addresses, target.host, fixed.transport, uri.port) };
+    }
+    return { rule: fixed.rule, targets: await transportSrv(ctx, addresses, srv, target.host, fixed.transport) };
+  }
+  return discover(ctx, uri, target.host, addresses, srv, onRule);
+}
+
+/** transport= without a port: SRV of that transport, else A/AAAA at its default port (RFC 3263 section 4.2). */
+async function transportSrv(ctx: ResolutionContext, addresses: AddressResolver, srv: SrvExpander, host: string, transport: SipTransport): Promise<SipTarget[]> {
+  const owner = srvName(transport, host);
+  const [answer] = await Promise.all([ctx.lookups.ask(owner, 'SRV', 0), askAddresses(ctx, host)]);
+  ctx.flush();
+  const [outcome] = await srv.expand([{ answer, transport }]);
+  if (outcome!.targets.length > 0) {
+    ctx.step({ kind: 'note', message: `SRV ${owner} gives ${outcome!.targets.length} target(s)` });
+    return [...outcome!.targets];
+  }
+  if (outcome!.notOffered) {
+    throw new NoTargetsError(`${owner} has target ".": ${host} does not offer ${transport.toUpperCase()}, the transport the URI asks for`, ctx.dnsErrors);
+  }
+  ctx.negative(answer.result);
+  ctx.warn('no-srv', `no SRV records at ${owner}: only the A/AAAA records of ${host} at port ${defaultPort(transport)}, so no priority or weight`);
+  ctx.step({ kind: 'note', message: `no SRV records at ${owner}: A/AAAA of ${host} at the default port ${defaultPort(transport)} (RFC 3263 section 4.2)` });
+  return hostTargets(ctx, addresses, host, transport, defaultPort(transport));
+}
+
+/** NAPTR, then SRV for each supported transport, then A/AAAA at the default port. */
+async function discover(
+  ctx: ResolutionContext,
+  uri: SipUri,
+  host: string,
+  addresses: AddressResolver,
+  srv: SrvExpander,
+  onRule: (rule: SelectionRule) => void,
+): Promise<ProcedureResult> {
+  const { lookups, client } = ctx;
+  const plan = SRV_TRANSPORT_ORDER.filter((t) => client.transports.has(t) && (uri.scheme === 'sip' || t === 'tls')).map((transport) => ({
+    transport,
+    owner: srvName(transport, host),
+  }));
+  ctx.step({ kind: 'note', message: `round 1: NAPTR, SRV (${plan.map((p) => p.owner).join(', ')}) and ${addressTypes(ctx).join('/')} of ${host} asked together` });
+  const [naptrAnswer, srvAnswers] = await Promise.all([
+    lookups.ask(host, 'NAPTR', 0),
+    Promise.all(plan.map((p) => lookups.ask(p.owner, 'SRV', 0))),
+    askAddresses(ctx, host),
+  ]);
+  ctx.flush();
+
+  // Rule 4: NAPTR.
+  const naptr = ctx.use(naptrAnswer);
+  const records = (naptr?.records ?? []) as readonly NaptrRecord[];
+  if (records.length === 0) {
+    ctx.negative(naptr);
+    ctx.step({ kind: 'rule', rule: 'naptr', outcome: 'passed', reason: `no NAPTR records for ${host}${naptr ? ` (${naptr.rcodeName})` : ''}: SRV for each supported transport` });
+  } else {
+    const chosen = await followNaptr(ctx, uri, host, records, naptrAnswer.round, srv);
+    if (chosen) {
+      onRule('naptr');
+      return { rule: 'naptr', targets: relabel(chosen.outcome.targets, 'naptr', ctx, chosen.candidate.record.ttl) };
+    }
+  }
+
+  // Rule 5: SRV for each supported transport, most secure first.
+  const outcomes = await srv.expand(plan.map((p, i) => ({ answer: srvAnswers[i]!, transport: p.transport })));
+  const targets = outcomes.flatMap((o) => o.targets);
+  if (targets.length > 0) {
+    onRule('srv');
+    const first = outcomes.find((o) => o.targets.length > 0)!;
+    ctx.step({ kind: 'rule', rule: 'srv', outcome: 'applies', transport: first.transport, reason: `SRV for each supported transport, TLS then TCP then UDP: ${describeOutcomes(outcomes)}` });
+    return { rule: 'srv', targets };
+  }
+  for (const o of outcomes) ctx.negative(o.answer.result);
+  const notOffered = new Set(outcomes.filter((o) => o.notOffered).map((o) => o.transport));
+  ctx.step({ kind: 'rule', rule: 'srv', outcome: 'passed', reason: `no SRV target: ${describeOutcomes(outcomes) || 'no SRV owner asked'}` });
+
+  // Rule 6: A/AAAA of the TARGET at the default port.
+  const transport = defaultTransport(uri.scheme, client, notOffered);
+  if (notOffered.has(transport)) {
+    throw new NoTargetsError(`${host} declares every transport the client supports not offered (SRV target ".")`, ctx.dnsErrors);
+  }
+  onRule('host');
+  ctx.warn('no-srv', `no SRV records for ${host}: only its A/AAAA records at port ${defaultPort(transport)}, so no priority or weight`);
+  ctx.step({ kind: 'rule', rule: 'host', outcome: 'applies', transport, reason: `no SRV records: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA of ${host} at port ${defaultPort(transport)} (RFC 3263 sections 4.1, 4.2)` });
+  return { rule: 'host', targets: await hostTargets(ctx, addresses, host, transport, defaultPort(transport)) };
+}
+
+/** The usable NAPTRs of the lowest order, by preference, until one gives a target. */
+async function followNaptr(
+  ctx: ResolutionContext,
+  uri: SipUri,
+  host: string,
+  records: readonly NaptrRecord[],
+  round: number,
+  srv: SrvExpander,
+): Promise<{ candidate: NaptrCandidate; outcome: SrvOutcome } | undefined> {
+  const selection = selectNaptr(records, uri.scheme, ctx.client.transports);
+  if (selection.hasSipService && selection.missingServices.length > 0) {
+    ctx.warn('naptr-incomplete', `the NAPTR records of ${host} lack ${selection.missingServices.join(', ')}: clients that need those transports skip NAPTR here`);
+  }
+  const { candidates } = selection;
+  if (candidates.length === 0) {
+    for (const v of selection.verdicts) ctx.step(v.ignored!);
+    ctx.warn('naptr-unusable', `none of the ${records.length} NAPTR record(s) of ${host} is usable by this client: SRV is used instead`);
+    ctx.step({ kind: 'rule', rule: 'naptr', outcome: 'passed', reason: `no usable NAPTR record for ${host}: SRV for each supported transport` });
+    return undefined;
+  }
+  // Round 2 (when not asked in round 1): the SRV owners of every candidate, together.
+  const answers = await Promise.all(candidates.map((c) => ctx.lookups.ask(c.srv, 'SRV', round)));
+  ctx.flush();
+  const results = new Map<NaptrCandidate, NaptrStep>();
+  let chosen: { candidate: NaptrCandidate; outcome: SrvOutcome } | undefined;
+  for (const [i, candidate] of candidates.entries()) {
+    const [outcome] = await srv.expand([{ answer: answers[i]!, transport: candidate.transport }]);
+    if (outcome!.targets.length > 0) {
+      chosen = { candidate, outcome: outcome! };
+      break;
+    }
+    ctx.negative(answers[i]!.result);
+    const why = outcome!.notOffered ? 'has target "."' : outcome!.records === 0 ? 'has no SRV records' : 'gives no address';
+    ctx.warn('naptr-srv-empty', `NAPTR ${candidate.record.data.services} of ${host} points to ${candidate.srv}, which ${why}`);
+    results.set(candidate, { kind: 'naptr', record: candidate.text, outcome: 'usable', transport: candidate.transport, reason: `${candidate.srv} ${why}: next NAPTR of the same order` });
+  }
+  for (const v of selection.verdicts) {
+    if (v.ignored) ctx.step(v.ignored);
+    else if (v.candidate === chosen?.candidate) {
+      ctx.step({ kind: 'naptr', record: v.candidate.text, outcome: 'chosen', transport: v.candidate.transport, reason: `lowest order, then lowest preference, among the services the client supports; ${v.candidate.srv} gives ${chosen.outcome.targets.length} target(s)` });
+    } else {
+      ctx.step(results.get(v.candidate) ?? { kind: 'naptr', record: v.candidate.text, outcome: 'usable', transport: v.candidate.transport, reason: 'not needed: a NAPTR before it gave targets' });
+    }
+  }
+  if (chosen) {
+    const { candidate } = chosen;
+    ctx.step({ kind: 'rule', rule: 'naptr', outcome: 'applies', transport: candidate.transport, reason: `NAPTR ${candidate.record.data.order} ${candidate.record.data.preference} ${candidate.record.data.services} -> ${candidate.srv} (${candidate.transport.toUpperCase()})` });
+    return chosen;
+  }
+  const order = candidates[0]!.record.data.order;
+  ctx.warn('naptr-fallback', `no NAPTR of order ${order} for ${host} gave a target: falling back to SRV and A/AAAA (RFC 3403 would stop here; a listed server is better than none)`);
+  ctx.step({ kind: 'rule', rule: 'naptr', outcome: 'passed', reason: `no NAPTR of order ${order} gave a target: SRV for each supported transport (documented deviation)` });
+  return undefined;
+}
+
+/**
+ * Round 1 asks A/AAAA of the TARGET without using the answers: a rule that needs them reads
+ * them later (a bogus answer no rule needs must not fail the resolution).
+ */
+function askAddresses(ctx: ResolutionContext, host: string): Promise<unknown> {
+  return Promise.all(addressTypes(ctx).map((type) => ctx.lookups.ask(host, type, 0)));
+}
+
+/** A/AAAA of `host` at `port` (RFC 3263 section 4.2), usually asked in round 1 already. */
+async function hostTargets(ctx: ResolutionContext, addresses: AddressResolver, host: string, transport: SipTransport, port: number): Promise<SipTarget[]> {
+  const found = await addresses.lookup(host, 0);
+  ctx.flush();
+  if (found.alias) ctx.step({ kind: 'note', message: `${host} is an alias of ${found.alias}` });
+  if (found.addresses.length === 0) {
+    throw new NoTargetsError(`${host} has no ${addressTypes(ctx).join(' or ')} record`, ctx.dnsErrors);
+  }
+  return found.addresses.map((a) => ({ transport, host, address: a.address, family: a.family, port, priority: 0, weight: 0, source: 'host', expires: ctx.expires(a.ttl) }));
+}
+
+function describeOutcomes(outcomes: readonly SrvOutcome[]): string {
+  return outcomes
+    .map((o) => `${o.name} ${o.targets.length > 0 ? `${o.targets.length} target(s)` : o.notOffered ? '"." (not offered)' : o.records > 0 ? 'no address' : 'no records'}`)
+    .join('; ');
+}
