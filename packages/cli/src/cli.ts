@@ -1,0 +1,62 @@
+/**
+ * The dnscore command: dispatches to a subcommand and turns every failure into an exit code
+ * and one clear line on stderr. Nothing but the command's output goes to stdout.
+ */
+import { DnsError, InvalidArgumentError } from '@dnscore/core';
+import { resolveCommand, RESOLVE_USAGE } from './commands/resolve.js';
+import { sipCommand, SIP_USAGE } from './commands/sip.js';
+import { ExitCode } from './exit-codes.js';
+import { processIo, type Io } from './io.js';
+
+type Command = (argv: readonly string[], io: Io) => Promise<ExitCode>;
+
+const commands = new Map<string, Command>([
+  ['resolve', resolveCommand],
+  ['sip', sipCommand],
+]);
+
+export const USAGE = `usage: dnscore <command> [options]
+
+commands:
+  resolve NAME    resolve one question, printed like dig (--json for JSON)
+  sip URI         where to send a SIP request: the RFC 3263 step-through and the ordered targets
+
+${RESOLVE_USAGE}
+${SIP_USAGE}
+`;
+
+export async function run(argv: readonly string[], io: Io = processIo): Promise<ExitCode> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(USAGE);
+    return name === undefined ? ExitCode.BAD_INPUT : ExitCode.OK;
+  }
+  const command = commands.get(name);
+  if (!command) {
+    io.stderr(`dnscore: unknown command "${name}"\n${USAGE}`);
+    return ExitCode.BAD_INPUT;
+  }
+  try {
+    return await command(rest, io);
+  } catch (error) {
+    return report(error, io);
+  }
+}
+
+/** Bad input exits 2; anything else means no answer was obtained (5). */
+function report(error: unknown, io: Io): ExitCode {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof InvalidArgumentError || isParseArgsError(error)) {
+    io.stderr(`dnscore: ${message}\n`);
+    return ExitCode.BAD_INPUT;
+  }
+  const code = error instanceof DnsError ? ` [${error.code}]` : '';
+  io.stderr(`dnscore: no answer: ${message}${code}\n`);
+  return ExitCode.NO_ANSWER;
+}
+
+/** node:util parseArgs throws TypeErrors coded ERR_PARSE_ARGS_* for unknown or malformed options. */
+function isParseArgsError(error: unknown): boolean {
+  const code: unknown = (error as { code?: unknown } | undefined)?.code;
+  return error instanceof TypeError && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}

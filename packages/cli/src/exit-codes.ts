@@ -1,0 +1,15 @@
+/** Exit codes of the dnscore command (DESIGN.md, decisions table). */
+export const ExitCode = {
+  /** An answer with records, or targets. */
+  OK: 0,
+  /** Bad input: an invalid name, type, URI, option or zone file. */
+  BAD_INPUT: 2,
+  /** NXDOMAIN, NODATA, or no targets. */
+  NOT_FOUND: 3,
+  /** A bogus DNSSEC answer (or an insecure one where a secure one is required). */
+  BOGUS: 4,
+  /** No answer obtained: timeout, SERVFAIL, REFUSED, network error, no resolver. */
+  NO_ANSWER: 5,
+} as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

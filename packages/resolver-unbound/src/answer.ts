@@ -1,0 +1,39 @@
+/**
+ * libunbound's result as the core's PluginAnswer (Asterisk's unbound completion callback):
+ * flags, rcode and the answer packet. The core parses the records from the packet, so each
+ * keeps its own TTL (libunbound's `data` shares one) and the other sections survive.
+ */
+import { Rcode, describeQuery, type DnsQuery, type PluginAnswer } from '@dnscore/core/plugin';
+import type { UnboundResultRaw } from './binding.js';
+import { InsecureAnswerError, UnboundResolveError } from './errors.js';
+
+/**
+ * Maps one result. A bogus answer stays an answer with bogus true: the core hides its data
+ * and the registry never falls back for it. With `requireSecure`, an insecure NOERROR or
+ * NXDOMAIN throws InsecureAnswerError (other rcodes carry no data to trust and pass as they are).
+ */
+export function toPluginAnswer(query: DnsQuery, raw: UnboundResultRaw, requireSecure = false): PluginAnswer {
+  const packet = raw.answerPacket && raw.answerPacket.length > 0 ? raw.answerPacket : undefined;
+  const answer: PluginAnswer = {
+    rcode: raw.rcode,
+    secure: raw.secure,
+    bogus: raw.bogus,
+    ...(raw.bogus ? { whyBogus: raw.whyBogus ?? 'validation failed (libunbound gave no reason)' } : {}),
+    // libunbound's canonname is lossy (unusual octets become "?"): the core reads the CNAME
+    // chain from the packet instead; without a packet there is no chain.
+    ...(packet ? { answer: packet } : { canonical: query.name }),
+  };
+  if (requireSecure && !raw.secure && !raw.bogus && (raw.rcode === Rcode.NOERROR || raw.rcode === Rcode.NXDOMAIN)) {
+    throw new InsecureAnswerError(`${describeQuery(query)}: the answer is insecure (not validated by DNSSEC) and requireSecure is set`);
+  }
+  return answer;
+}
+
+/** A rejection of the binding's resolve() as UnboundResolveError with libunbound's message. */
+export function toResolveError(query: DnsQuery, error: unknown): UnboundResolveError {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = /\((-?\d+)\)\s*$/.exec(message);
+  return new UnboundResolveError(`${describeQuery(query)}: libunbound returned no result: ${message}`, message, code ? Number(code[1]) : undefined, {
+    cause: error,
+  });
+}

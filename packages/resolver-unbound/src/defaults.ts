@@ -1,0 +1,83 @@
+/**
+ * The defaults of @dnscore/resolver-unbound, one named constant each, with the reason for it.
+ * Numbers measured on this project's machines are in the README ("Speed and threads").
+ */
+
+/** Registry priority, as Asterisk's res_resolver_unbound (lower is tried first). */
+export const DEFAULT_UNBOUND_PRIORITY = 100;
+
+/** Plugin name in the registry. */
+export const DEFAULT_UNBOUND_NAME = 'unbound';
+
+/** Hosts file read by default ("system" in Asterisk's resolver_unbound.conf). */
+export const DEFAULT_HOSTS_FILE = '/etc/hosts';
+
+/** resolv.conf read by default: its nameservers become forwarders after `nameservers`. */
+export const DEFAULT_RESOLV_CONF = '/etc/resolv.conf';
+
+/**
+ * Debian's copy of the root trust anchors (package dns-root-data), read when present.
+ * Debian 12's file (2024071801~deb12u1) holds both DS records below.
+ */
+export const DEFAULT_ROOT_DS_FILE = '/usr/share/dns/root.ds';
+
+/**
+ * Root KSK-2017 (key tag 20326), from IANA's root-anchors.xml
+ * (https://data.iana.org/root-anchors/root-anchors.xml), identical to Debian's root.ds.
+ */
+export const ROOT_KSK_2017_DS = '. IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D';
+
+/**
+ * Root KSK-2024 (key tag 38696), from the same sources. It signs the root DNSKEY set since
+ * 2026-10-11: an anchor of KSK-2017 alone makes every answer under the root bogus now.
+ */
+export const ROOT_KSK_2024_DS = '. IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16';
+
+/** Both root anchors, used when the root.ds file is absent or lacks one of them. */
+export const BUILT_IN_ROOT_ANCHORS: readonly string[] = Object.freeze([ROOT_KSK_2017_DS, ROOT_KSK_2024_DS]);
+
+/**
+ * libunbound's `infra-cache-max-rtt` in ms (libunbound's own default is 120000). With it, a
+ * dead upstream answers SERVFAIL after about 2.3 s instead of 17 s (measured: 1000 ms -> 2.3 s,
+ * 2000 ms -> 5.3 s, 120000 ms -> 17.3 s), so it holds a thread-pool thread that long at most.
+ * Still above any real round trip on the Internet.
+ */
+export const DEFAULT_INFRA_CACHE_MAX_RTT_MS = 1000;
+
+/**
+ * libunbound's `infra-host-ttl` in seconds (libunbound's own default is 900): how long a server
+ * that timed out stays "down". Measured: after a 2-second outage of the only stub server,
+ * libunbound answered SERVFAIL for over 200 s with 900 (not probing it again), and recovered
+ * after 59 s with 60. RTT and EDNS facts are learnt again as often: a few queries a minute.
+ */
+export const DEFAULT_INFRA_HOST_TTL_S = 60;
+
+/**
+ * libunbound's `qname-minimisation` (RFC 9156), libunbound's own default: only the labels
+ * each server needs are sent. In stub mode it costs extra round trips on a cold lookup; set
+ * `qnameMinimisation: false` when the stub servers are your own.
+ */
+export const DEFAULT_QNAME_MINIMISATION = true;
+
+/** libuv's thread pool size when UV_THREADPOOL_SIZE is not set. */
+export const LIBUV_DEFAULT_THREADPOOL_SIZE = 4;
+
+/** libuv's largest thread pool. */
+export const LIBUV_MAX_THREADPOOL_SIZE = 1024;
+
+/**
+ * UV_THREADPOOL_SIZE to set before the first asynchronous fs, crypto or zlib call when this
+ * backend answers: every libunbound query holds a pool thread until it ends (the `unbound`
+ * binding runs a blocking ub_resolve there). 16 threads let two six-query rounds run at once
+ * and keep threads for fs and crypto; idle threads cost only their stacks.
+ */
+export const RECOMMENDED_UV_THREADPOOL_SIZE = 16;
+
+/** Pool threads never given to libunbound queries, so fs and crypto work keeps moving. */
+export const RESERVED_POOL_THREADS = 1;
+
+/**
+ * A name that is never a local zone: removing it makes libunbound finalize its configuration
+ * (and report a bad option) at construction, without changing any zone.
+ */
+export const FINALIZE_PROBE_ZONE = 'dnscore-finalize-probe.invalid.';

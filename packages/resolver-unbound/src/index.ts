@@ -1,0 +1,27 @@
+/**
+ * @dnscore/resolver-unbound: libunbound with DNSSEC validation as a dnscore resolver plugin.
+ * Importing it never fails: without the optional `unbound` binding, the plugin is unavailable
+ * and says why, and the registry uses the next backend.
+ */
+export { UnboundResolver } from './unbound-resolver.js';
+export {
+  planContext,
+  unboundAddress,
+  type UnboundOptions,
+  type UnboundOptionValue,
+  type StubZone,
+  type LocalZone,
+} from './options.js';
+export {
+  loadUnboundBinding,
+  unboundAvailability,
+  explainLoadFailure,
+  type UnboundBinding,
+  type UnboundConstructor,
+  type UnboundContext,
+  type UnboundResultRaw,
+} from './binding.js';
+export { threadPoolSize, defaultMaxInFlight } from './thread-pool.js';
+export { defaultRootAnchors, rootDsKeyTag, type RootAnchors } from './trust-anchors.js';
+export * from './defaults.js';
+export * from './errors.js';

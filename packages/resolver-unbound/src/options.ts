@@ -1,0 +1,269 @@
+/**
+ * Options of the libunbound backend (Asterisk's resolver_unbound.conf and more), checked once
+ * and turned into an ordered list of labelled steps on a libunbound context, so that an
+ * option libunbound refuses is named in the error.
+ */
+import { accessSync, constants } from 'node:fs';
+import { isIP } from 'node:net';
+import { formatName, parseName } from '@dnscore/core/plugin';
+import type { UnboundBinding, UnboundContext } from './binding.js';
+import {
+  DEFAULT_HOSTS_FILE,
+  DEFAULT_INFRA_CACHE_MAX_RTT_MS,
+  DEFAULT_INFRA_HOST_TTL_S,
+  DEFAULT_QNAME_MINIMISATION,
+  DEFAULT_RESOLV_CONF,
+  DEFAULT_UNBOUND_NAME,
+  DEFAULT_UNBOUND_PRIORITY,
+} from './defaults.js';
+import { UnboundOptionError } from './errors.js';
+import { defaultMaxInFlight } from './thread-pool.js';
+import { defaultRootAnchors } from './trust-anchors.js';
+
+/** A zone asked of its own servers (libunbound's stub-zone). */
+export interface StubZone {
+  readonly name: string;
+  /** "IP", "IP@PORT", "IPv4:PORT" or "[IPv6]:PORT". */
+  readonly addresses: readonly string[];
+  /** Ask the servers for the zone's NS set first (stub-prime; default false). */
+  readonly prime?: boolean;
+}
+
+/** A local zone (libunbound's local-zone), e.g. `{ name: 'test', type: 'transparent' }`. */
+export interface LocalZone {
+  readonly name: string;
+  /** transparent, static, deny, refuse, redirect, typetransparent, always_nxdomain, ... */
+  readonly type: string;
+}
+
+export type UnboundOptionValue = string | number | boolean;
+
+export interface UnboundOptions {
+  /** Registry name (default "unbound"). Fixed at construction. */
+  readonly name?: string;
+  /** Registry priority (default 100, as Asterisk). Fixed at construction. */
+  readonly priority?: number;
+  /** Hosts file read as local data (default /etc/hosts); false reads none. */
+  readonly hosts?: string | false;
+  /** resolv.conf whose nameservers become forwarders after `nameservers` (default /etc/resolv.conf); false reads none. */
+  readonly resolvConf?: string | false;
+  /** Forwarders, in order, ahead of resolv.conf's: "IP", "IP@PORT", "IPv4:PORT", "[IPv6]:PORT". */
+  readonly nameservers?: readonly string[];
+  readonly stubZones?: readonly StubZone[];
+  /**
+   * Trust anchors as DS or DNSKEY text ("biloxi.example. IN DS 12345 13 2 ..."). Given (or
+   * `trustAnchorFiles` given), they replace the default root anchors, as delv's -a does; an
+   * empty list means no validation.
+   */
+  readonly trustAnchors?: readonly string[];
+  /** Files of DS or DNSKEY records (libunbound's trust-anchor-file); replace the defaults too. */
+  readonly trustAnchorFiles?: readonly string[];
+  /** Names whose subtree is treated as insecure (libunbound's domain-insecure). */
+  readonly insecureDomains?: readonly string[];
+  readonly localZones?: readonly LocalZone[];
+  /** Local records in presentation form ("goose.feathers 12345 IN A 127.0.0.2"). */
+  readonly localData?: readonly string[];
+  /** libunbound's verbosity, 0..5 (default 0); libunbound logs to stderr. */
+  readonly debugLevel?: number;
+  /** QNAME minimisation, RFC 9156 (default true, libunbound's default); see the README for its cost. */
+  readonly qnameMinimisation?: boolean;
+  /** Cap on a server's retransmit timeout in ms (infra-cache-max-rtt; default 1000). */
+  readonly infraCacheMaxRtt?: number;
+  /** Seconds a server that timed out stays "down" (infra-host-ttl; default 60). */
+  readonly infraHostTtl?: number;
+  /** Any libunbound option by its unbound.conf name; an array sets a list option once per item. Applied last. */
+  readonly options?: Readonly<Record<string, UnboundOptionValue | readonly UnboundOptionValue[]>>;
+  /** Reject answers DNSSEC did not validate with InsecureAnswerError (for DANE/TLSA callers). */
+  readonly requireSecure?: boolean;
+  /** Queries handed to libunbound at once; the others wait their turn (default: thread pool size - 1). */
+  readonly maxInFlight?: number;
+  /** The loaded binding; the default loads `unbound` lazily. Tests pass an unavailable one. */
+  readonly binding?: UnboundBinding;
+}
+
+/** One change to a libunbound context, labelled with the option it comes from. */
+export interface ContextStep {
+  readonly option: string;
+  apply(context: UnboundContext): void;
+}
+
+export interface ContextPlan {
+  readonly name: string;
+  readonly priority: number;
+  readonly steps: readonly ContextStep[];
+  readonly requireSecure: boolean;
+  readonly maxInFlight: number;
+  /** Where the trust anchors come from, for messages: "options", a root.ds path or "built-in". */
+  readonly anchorSource: string;
+}
+
+/** Checks `options` and lists the steps that configure a context with them, in libunbound's order. */
+export function planContext(options: UnboundOptions = {}): ContextPlan {
+  if (options === null || typeof options !== 'object') throw new UnboundOptionError('options', 'must be an object');
+  const steps: ContextStep[] = [];
+  const set = (option: string, name: string, value: string): void => {
+    steps.push({ option, apply: (ctx) => ctx.setOption(name, value) });
+  };
+
+  const rtt = positiveInteger(options.infraCacheMaxRtt ?? DEFAULT_INFRA_CACHE_MAX_RTT_MS, 'infraCacheMaxRtt');
+  set('infraCacheMaxRtt', 'infra-cache-max-rtt', String(rtt));
+  set('infraHostTtl', 'infra-host-ttl', String(positiveInteger(options.infraHostTtl ?? DEFAULT_INFRA_HOST_TTL_S, 'infraHostTtl')));
+  set('qnameMinimisation', 'qname-minimisation', yesNo(options.qnameMinimisation ?? DEFAULT_QNAME_MINIMISATION, 'qnameMinimisation'));
+  if (options.debugLevel !== undefined) {
+    if (!Number.isInteger(options.debugLevel) || options.debugLevel < 0 || options.debugLevel > 5) {
+      throw new UnboundOptionError('debugLevel', `${String(options.debugLevel)} is not an integer 0..5`);
+    }
+    set('debugLevel', 'verbosity', String(options.debugLevel));
+  }
+
+  const hosts = fileOption(options.hosts, DEFAULT_HOSTS_FILE, 'hosts');
+  if (hosts) steps.push({ option: 'hosts', apply: (ctx) => ctx.setHosts(hosts) });
+  // Forwarders first, then resolv.conf's: libunbound asks them in the order they were added.
+  list(options.nameservers, 'nameservers').forEach((server, i) => {
+    const address = unboundAddress(server, `nameservers[${i}]`);
+    steps.push({ option: `nameservers[${i}]`, apply: (ctx) => ctx.setForward(address) });
+  });
+  const resolvConf = fileOption(options.resolvConf, DEFAULT_RESOLV_CONF, 'resolvConf');
+  if (resolvConf) steps.push({ option: 'resolvConf', apply: (ctx) => ctx.setResolveConf(resolvConf) });
+
+  list(options.stubZones, 'stubZones').forEach((stub, i) => {
+    const label = `stubZones[${i}]`;
+    if (!stub || typeof stub !== 'object') throw new UnboundOptionError(label, 'must be { name, addresses }');
+    const zone = zoneName(stub.name, `${label}.name`);
+    const addresses = list(stub.addresses, `${label}.addresses`);
+    if (addresses.length === 0) throw new UnboundOptionError(`${label}.addresses`, 'needs at least one address');
+    addresses.forEach((address, j) => {
+      const where = `${label}.addresses[${j}]`;
+      const normalized = unboundAddress(address, where);
+      steps.push({ option: where, apply: (ctx) => ctx.setStub(zone, normalized, stub.prime ?? false) });
+    });
+  });
+
+  list(options.localZones, 'localZones').forEach((local, i) => {
+    const label = `localZones[${i}]`;
+    if (!local || typeof local !== 'object') throw new UnboundOptionError(label, 'must be { name, type }');
+    if (typeof local.type !== 'string' || !/^[a-z_]+$/.test(local.type)) {
+      throw new UnboundOptionError(`${label}.type`, `"${String(local.type)}" is not a local-zone type`);
+    }
+    set(label, 'local-zone', `${zoneName(local.name, `${label}.name`)} ${local.type}`);
+  });
+  list(options.localData, 'localData').forEach((data, i) => set(`localData[${i}]`, 'local-data', text(data, `localData[${i}]`)));
+  list(options.insecureDomains, 'insecureDomains').forEach((domain, i) => {
+    set(`insecureDomains[${i}]`, 'domain-insecure', zoneName(domain, `insecureDomains[${i}]`));
+  });
+
+  let anchorSource = 'options';
+  if (options.trustAnchors === undefined && options.trustAnchorFiles === undefined) {
+    const defaults = defaultRootAnchors();
+    anchorSource = defaults.source;
+    defaults.anchors.forEach((anchor, i) => {
+      steps.push({ option: `default root anchor ${i} (${defaults.source})`, apply: (ctx) => ctx.addTrustAnchor(anchor) });
+    });
+  } else {
+    list(options.trustAnchors, 'trustAnchors').forEach((anchor, i) => {
+      const value = text(anchor, `trustAnchors[${i}]`);
+      steps.push({ option: `trustAnchors[${i}]`, apply: (ctx) => ctx.addTrustAnchor(value) });
+    });
+    list(options.trustAnchorFiles, 'trustAnchorFiles').forEach((file, i) => {
+      const value = text(file, `trustAnchorFiles[${i}]`);
+      steps.push({
+        option: `trustAnchorFiles[${i}]`,
+        apply: (ctx) => {
+          // libunbound reads the file only when it finalizes, and then says just "initialization failure".
+          accessSync(value, constants.R_OK);
+          ctx.addTrustAnchorFile(value);
+        },
+      });
+    });
+  }
+
+  for (const [key, value] of Object.entries(options.options ?? {})) {
+    const label = `options[${JSON.stringify(key)}]`;
+    const name = key.endsWith(':') ? key.slice(0, -1) : key;
+    if (!/^[a-z0-9-]+$/i.test(name)) throw new UnboundOptionError(label, 'is not an unbound.conf option name');
+    const values = Array.isArray(value) ? (value as readonly UnboundOptionValue[]) : [value as UnboundOptionValue];
+    values.forEach((item) => set(label, name, optionText(item, label)));
+  }
+
+  return {
+    name: text(options.name ?? DEFAULT_UNBOUND_NAME, 'name'),
+    priority: finite(options.priority ?? DEFAULT_UNBOUND_PRIORITY, 'priority'),
+    steps,
+    requireSecure: options.requireSecure ?? false,
+    maxInFlight: positiveInteger(options.maxInFlight ?? defaultMaxInFlight(), 'maxInFlight'),
+    anchorSource,
+  };
+}
+
+/**
+ * A server address the way libunbound wants it ("IP" or "IP@PORT"). Accepts "IPv4:PORT" and
+ * "[IPv6]:PORT" too; libunbound itself refuses those with a bare "syntax error".
+ */
+export function unboundAddress(server: string, option = 'address'): string {
+  if (typeof server !== 'string' || server.trim() === '') throw new UnboundOptionError(option, 'is empty');
+  const value = server.trim();
+  let host = value;
+  let port: string | undefined;
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(value);
+  const at = /^([^@]+)@(\d+)$/.exec(value);
+  const colon = /^([^:]+):(\d+)$/.exec(value);
+  if (bracketed) [, host = '', port] = bracketed;
+  else if (at) [, host = '', port] = at;
+  else if (colon) [, host = '', port] = colon;
+  if (isIP(host) === 0) throw new UnboundOptionError(option, `"${server}" is not an IP address (libunbound takes addresses, not host names)`);
+  if (port === undefined) return host;
+  const number = Number(port);
+  if (!Number.isInteger(number) || number < 1 || number > 65535) throw new UnboundOptionError(option, `port ${port} is not 1..65535`);
+  return `${host}@${number}`;
+}
+
+function zoneName(name: unknown, option: string): string {
+  if (typeof name !== 'string' || name.trim() === '') throw new UnboundOptionError(option, 'needs a domain name');
+  try {
+    const labels = parseName(name.trim());
+    return labels.length === 0 ? '.' : `${formatName(labels)}.`;
+  } catch (error) {
+    throw new UnboundOptionError(option, (error as Error).message);
+  }
+}
+
+function fileOption(value: string | false | undefined, fallback: string, option: string): string | undefined {
+  if (value === false) return undefined;
+  if (value === undefined) return fallback;
+  return text(value, option);
+}
+
+function list<T>(value: readonly T[] | undefined, option: string): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new UnboundOptionError(option, 'must be an array');
+  return value;
+}
+
+function text(value: unknown, option: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new UnboundOptionError(option, 'must be a non-empty string');
+  return value.trim();
+}
+
+function optionText(value: unknown, option: string): string {
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'string') return value;
+  throw new UnboundOptionError(option, `${String(value)} is not a string, number or boolean`);
+}
+
+function yesNo(value: unknown, option: string): string {
+  if (typeof value !== 'boolean') throw new UnboundOptionError(option, 'must be true or false');
+  return value ? 'yes' : 'no';
+}
+
+function positiveInteger(value: unknown, option: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new UnboundOptionError(option, `${String(value)} is not a positive integer`);
+  }
+  return value;
+}
+
+function finite(value: unknown, option: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new UnboundOptionError(option, `${String(value)} is not a finite number`);
+  return value;
+}

@@ -1,0 +1,182 @@
+/**
+ * planContext: what each option becomes on a libunbound context, in which order, and which
+ * options are refused before libunbound sees them. The steps run against a recorder of the
+ * context's methods (what we ask libunbound, not how libunbound behaves: context.test.ts and
+ * the integration tests cover that).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_ROOT_DS_FILE,
+  UnboundOptionError,
+  defaultMaxInFlight,
+  planContext,
+  unboundAddress,
+  type UnboundContext,
+  type UnboundOptions,
+} from '../src/index.js';
+
+function calls(options: UnboundOptions): string[] {
+  const log: string[] = [];
+  const record =
+    (method: string) =>
+    (...args: unknown[]): UnboundContext => {
+      log.push(`${method} ${args.map(String).join(' | ')}`);
+      return context;
+    };
+  const context = {
+    setOption: record('setOption'),
+    setForward: record('setForward'),
+    setStub: record('setStub'),
+    setResolveConf: record('setResolveConf'),
+    setHosts: record('setHosts'),
+    addTrustAnchor: record('addTrustAnchor'),
+    addTrustAnchorFile: record('addTrustAnchorFile'),
+    removeZone: record('removeZone'),
+    resolve: () => Promise.reject(new Error('not here')),
+  } as UnboundContext;
+  for (const step of planContext(options).steps) step.apply(context);
+  return log;
+}
+
+function refusal(options: UnboundOptions): string {
+  try {
+    planContext(options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UnboundOptionError);
+    expect(error).toMatchObject({ code: 'DNS_ERR_UNBOUND_OPTION', definite: true });
+    return (error as Error).message;
+  }
+  throw new Error('not refused');
+}
+
+describe('planContext, nominal', () => {
+  it('defaults: infra-cache-max-rtt 1000, infra-host-ttl 60, qname minimisation on, system hosts and resolv.conf, root anchors', () => {
+    const plan = planContext();
+    expect(plan).toMatchObject({ name: 'unbound', priority: 100, requireSecure: false, maxInFlight: defaultMaxInFlight(), anchorSource: DEFAULT_ROOT_DS_FILE });
+    expect(calls({})).toEqual([
+      'setOption infra-cache-max-rtt | 1000',
+      'setOption infra-host-ttl | 60',
+      'setOption qname-minimisation | yes',
+      'setHosts /etc/hosts',
+      'setResolveConf /etc/resolv.conf',
+      'addTrustAnchor . IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D',
+      'addTrustAnchor . IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16',
+    ]);
+  });
+
+  it('every option, in libunbound order: forwarders ahead of resolv.conf, generic options last', () => {
+    expect(
+      calls({
+        hosts: '/srv/hosts',
+        resolvConf: '/srv/resolv.conf',
+        nameservers: ['192.0.2.53', '192.0.2.54:5353', '[2001:db8::53]:53'],
+        stubZones: [{ name: 'Biloxi.Example.', addresses: ['127.0.0.1@5300', '::1'], prime: true }],
+        localZones: [{ name: 'test', type: 'transparent' }],
+        localData: ['goose.feathers 60 IN A 127.0.0.2'],
+        insecureDomains: ['lab.example'],
+        trustAnchors: ['biloxi.example. IN DS 1 13 2 AB'],
+        trustAnchorFiles: ['/dev/null'],
+        debugLevel: 2,
+        qnameMinimisation: false,
+        infraCacheMaxRtt: 250,
+        infraHostTtl: 5,
+        options: { 'val-override-date': '20300101000000', 'do-ip6:': false, 'edns-buffer-size': 1232, 'domain-insecure': ['a.example', 'b.example'] },
+      }),
+    ).toEqual([
+      'setOption infra-cache-max-rtt | 250',
+      'setOption infra-host-ttl | 5',
+      'setOption qname-minimisation | no',
+      'setOption verbosity | 2',
+      'setHosts /srv/hosts',
+      'setForward 192.0.2.53',
+      'setForward 192.0.2.54@5353',
+      'setForward 2001:db8::53@53',
+      'setResolveConf /srv/resolv.conf',
+      'setStub Biloxi.Example. | 127.0.0.1@5300 | true',
+      'setStub Biloxi.Example. | ::1 | true',
+      'setOption local-zone | test. transparent',
+      'setOption local-data | goose.feathers 60 IN A 127.0.0.2',
+      'setOption domain-insecure | lab.example.',
+      'addTrustAnchor biloxi.example. IN DS 1 13 2 AB',
+      'addTrustAnchorFile /dev/null',
+      'setOption val-override-date | 20300101000000',
+      'setOption do-ip6 | no',
+      'setOption edns-buffer-size | 1232',
+      'setOption domain-insecure | a.example',
+      'setOption domain-insecure | b.example',
+    ]);
+  });
+
+  it('hosts: false and resolvConf: false read nothing; explicit anchors replace the root ones', () => {
+    expect(calls({ hosts: false, resolvConf: false, trustAnchors: [] })).toEqual([
+      'setOption infra-cache-max-rtt | 1000',
+      'setOption infra-host-ttl | 60',
+      'setOption qname-minimisation | yes',
+    ]);
+    expect(planContext({ trustAnchorFiles: [] }).anchorSource).toBe('options');
+  });
+
+  it('name, priority, requireSecure and maxInFlight are the plugin own', () => {
+    expect(planContext({ name: 'dnssec', priority: 10, requireSecure: true, maxInFlight: 7 })).toMatchObject({
+      name: 'dnssec',
+      priority: 10,
+      requireSecure: true,
+      maxInFlight: 7,
+    });
+  });
+});
+
+describe('planContext, off-nominal: refused before libunbound', () => {
+  it.each([
+    [{ debugLevel: 6 }, 'unbound option debugLevel: 6 is not an integer 0..5'],
+    [{ maxInFlight: 0 }, 'unbound option maxInFlight: 0 is not a positive integer'],
+    [{ infraCacheMaxRtt: 1.5 }, 'unbound option infraCacheMaxRtt: 1.5 is not a positive integer'],
+    [{ infraHostTtl: 0 }, 'unbound option infraHostTtl: 0 is not a positive integer'],
+    [{ qnameMinimisation: 'yes' as unknown as boolean }, 'unbound option qnameMinimisation: must be true or false'],
+    [{ name: ' ' }, 'unbound option name: must be a non-empty string'],
+    [{ priority: Number.NaN }, 'unbound option priority: NaN is not a finite number'],
+    [{ hosts: '' }, 'unbound option hosts: must be a non-empty string'],
+    [{ nameservers: 'ns' as unknown as string[] }, 'unbound option nameservers: must be an array'],
+    [{ nameservers: ['ns.example'] }, 'unbound option nameservers[0]: "ns.example" is not an IP address (libunbound takes addresses, not host names)'],
+    [{ stubZones: [{ name: 'x.test', addresses: [] }] }, 'unbound option stubZones[0].addresses: needs at least one address'],
+    [{ stubZones: [{ name: 'a..b', addresses: ['127.0.0.1'] }] }, 'unbound option stubZones[0].name: empty label in name "a..b"'],
+    [{ stubZones: [{ name: 'x.test', addresses: ['127.0.0.1#53'] }] }, 'unbound option stubZones[0].addresses[0]: "127.0.0.1#53" is not an IP address (libunbound takes addresses, not host names)'],
+    [{ localZones: [{ name: 'test', type: 'see-through' }] }, 'unbound option localZones[0].type: "see-through" is not a local-zone type'],
+    [{ localData: [''] }, 'unbound option localData[0]: must be a non-empty string'],
+    [{ trustAnchors: [' '] }, 'unbound option trustAnchors[0]: must be a non-empty string'],
+    [{ insecureDomains: [''] }, 'unbound option insecureDomains[0]: needs a domain name'],
+    [{ options: { 'bad name': 'x' } }, 'unbound option options["bad name"]: is not an unbound.conf option name'],
+    [{ options: { verbosity: {} as unknown as string } }, 'unbound option options["verbosity"]: [object Object] is not a string, number or boolean'],
+  ] as [UnboundOptions, string][])('%j', (options, message) => {
+    expect(refusal(options)).toBe(message);
+  });
+
+  it('options that are not an object', () => {
+    expect(refusal(null as unknown as UnboundOptions)).toBe('unbound option options: must be an object');
+  });
+});
+
+describe('unboundAddress', () => {
+  it.each([
+    ['192.0.2.1', '192.0.2.1'],
+    ['192.0.2.1@5300', '192.0.2.1@5300'],
+    ['192.0.2.1:5300', '192.0.2.1@5300'],
+    ['::1', '::1'],
+    ['::1@5353', '::1@5353'],
+    ['[2001:db8::1]:53', '2001:db8::1@53'],
+    ['[2001:db8::1]', '2001:db8::1'],
+    [' 127.0.0.1 ', '127.0.0.1'],
+  ])('%s -> %s', (input, output) => {
+    expect(unboundAddress(input)).toBe(output);
+  });
+
+  it.each([
+    ['', 'unbound option address: is empty'],
+    ['sip.example', 'unbound option address: "sip.example" is not an IP address (libunbound takes addresses, not host names)'],
+    ['192.0.2.1:0', 'unbound option address: port 0 is not 1..65535'],
+    ['192.0.2.1@70000', 'unbound option address: port 70000 is not 1..65535'],
+    ['192.0.2.300', 'unbound option address: "192.0.2.300" is not an IP address (libunbound takes addresses, not host names)'],
+  ])('%j is refused', (input, message) => {
+    expect(() => unboundAddress(input)).toThrow(message);
+  });
+});

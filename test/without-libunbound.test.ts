@@ -1,0 +1,44 @@
+/**
+ * The fallback for real: a clean copy of the repository installed with `npm ci --omit=optional`
+ * has no `unbound` binding; `dnscore resolve --resolver auto` still answers, through the system
+ * backend, and says so once on stderr. (Needs the npm registry, as `npm ci` does.)
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startNsd, type NsdServer } from './support/nsd.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// dist/ is copied: the packages are built already, and TypeScript 7's compiler is itself an
+// optional dependency that --omit=optional leaves out.
+const SKIP = new Set(['node_modules', '.turbo', '.git', 'coverage']);
+
+let copy: string;
+let nsd: NsdServer;
+
+beforeAll(async () => {
+  copy = mkdtempSync(join(tmpdir(), 'dnscore-no-unbound-'));
+  cpSync(ROOT, copy, { recursive: true, filter: (source) => !relative(ROOT, source).split(sep).some((part) => SKIP.has(part)) });
+  await run('npm', ['ci', '--omit=optional', '--no-audit', '--no-fund'], { cwd: copy, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
+  nsd = await startNsd([{ name: 'biloxi.example', text: readFileSync(join(ROOT, 'examples/zones/biloxi.example.zone'), 'utf8') }]);
+}, 300_000);
+
+afterAll(async () => {
+  await nsd?.stop();
+  if (copy) rmSync(copy, { recursive: true, force: true });
+});
+
+it('without the unbound binding, auto answers through the system backend and says so once', async () => {
+  expect(existsSync(join(copy, 'node_modules/unbound'))).toBe(false);
+  const bin = join(copy, 'packages/cli/dist/main.cjs');
+  const { stdout, stderr } = await run(process.execPath, [bin, 'resolve', 'sip1.biloxi.example', '--resolver', 'auto', '--server', nsd.endpoint, '--json']);
+  expect(JSON.parse(stdout)).toMatchObject({ rcode: 'NOERROR', records: [{ data: '203.0.113.11' }] });
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^dnscore: resolving with "system" \(unbound unavailable: .+\)$/);
+}, 60_000);
