@@ -7,20 +7,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run, type Io } from '@dnscore/cli';
+import { dnscore } from '../packages/cli/test/support.js';
 import { startNsd, type NsdServer } from './support/nsd.js';
 import { freePort } from './support/ports.js';
 
 const ZONE = readFileSync(new URL('../examples/zones/biloxi.example.zone', import.meta.url), 'utf8');
 const BIN = fileURLToPath(new URL('../packages/cli/dist/main.cjs', import.meta.url));
 
-async function dnscore(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {} };
-  const code = await run(argv, io);
-  return { code, stdout, stderr };
-}
 
 let nsd: NsdServer;
 beforeAll(async () => {

@@ -4,7 +4,7 @@
  * a bogus answer under `--resolver auto` either.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run, type Io } from '@dnscore/cli';
+import { dnscore } from '../packages/cli/test/support.js';
 import { alterRecord, signZone, type SignedZone } from './support/dnssec.js';
 import { startNsd, type NsdServer } from './support/nsd.js';
 
@@ -25,13 +25,6 @@ ns1   IN A    127.0.0.1
 www   IN A    192.0.2.80
 `;
 
-async function dnscore(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {} };
-  const code = await run(argv, io);
-  return { code, stdout, stderr };
-}
 
 let nsd: NsdServer;
 let signed: SignedZone;

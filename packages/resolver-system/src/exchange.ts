@@ -1,7 +1,9 @@
 /** What one try (one nameserver, one transport) needs and how it ends. */
 import type { DnsError, DnsQuery, Timers, WireMessage } from '@dnscore/core/plugin';
+import { randomQueryId } from './query-id.js';
 import type { ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
+import { encodeQuery } from './wire.js';
 
 export interface ExchangeContext {
   readonly server: ServerAddress;
@@ -25,3 +27,15 @@ export type ExchangeOutcome =
   /** No acceptable answer in time; `dropped` messages were refused meanwhile. */
   | { readonly kind: 'timeout'; readonly dropped: number }
   | { readonly kind: 'failed'; readonly error: DnsError };
+
+/** A fresh crypto-random ID and the query packet of one try (RFC 5452: a new ID per try). */
+export function newQueryPacket(context: ExchangeContext): { readonly id: number; readonly packet: Uint8Array } {
+  const id = randomQueryId();
+  const packet = encodeQuery(context.query, {
+    id,
+    rd: context.rd,
+    ad: context.ad,
+    ...(context.udpPayloadSize !== undefined ? { udpPayloadSize: context.udpPayloadSize } : {}),
+  });
+  return { id, packet };
+}

@@ -6,12 +6,10 @@
  */
 import { connect } from 'node:net';
 import { MalformedAnswerError, NetworkError, abortError, describeQuery } from '@dnscore/core/plugin';
-import type { ExchangeContext, ExchangeOutcome } from './exchange.js';
-import { randomQueryId } from './query-id.js';
+import { newQueryPacket, type ExchangeContext, type ExchangeOutcome } from './exchange.js';
 import { inspectResponse } from './response-check.js';
 import { formatServerAddress } from './server-address.js';
 import { countDropped } from './stats.js';
-import { encodeQuery } from './wire.js';
 
 export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> {
   const { server, query, signal, stats, timers } = context;
@@ -20,13 +18,7 @@ export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
       reject(abortError(signal));
       return;
     }
-    const id = randomQueryId();
-    const packet = encodeQuery(query, {
-      id,
-      rd: context.rd,
-      ad: context.ad,
-      ...(context.udpPayloadSize !== undefined ? { udpPayloadSize: context.udpPayloadSize } : {}),
-    });
+    const { id, packet } = newQueryPacket(context);
     const frame = Buffer.alloc(2 + packet.length);
     frame.writeUInt16BE(packet.length, 0);
     frame.set(packet, 2);

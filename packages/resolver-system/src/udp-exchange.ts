@@ -8,12 +8,10 @@
 import { createSocket } from 'node:dgram';
 import { NetworkError, abortError, describeQuery } from '@dnscore/core/plugin';
 import { CLASSIC_UDP_SIZE } from './defaults.js';
-import type { ExchangeContext, ExchangeOutcome } from './exchange.js';
-import { randomQueryId } from './query-id.js';
+import { newQueryPacket, type ExchangeContext, type ExchangeOutcome } from './exchange.js';
 import { inspectResponse } from './response-check.js';
 import { formatServerAddress, isFromServer } from './server-address.js';
 import { countDropped } from './stats.js';
-import { encodeQuery } from './wire.js';
 
 export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> {
   const { server, query, signal, stats, timers } = context;
@@ -22,13 +20,7 @@ export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
       reject(abortError(signal));
       return;
     }
-    const id = randomQueryId();
-    const packet = encodeQuery(query, {
-      id,
-      rd: context.rd,
-      ad: context.ad,
-      ...(context.udpPayloadSize !== undefined ? { udpPayloadSize: context.udpPayloadSize } : {}),
-    });
+    const { id, packet } = newQueryPacket(context);
     const limit = context.udpPayloadSize ?? CLASSIC_UDP_SIZE;
     const socket = createSocket({ type: server.family === 6 ? 'udp6' : 'udp4' });
     let done = false;
