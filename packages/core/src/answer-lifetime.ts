@@ -1,4 +1,5 @@
 /** How long an answer may be cached, in seconds, from the TTLs in its packet. */
+import { isAtOrBelow } from './bailiwick.js';
 import { nameKey } from './names.js';
 import type { DnsQuery } from './query.js';
 import { decodeRecord } from './records/decode.js';
@@ -45,8 +46,10 @@ function packetTtl(message: WireMessage, rcode: number, limits: LifetimeLimits):
     return Math.min(limits.maxTtl, ...message.answers.map((r) => r.ttl));
   }
   if (rcode !== Rcode.NXDOMAIN && rcode !== Rcode.NOERROR) return 0;
-  const soa = message.authorities.find((r) => r.type === RRType.SOA);
-  if (!soa) return 0; // RFC 2308 section 5: no SOA, no negative caching
+  // RFC 2308 section 5: no SOA of a zone holding the name, no negative caching.
+  const question = message.questions[0];
+  const soa = message.authorities.find((r) => r.type === RRType.SOA && question !== undefined && isAtOrBelow(question.labels, r.labels));
+  if (!soa) return 0;
   try {
     const data = decodeRecord(message.packet, soa).data as SoaData;
     return Math.min(limits.maxNegativeTtl, negativeTtl(soa.ttl, data));

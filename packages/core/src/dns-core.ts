@@ -7,14 +7,18 @@ import { inject, injectAll, injectable } from 'tsyringe';
 import { raceAbort, throwIfAborted } from './abort.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
 import { silentLogger } from './logger.js';
-import { makeQuery, type DnsQuery } from './query.js';
+import { chainStaysInZone } from './bailiwick.js';
+import { MalformedAnswerError } from './errors.js';
+import { nameEquals, parseName } from './names.js';
+import { describeQuery, makeQuery, type DnsQuery } from './query.js';
 import { QuerySet } from './query-set.js';
 import { RecurringQuery, type RecurringOptions } from './recurring.js';
 import type { TypedRecord, TypedRecordName } from './records/types.js';
 import { ResolverRegistry } from './registry.js';
 import type { ResolverPlugin } from './resolver-plugin.js';
 import type { DnsResult } from './result.js';
-import { buildResult } from './result-builder.js';
+import { DEFAULT_MAX_CNAME_CHAIN, buildResult } from './result-builder.js';
+import { RRType } from './rr-types.js';
 import { DNS_CORE_OPTIONS, RESOLVER_PLUGIN } from './tokens.js';
 
 export interface ResolveOptions {
@@ -67,6 +71,10 @@ export class DnsCore implements DnsResolver {
 
   /** Resolves an already validated query. */
   async resolveQuery(query: DnsQuery, signal?: AbortSignal): Promise<DnsResult> {
+    return this.#resolve(query, signal, 0);
+  }
+
+  async #resolve(query: DnsQuery, signal: AbortSignal | undefined, reasks: number): Promise<DnsResult> {
     throwIfAborted(signal);
     const pluginSignal = signal ?? new AbortController().signal;
     const finish = (answer: Parameters<typeof buildResult>[1], plugin: ResolverPlugin): DnsResult =>
@@ -75,7 +83,25 @@ export class DnsCore implements DnsResolver {
         ...(this.#options.random ? { random: this.#options.random } : {}),
         ...(this.#options.maxCnameChain ? { maxCnameChain: this.#options.maxCnameChain } : {}),
       });
-    return raceAbort(this.registry.resolve(query, pluginSignal, finish), signal);
+    const result = await raceAbort(this.registry.resolve(query, pluginSignal, finish), signal);
+    return this.#reaskOutOfZone(query, result, signal, reasks);
+  }
+
+  /**
+   * A CNAME chain into another zone: the records the server added for the chain's end are not
+   * trusted; the end is asked on its own (RFC 5452 section 6). A DNSSEC-secure chain was
+   * validated link by link and is kept.
+   */
+  async #reaskOutOfZone(query: DnsQuery, result: DnsResult, signal: AbortSignal | undefined, reasks: number): Promise<DnsResult> {
+    if (this.#options.reaskCrossZoneCnames === false || result.secure || result.bogus) return result;
+    if (query.type === RRType.CNAME || query.type === RRType.ANY || nameEquals(result.canonical, query.name)) return result;
+    const end = parseName(result.canonical);
+    if (chainStaysInZone(end, query.labels)) return result;
+    if (reasks >= (this.#options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN)) {
+      throw new MalformedAnswerError(`${describeQuery(query)}: CNAME chains across zones go on for more than ${reasks} re-asks`);
+    }
+    const target = makeQuery(result.canonical, query.type, query.class);
+    return (await this.#resolve(target, signal, reasks + 1)).answering(query);
   }
 
   /** A new query set over this core. */

@@ -13,6 +13,7 @@ import { RdataError } from './records/rdata-error.js';
 import { orderSrv } from './records/srv.js';
 import { negativeTtl } from './records/soa.js';
 import type { DnsRecord, DroppedRecord, TypedRecord } from './records/types.js';
+import { inAdditionalBailiwick, isAtOrBelow } from './bailiwick.js';
 import { DnsResult } from './result.js';
 import { RRClass, RRType, Rcode, typeName } from './rr-types.js';
 import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
@@ -107,7 +108,7 @@ export class ResultBuilder {
 
     let records = this.#added ?? (message ? this.#answerRecords(message, chainEnd, age) : []);
     const authority = message ? this.#section(message, message.authorities, 'authority', age) : [];
-    let additional = message ? this.#section(message, message.additionals, 'additional', age) : [];
+    let additional = message ? this.#section(message, this.#inBailiwick(message.additionals, chainEnd), 'additional', age) : [];
     const bogus = answer.bogus ?? false;
     if (bogus) {
       // A bogus answer's data is never presented as usable (RFC 4035 section 4.3).
@@ -127,7 +128,7 @@ export class ResultBuilder {
       authority: bogus ? [] : authority,
       additional,
       dropped: this.#dropped,
-      negativeTtl: bogus ? 0 : negativeTtlOf(answer.rcode, records, authority, age),
+      negativeTtl: bogus ? 0 : negativeTtlOf(answer.rcode, records, authority, chainEnd, age),
       age,
     });
   }
@@ -206,6 +207,17 @@ export class ResultBuilder {
     }
   }
 
+  /** Additional records outside the question's domain are dropped, never used (RFC 5452). */
+  #inBailiwick(records: readonly WireRecord[], chainEnd: Labels): WireRecord[] {
+    return records.filter((r) => {
+      if (inAdditionalBailiwick(r.labels, this.query.labels) || inAdditionalBailiwick(r.labels, chainEnd)) return true;
+      this.#dropped.push(
+        Object.freeze({ section: 'additional' as const, name: r.name, type: typeName(r.type), rule: 'out-of-bailiwick', reason: `${r.name} is outside ${describeQuery(this.query)}'s domain` }),
+      );
+      return false;
+    });
+  }
+
   #classMatches(record: WireRecord): boolean {
     return this.query.class === RRClass.ANY || record.class === this.query.class;
   }
@@ -224,9 +236,10 @@ export function buildResult(query: DnsQuery, answer: PluginAnswer, options?: Res
   return new ResultBuilder(query, options).setResult(answer).build();
 }
 
-function negativeTtlOf(rcode: number, records: readonly DnsRecord[], authority: readonly DnsRecord[], age: number): number {
+function negativeTtlOf(rcode: number, records: readonly DnsRecord[], authority: readonly DnsRecord[], chainEnd: Labels, age: number): number {
   if (!(rcode === Rcode.NXDOMAIN || (rcode === Rcode.NOERROR && records.length === 0))) return 0;
-  const soa = authority.find((r): r is TypedRecord<'SOA'> => r.type === 'SOA');
+  // Only the SOA of a zone that holds the name speaks for its absence (RFC 2308 section 5).
+  const soa = authority.find((r): r is TypedRecord<'SOA'> => r.type === 'SOA' && isAtOrBelow(chainEnd, parseName(r.name)));
   // soa.ttl is already aged; MINIMUM ages with it.
   return soa ? Math.max(0, negativeTtl(soa.ttl, { ...soa.data, minimum: soa.data.minimum - age })) : 0;
 }

@@ -66,6 +66,11 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
     Object.freeze(this);
   }
 
+  /** The same result presented as the answer to another question (a CNAME target re-asked). */
+  answering(query: DnsQuery): DnsResult<R> {
+    return new DnsResult<R>({ ...this, query, answer: this.#answer });
+  }
+
   /** The raw answer packet; a copy, so the result stays immutable. */
   get answer(): Uint8Array {
     return this.#answer.slice();

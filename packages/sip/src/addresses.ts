@@ -117,6 +117,13 @@ export function additionalAddresses(
   }
   const byName = new Map<string, HostAddress[]>();
   const steps: AdditionalStep[] = [];
+  // The core already refuses additional records outside the question's domain (RFC 5452): say so.
+  const refused = new Set<string>();
+  for (const dropped of result.dropped) {
+    if (dropped.rule !== 'out-of-bailiwick' || (dropped.type !== 'A' && dropped.type !== 'AAAA') || refused.has(nameKey(dropped.name))) continue;
+    refused.add(nameKey(dropped.name));
+    steps.push({ kind: 'additional', srv: srvOwner, host: dropped.name, addresses: [], used: false, reason: `outside ${domain}, the domain asked about: refused by the core, it gets its own query if it is a target` });
+  }
   for (const [key, { name, records }] of grouped) {
     const step = (used: boolean, reason: string, shown = records): void => {
       steps.push({ kind: 'additional', srv: srvOwner, host: name, addresses: shown.map((a) => a.address), used, reason });

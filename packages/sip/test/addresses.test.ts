@@ -72,7 +72,7 @@ describe('CNAMEs', () => {
     const soa = '$TTL 60\n@ IN SOA ns h 1 1 1 1 60\n@ IN NS ns\nns IN A 192.0.2.1\n';
     const loop = new ZoneResolver({ name: 'loop', zones: [{ origin: 'loop.example.', text: soa + Array.from({ length: 12 }, (_, i) => `c${i} IN CNAME c${i + 1}.away.example.\n`).join('') }] });
     const away = new ZoneResolver({ name: 'away', priority: 60, zones: [{ origin: 'away.example.', text: soa + Array.from({ length: 12 }, (_, i) => `c${i + 1} IN CNAME c${i + 1}.loop.example.\n`).join('') }] });
-    const locator = new SipLocator(new DnsCore([loop, away]), { ipv6: false, maxCnameHops: 2 });
+    const locator = new SipLocator(new DnsCore([loop, away], { reaskCrossZoneCnames: false }), { ipv6: false, maxCnameHops: 2 });
     const resolution = await locator.resolve('sip:c0.loop.example:5060');
     expect(resolution.targets).toEqual([]);
     expect(resolution.error?.message).toBe('c0.loop.example has no A record');

@@ -139,15 +139,15 @@ describe('additional-section A/AAAA: only for SRV targets of that answer, at or 
       'sibling.cases.example A',
     ]);
     expect(resolution.steps.filter((s) => s.kind === 'additional')).toEqual([
-      { kind: 'additional', srv: '_sip._udp.bailiwick.cases.example', host: 'in.bailiwick.cases.example', addresses: ['192.0.2.60'], used: true, reason: 'used instead of A/AAAA queries (a target of this answer, inside bailiwick.cases.example)' },
       {
         kind: 'additional',
         srv: '_sip._udp.bailiwick.cases.example',
         host: 'sibling.cases.example',
-        addresses: ['192.0.2.61'],
+        addresses: [],
         used: false,
-        reason: 'outside bailiwick.cases.example, the domain asked about: it gets its own query (additional data cannot prove a zone cut)',
+        reason: 'outside bailiwick.cases.example, the domain asked about: refused by the core, it gets its own query if it is a target',
       },
+      { kind: 'additional', srv: '_sip._udp.bailiwick.cases.example', host: 'in.bailiwick.cases.example', addresses: ['192.0.2.60'], used: true, reason: 'used instead of A/AAAA queries (a target of this answer, inside bailiwick.cases.example)' },
     ]);
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.60:5060 in.bailiwick.cases.example', 'udp 192.0.2.61:5060 sibling.cases.example']);
   });

@@ -80,11 +80,14 @@ describe('zone resolver: nominal', () => {
     expect(result.canonical).toBe('nowhere.example');
   });
 
-  it('stops a chain that leaves its zones, with the CNAME', async () => {
-    const result = await core.resolve('outside.example', 'A');
+  it('stops a chain that leaves its zones, with the CNAME; the core then re-asks its end', async () => {
+    const trusting = new DnsCore([zones], { reaskCrossZoneCnames: false });
+    const result = await trusting.resolve('outside.example', 'A');
     expect(result.rcode).toBe(0);
     expect(result.canonical).toBe('www.elsewhere.test');
     expect(result.records).toEqual([]);
+    // By default the end of a chain into another zone is asked on its own: no zone holds it here.
+    await expect(core.resolve('outside.example', 'A')).rejects.toBeInstanceOf(NotAuthoritativeError);
   });
 
   it('answers SERVFAIL for a CNAME loop', async () => {
@@ -121,7 +124,9 @@ describe('zone resolver: nominal', () => {
     const message = parseMessage(result.answer);
     expect(message.header.aa).toBe(false);
     expect(lines(result.authority)).toEqual(['child.example.\t3600\tIN\tNS\tns.child.example.']);
-    expect(lines(result.additional)).toEqual(['ns.child.example.\t3600\tIN\tA\t192.0.2.77']);
+    expect(message.additionals.map((r) => r.name)).toEqual(['ns.child.example']); // the glue is sent...
+    expect(result.additional).toEqual([]); // ...but a stub does not use data outside the name asked
+    expect(result.dropped).toEqual([expect.objectContaining({ name: 'ns.child.example', rule: 'out-of-bailiwick' })]);
   });
 
   it('answers from the most specific zone', async () => {

@@ -1,0 +1,41 @@
+/**
+ * What a stub may believe of an answer (cache-poisoning defence, RFC 5452 section 6 and the
+ * "credibility" rules of RFC 2181 section 5.4.1). A stub cannot see zone cuts, so the zone that
+ * answered is approximated from the question: the service labels (_sip._udp) are not a zone of
+ * their own, and a zone is never below the name asked.
+ */
+import { labelEquals, type Labels } from './names.js';
+
+const UNDERSCORE = 0x5f;
+
+/** The question's domain: the name without its leading service labels (_sip._udp.biloxi.example -> biloxi.example). */
+export function serviceBase(labels: Labels): Labels {
+  let i = 0;
+  while (i < labels.length - 1 && labels[i]![0] === UNDERSCORE) i++;
+  return labels.slice(i);
+}
+
+/**
+ * Additional-section data is used only at or below the question's domain: the A/AAAA of
+ * sip1.biloxi.example may come with _sip._udp.biloxi.example, not that of www.bank.example.
+ */
+export function inAdditionalBailiwick(owner: Labels, question: Labels): boolean {
+  return isAtOrBelow(owner, serviceBase(question));
+}
+
+/**
+ * A CNAME chain stays in the question's zone when its end is at or below the parent of the
+ * question's domain (www.example.com -> example.com or cdn.example.com); elsewhere it leads
+ * into another zone, whose data this answer's server does not speak for.
+ */
+export function chainStaysInZone(end: Labels, question: Labels): boolean {
+  const base = serviceBase(question);
+  return isAtOrBelow(end, base.length > 1 ? base.slice(1) : base);
+}
+
+/** True when `name` is `ancestor` or below it, label by label. */
+export function isAtOrBelow(name: Labels, ancestor: Labels): boolean {
+  if (ancestor.length > name.length) return false;
+  const offset = name.length - ancestor.length;
+  return ancestor.every((label, i) => labelEquals(label, name[offset + i]!));
+}
