@@ -4,6 +4,7 @@
  * must not outlive that "no").
  */
 import { typeName, type DnsResult } from '@dnscore/core';
+import { DEFAULT_MAX_NAPTR_RECORDS, DEFAULT_MAX_SRV_RECORDS } from './defaults.js';
 import { BogusAnswerError } from './errors.js';
 import type { Answer, Lookups } from './lookups.js';
 import type { ClientCapabilities, SipStep, SipWarning, WarningCode } from './resolution.js';
@@ -23,6 +24,9 @@ export class ResolutionContext {
     /** Clock time of the resolution, ms. */
     readonly now: number,
     readonly maxCnameHops: number,
+    /** Fan-out bounds: usable NAPTR records followed, records of an SRV answer expanded. */
+    readonly maxNaptrRecords = DEFAULT_MAX_NAPTR_RECORDS,
+    readonly maxSrvRecords = DEFAULT_MAX_SRV_RECORDS,
   ) {}
 
   step(step: SipStep): void {

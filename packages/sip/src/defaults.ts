@@ -21,6 +21,12 @@ export const DEFAULT_MAX_TARGETS = 32;
 /** Longest CNAME chain followed from an SRV target or a host name before giving up. */
 export const DEFAULT_MAX_CNAME_HOPS = 8;
 
+/** Most usable NAPTR records of one order followed (each costs an SRV query): a bound on fan-out. */
+export const DEFAULT_MAX_NAPTR_RECORDS = 16;
+
+/** Most records of one SRV answer expanded to addresses (each may cost A and AAAA queries). */
+export const DEFAULT_MAX_SRV_RECORDS = 16;
+
 /**
  * Per-target timer: how long a try may go without any response before the cursor moves on.
  * RFC 3263 section 4.3 counts Timer B/F (32 s) as failure; waiting 32 s per dead server is what

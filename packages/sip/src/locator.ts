@@ -9,6 +9,8 @@ import { ResolutionContext } from './context.js';
 import {
   DEFAULT_CALL_ID_PERSISTENCE_MS,
   DEFAULT_MAX_CNAME_HOPS,
+  DEFAULT_MAX_NAPTR_RECORDS,
+  DEFAULT_MAX_SRV_RECORDS,
   DEFAULT_MAX_RETRY_AFTER_S,
   DEFAULT_MAX_TARGETS,
   DEFAULT_MAX_UDP_REQUEST_BYTES,
@@ -41,6 +43,10 @@ export interface SipLocatorOptions {
   readonly maxTargets?: number;
   /** Longest CNAME chain followed from an SRV target or host (default 8). */
   readonly maxCnameHops?: number;
+  /** Most usable NAPTR records of one order followed (default 16). */
+  readonly maxNaptrRecords?: number;
+  /** Most records of one SRV answer expanded to addresses (default 16). */
+  readonly maxSrvRecords?: number;
   /** Per-target timer of the failover cursor, ms (default 6000). */
   readonly targetTimeoutMs?: number;
   /** Time in the penalty box without Retry-After, ms (default 60000). */
@@ -67,6 +73,8 @@ export class SipLocator implements CursorHost {
   readonly dialogs: CallIdAffinity;
   readonly maxTargets: number;
   readonly maxCnameHops: number;
+  readonly maxNaptrRecords: number;
+  readonly maxSrvRecords: number;
   readonly targetTimeoutMs: number;
   readonly maxUdpRequestBytes: number;
   readonly clock: Clock;
@@ -87,6 +95,8 @@ export class SipLocator implements CursorHost {
     this.client = Object.freeze({ transports: new Set(transports), ipv4, ipv6, preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6 });
     this.maxTargets = positiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
     this.maxCnameHops = positiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
+    this.maxNaptrRecords = positiveInteger(options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS, 'maxNaptrRecords');
+    this.maxSrvRecords = positiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
     this.targetTimeoutMs = positiveInteger(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS, 'targetTimeoutMs');
     this.maxUdpRequestBytes = positiveInteger(options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES, 'maxUdpRequestBytes');
     this.clock = options.clock ?? systemClock;
@@ -109,7 +119,7 @@ export class SipLocator implements CursorHost {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     const now = this.clock.now();
     const lookups = new Lookups(this.resolver, options.signal);
-    const ctx = new ResolutionContext(lookups, this.client, now, this.maxCnameHops);
+    const ctx = new ResolutionContext(lookups, this.client, now, this.maxCnameHops, this.maxNaptrRecords, this.maxSrvRecords);
     let rule: SelectionRule | undefined;
     let targets: readonly SipTarget[] = [];
     let error: SipError | undefined;

@@ -140,7 +140,10 @@ async function followNaptr(
   if (selection.hasSipService && selection.missingServices.length > 0) {
     ctx.warn('naptr-incomplete', `the NAPTR records of ${host} lack ${selection.missingServices.join(', ')}: clients that need those transports skip NAPTR here`);
   }
-  const { candidates } = selection;
+  const candidates = selection.candidates.slice(0, ctx.maxNaptrRecords);
+  if (selection.candidates.length > candidates.length) {
+    ctx.warn('naptr-records-capped', `${selection.candidates.length} usable NAPTR records of ${host}; only the first ${candidates.length} are followed`);
+  }
   if (candidates.length === 0) {
     for (const v of selection.verdicts) ctx.step(v.ignored!);
     ctx.warn('naptr-unusable', `none of the ${records.length} NAPTR record(s) of ${host} is usable by this client: SRV is used instead`);

@@ -118,7 +118,9 @@ export type WarningCode =
   | 'srv-target-no-address'
   | 'srv-port-zero'
   | 'dns-error'
-  | 'targets-capped';
+  | 'targets-capped'
+  | 'naptr-records-capped'
+  | 'srv-records-capped';
 
 /** A common mistake in an RFC 3263 set-up, or something that weakens failover. */
 export interface SipWarning {

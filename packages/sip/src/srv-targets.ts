@@ -48,7 +48,12 @@ export class SrvExpander {
     const { ctx } = this;
     const prepared = groups.map(({ answer, transport }) => {
       const result = ctx.use(answer);
-      const records = (result?.records ?? []) as readonly SrvRecord[];
+      const all = (result?.records ?? []) as readonly SrvRecord[];
+      // The first records in RFC 2782 order are the ones a client would try anyway.
+      const records = all.slice(0, ctx.maxSrvRecords);
+      if (all.length > records.length) {
+        ctx.warn('srv-records-capped', `${answer.name} has ${all.length} SRV records; only the first ${records.length} (in RFC 2782 order) are expanded`);
+      }
       const names = new Set(records.filter((r) => r.data.target !== '.').map((r) => nameKey(r.data.target)));
       const extra = result && names.size > 0 ? additionalAddresses(ctx, answer.name, result, names) : undefined;
       for (const step of extra?.steps ?? []) ctx.step(step);
