@@ -65,6 +65,10 @@ export async function startNsd(zones: readonly NsdZone[], options: NsdOptions = 
     '  server-count: 1',
     '  reuseport: no',
     '  verbosity: 1',
+    // Response rate limiting counts every wildcard or NODATA answer of a zone as one flow and
+    // drops the excess: a load test from one address would look like an attack.
+    '  rrl-ratelimit: 0',
+    '  rrl-whitelist-ratelimit: 0',
     'remote-control:',
     '  control-enable: no',
     ...zones.flatMap((zone) => ['zone:', `  name: "${zone.name}"`, `  zonefile: "${zone.name}.zone"`]),
