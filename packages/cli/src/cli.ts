@@ -4,6 +4,7 @@
  */
 import { DnsError, InvalidArgumentError } from '@dnscore/core';
 import { resolveCommand, RESOLVE_USAGE } from './commands/resolve.js';
+import { pingCommand, PING_USAGE } from './commands/ping.js';
 import { sipCommand, SIP_USAGE } from './commands/sip.js';
 import { ExitCode } from './exit-codes.js';
 import { processIo, type Io } from './io.js';
@@ -13,6 +14,7 @@ type Command = (argv: readonly string[], io: Io) => Promise<ExitCode>;
 const commands = new Map<string, Command>([
   ['resolve', resolveCommand],
   ['sip', sipCommand],
+  ['ping', pingCommand],
 ]);
 
 export const USAGE = `usage: dnscore <command> [options]
@@ -20,9 +22,11 @@ export const USAGE = `usage: dnscore <command> [options]
 commands:
   resolve NAME    resolve one question, printed like dig (--json for JSON)
   sip URI         where to send a SIP request: the RFC 3263 step-through and the ordered targets
+  ping URI        send SIP requests through RFC 3263 failover: every try, and who answered
 
 ${RESOLVE_USAGE}
 ${SIP_USAGE}
+${PING_USAGE}
 `;
 
 export async function run(argv: readonly string[], io: Io = processIo): Promise<ExitCode> {

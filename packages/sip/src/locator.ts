@@ -128,6 +128,10 @@ export class SipLocator implements CursorHost {
     } catch (caught) {
       if (isAbortError(caught) || !(caught instanceof SipError)) throw caught;
       error = caught;
+    } finally {
+      // A rule may end early (a bogus answer) while sibling questions are out: nothing of this
+      // resolution stays in flight once it has returned.
+      await lookups.settled();
     }
     ctx.flush();
     if (targets.length > this.maxTargets) {

@@ -52,6 +52,15 @@ export class Lookups {
     return entry.promise;
   }
 
+  /** Resolves when every question asked so far has its answer (or its error). */
+  async settled(): Promise<void> {
+    let size;
+    do {
+      size = this.#entries.size;
+      await Promise.allSettled([...this.#entries.values()].map((e) => e.promise));
+    } while (this.#entries.size !== size);
+  }
+
   /** Questions asked so far. */
   get count(): number {
     return this.#entries.size;

@@ -249,3 +249,38 @@ describe('aliases across resolvers', () => {
     expect(resolution.warnings.map((w) => w.code)).toContain('srv-target-alias');
   });
 });
+
+describe('nothing stays in flight', () => {
+  it('resolve() returns only once every question it asked has its answer, even when a bogus one ended the rule early', async () => {
+    let releaseA!: () => void;
+    const heldA = new Promise<void>((resolve) => (releaseA = resolve));
+    let bogusSent!: () => void;
+    const bogusAnswered = new Promise<void>((resolve) => (bogusSent = resolve));
+    const inner = new ZoneResolver({ files: [CASES_ZONE] });
+    const gated: ResolverPlugin = {
+      name: 'gated',
+      priority: 0,
+      available: () => true,
+      close: () => {},
+      async resolve(query, signal) {
+        const answer = await inner.resolve(query, signal);
+        if (query.type === 28) {
+          bogusSent();
+          return { ...answer, bogus: true, whyBogus: 'forged signature' };
+        }
+        if (query.type === 1) await heldA;
+        return answer;
+      },
+    };
+    const locator = new SipLocator(new DnsCore([gated]), { transports: ['udp'] });
+    let settled = false;
+    const pending = locator.resolve('sip:bob@192.0.2.1.invalid.cases.example:5060').finally(() => (settled = true));
+    await bogusAnswered;
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false); // the bogus AAAA was handled, the A is still out
+    releaseA();
+    const resolution = await pending;
+    expect(resolution.error?.code).toBe('SIP_ERR_BOGUS');
+    expect(resolution.targets).toEqual([]);
+  });
+});

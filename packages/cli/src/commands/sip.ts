@@ -11,16 +11,15 @@ import {
   NoTargetsError,
   SipLocator,
   drawFirstTargets,
-  isSipTransport,
   parseSipUri,
   renderStepThrough,
   resolutionToJson,
   type DrawCounts,
   type SipResolution,
-  type SipTransport,
 } from '@dnscore/sip';
 import { backendOptions, buildCore } from '../backends.js';
 import { ExitCode } from '../exit-codes.js';
+import { integer, parseTransports } from '../flags.js';
 import type { Io } from '../io.js';
 import { UsageError } from '../usage-error.js';
 
@@ -76,14 +75,4 @@ function renderDraws(counts: DrawCounts): string {
   return `\n${lines.join('\n')}\n`;
 }
 
-function parseTransports(text: string): SipTransport[] {
-  const list = text.split(',').map((t) => t.trim().toLowerCase());
-  const bad = list.find((t) => !isSipTransport(t));
-  if (bad !== undefined || list.length === 0) throw new UsageError(`--transports takes a list of udp, tcp, tls, not "${text}"`);
-  return [...new Set(list)] as SipTransport[];
-}
 
-function integer(text: string, flag: string, min: number, max: number): number {
-  if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} takes a whole number in ${min}..${max}, not "${text}"`);
-  return Number(text);
-}

@@ -1,0 +1,170 @@
+/**
+ * `dnscore ping URI`: sends N requests (OPTIONS by default) one after another through one
+ * bridge into the `sip` stack, so the failover and the penalty box show: after a dead first
+ * target, the next request goes straight to a live one. Prints every try (target, outcome,
+ * status, milliseconds) and which target answered. Exit 0 when every request was answered,
+ * 3 when one was not, 2 for bad input. The tool an integrator runs to check DNS failover.
+ */
+import { randomBytes } from 'node:crypto';
+import { createSocket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { parseArgs } from 'node:util';
+import { seededRandom } from '@dnscore/core';
+import { SipBridge, loadSipStack, type BridgeAttempt, type SendReport, type SipRequest } from '@dnscore/ext-resolver';
+import { DEFAULT_TARGET_TIMEOUT_MS, SipLocator, parseSipUri, type SipTarget, type SipTransport } from '@dnscore/sip';
+import { backendOptions, buildCore } from '../backends.js';
+import { ExitCode } from '../exit-codes.js';
+import { integer, parseTransports } from '../flags.js';
+import type { Io } from '../io.js';
+import { UsageError } from '../usage-error.js';
+
+export const PING_USAGE = `usage: dnscore ping URI [--method OPTIONS] [--count N] [--per-target-timeout MS] [--transports udp,tcp,tls]
+                    [--bind ADDRESS[:PORT]] [--ca FILE] [--seed N] [--json]
+                    [--resolver auto|zone|system|unbound] [--zone FILE]... [--server HOST[:PORT]]... [trust-anchor flags]`;
+
+/** Methods ping refuses: an INVITE would start a call, ACK and CANCEL belong to other requests. */
+const REFUSED_METHODS = new Set(['INVITE', 'ACK', 'CANCEL', 'PRACK', 'BYE']);
+const MAX_COUNT = 10_000;
+
+export interface PingJson {
+  readonly requests: readonly {
+    readonly attempts: readonly { transport: SipTransport; address: string; port: number; outcome: BridgeAttempt['outcome']; status: number | null; ms: number }[];
+    readonly answeredBy: { transport: SipTransport; address: string; port: number } | null;
+  }[];
+}
+
+export async function pingCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      method: { type: 'string' },
+      count: { type: 'string' },
+      'per-target-timeout': { type: 'string' },
+      transports: { type: 'string' },
+      bind: { type: 'string' },
+      ca: { type: 'string' },
+      seed: { type: 'string' },
+      json: { type: 'boolean' },
+      ...backendOptions,
+    },
+  });
+  // Every check on the command line comes before any socket or backend starts: bad input exits 2.
+  if (positionals.length !== 1) throw new UsageError(`ping takes one URI\n${PING_USAGE}`);
+  const uri = parseSipUri(positionals[0]!);
+  const method = (values.method ?? 'OPTIONS').toUpperCase();
+  if (!/^[A-Z][A-Z0-9\-.!%*_+`'~]*$/.test(method)) throw new UsageError(`--method "${values.method}" is not a SIP method`);
+  if (REFUSED_METHODS.has(method)) throw new UsageError(`--method ${method} is not for pinging: use OPTIONS, INFO, MESSAGE or another request that ends in one transaction`);
+  const count = integer(values.count ?? '1', '--count', 1, MAX_COUNT);
+  const timeout = integer(values['per-target-timeout'] ?? String(DEFAULT_TARGET_TIMEOUT_MS), '--per-target-timeout', 1, 600_000);
+  const transports = parseTransports(values.transports ?? 'udp,tcp,tls');
+  const seed = values.seed === undefined ? undefined : integer(values.seed, '--seed', -(2 ** 31), 2 ** 32 - 1);
+  const bind = parseBind(values.bind ?? '0.0.0.0');
+  const ca = values.ca === undefined ? undefined : readCa(values.ca);
+  const stack = await loadSipStack();
+
+  const { core } = await buildCore(values, seed === undefined ? {} : { random: seededRandom(seed) });
+  let bridge: SipBridge | undefined;
+  try {
+    // `sip` opens one UDP socket, of the family of the bind address: only targets of that family are asked for.
+    const family = isIP(bind.address) === 6 ? 6 : 4;
+    const locator = new SipLocator(core, { transports, ipv4: family === 4, ipv6: family === 6, targetTimeoutMs: timeout });
+    const port = bind.port ?? (await freeUdpPort(bind.address));
+    bridge = await SipBridge.create(stack, locator, { address: bind.address, port, tcpListener: false, ...(ca ? { tls: { ca } } : {}) });
+    if (!values.json) io.stdout(`PING ${uri.text}: ${count} ${method} request${count === 1 ? '' : 's'}, per-target timer ${timeout} ms\n`);
+    const reports: SendReport[] = [];
+    for (let i = 1; i <= count; i++) {
+      const report = await bridge.send(request(uri.text, method, i, bridge.endpoint.viaHost, port));
+      reports.push(report);
+      if (!values.json) io.stdout(renderRequest(i, report));
+    }
+    const answered = reports.filter((r) => r.answeredBy !== null).length;
+    if (values.json) io.stdout(`${JSON.stringify(pingToJson(reports))}\n`);
+    else io.stdout(`${answered} of ${count} request${count === 1 ? '' : 's'} answered\n`);
+    if (answered === count) return ExitCode.OK;
+    io.stderr(`dnscore: ${count - answered} of ${count} request${count === 1 ? '' : 's'} to ${uri.text} got no answer\n`);
+    return ExitCode.NOT_FOUND;
+  } finally {
+    bridge?.close();
+    await core.close();
+  }
+}
+
+/** The `--json` document: exactly the shape of the issue. */
+export function pingToJson(reports: readonly SendReport[]): PingJson {
+  const where = (t: SipTarget): { transport: SipTransport; address: string; port: number } => ({ transport: t.transport, address: t.address, port: t.port });
+  return {
+    requests: reports.map((r) => ({
+      attempts: r.attempts.map((a) => ({ ...where(a.target), outcome: a.outcome, status: a.status, ms: a.ms })),
+      answeredBy: r.answeredBy ? where(r.answeredBy) : null,
+    })),
+  };
+}
+
+function renderRequest(n: number, report: SendReport): string {
+  const lines = [`request ${n}:`];
+  for (const [i, a] of report.attempts.entries()) {
+    const notes = [a.penalized ? 'from the penalty box' : '', a.pinned ? 'Call-ID affinity' : '', a.switched ? 'over 1300 bytes: TCP' : ''].filter(Boolean);
+    lines.push(
+      `  try ${i + 1}  ${destination(a.target).padEnd(24)} ${`(${a.target.host})`.padEnd(28)} ${a.outcome.padEnd(15)} ${String(a.status ?? '-').padStart(3)} ${String(a.ms).padStart(6)} ms${notes.length ? `  [${notes.join(', ')}]` : ''}`,
+    );
+  }
+  if (report.answeredBy) lines.push(`  answered by ${destination(report.answeredBy)}`);
+  else lines.push(`  no answer: ${report.error?.message ?? 'no target answered'}${report.error && 'code' in report.error ? ` [${String(report.error.code)}]` : ''}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function destination(t: SipTarget): string {
+  return `${t.transport} ${t.family === 6 ? `[${t.address}]` : t.address}:${t.port}`;
+}
+
+function request(uri: string, method: string, seq: number, host: string, port: number): SipRequest {
+  const local = `sip:dnscore@${host}:${port}`;
+  return {
+    method,
+    uri,
+    headers: {
+      to: { uri },
+      from: { uri: local, params: { tag: randomBytes(6).toString('hex') } },
+      // A new Call-ID each time: no Call-ID affinity, so what the next request shows is the penalty box.
+      'call-id': `${randomBytes(12).toString('hex')}@dnscore`,
+      cseq: { method, seq },
+      contact: [{ uri: local }],
+      'max-forwards': 70,
+      'user-agent': 'dnscore ping',
+    },
+  };
+}
+
+/** "127.0.0.1", "127.0.0.1:5070", "[::1]:5070", "::1". */
+function parseBind(text: string): { address: string; port?: number } {
+  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(text) ?? /^([^:]+)(?::(\d+))?$/.exec(text);
+  const address = match ? match[1]! : text;
+  const port = match?.[2];
+  if (isIP(address) === 0) throw new UsageError(`--bind takes ADDRESS[:PORT] with an IP address, not "${text}"`);
+  return port === undefined ? { address } : { address, port: integer(port, '--bind port', 1, 65535) };
+}
+
+function readCa(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--ca ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** A UDP port the OS says is free on `address` (the bridge checks it again when it binds). */
+function freeUdpPort(address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket(isIP(address) === 6 ? 'udp6' : 'udp4');
+    socket.once('error', reject);
+    socket.bind(0, address, () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
+    });
+  });
+}
+
+

@@ -1,0 +1,135 @@
+/**
+ * `dnscore ping` against sipp servers on loopback (and a node TLS peer: this sipp has no TLS),
+ * with the targets from a zone file: every try printed, the penalty box visible on the next
+ * request, --json in the issue's shape, and the exit codes. No timing is asserted.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCertificate } from '../../../test/support/certs.js';
+import { failoverHosts, failoverZone, freePortOnAll } from '../../../test/support/failover-zone.js';
+import { startNsd } from '../../../test/support/nsd.js';
+import { answer, startSipPeer, type SipPeer } from '../../../test/support/sip-peer.js';
+import { answeringScenario, startSippServer, type SippProcess } from '../../../test/support/sipp.js';
+import { dnscore } from './support.js';
+
+const ORIGIN = 'ping.test';
+const hosts = failoverHosts('127.0.6', 50);
+let port: number;
+let zoneFile: string;
+let caFile: string;
+const servers: SippProcess[] = [];
+let tls: SipPeer;
+
+beforeAll(async () => {
+  port = await freePortOnAll(hosts);
+  const dir = mkdtempSync(join(tmpdir(), 'dnscore-ping-'));
+  zoneFile = join(dir, `${ORIGIN}.zone`);
+  writeFileSync(zoneFile, failoverZone(ORIGIN, hosts, port));
+  const cert = makeCertificate({ dns: [`tls.${ORIGIN}`] });
+  caFile = join(dir, 'ca.pem');
+  writeFileSync(caFile, cert.cert);
+  servers.push(
+    await startSippServer({ scenario: answeringScenario(200, 'OK'), address: hosts.live, port, transport: 'udp' }),
+    await startSippServer({ scenario: answeringScenario(503, 'Service Unavailable', 30), address: hosts.busy, port, transport: 'udp' }),
+  );
+  tls = await startSipPeer({ transport: 'tls', address: hosts.tlsRight, port, behaviour: answer(200), tls: cert });
+});
+
+afterAll(async () => {
+  for (const s of servers) await s.stop();
+  await tls?.close();
+});
+
+const ping = (...args: string[]) => dnscore('ping', ...args, '--zone', zoneFile, '--bind', '127.0.0.1', '--per-target-timeout', '300');
+
+/** The try lines without the milliseconds. */
+const tryLines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => /^ {2}try /.test(l))
+    .map((l) => l.replace(/\s+\d+ ms/, '').replace(/\s+/g, ' ').trim());
+
+describe('dnscore ping: nominal', () => {
+  it('prints every try; after a dead first server the next request goes straight to the live one (exit 0)', async () => {
+    const { code, stdout, stderr } = await ping(`sip:svc@dead.${ORIGIN}`, '--count', '2');
+    expect([code, stderr]).toEqual([0, '']);
+    expect(stdout.split('\n')[0]).toBe(`PING sip:svc@dead.${ORIGIN}: 2 OPTIONS requests, per-target timer 300 ms`);
+    expect(tryLines(stdout)).toEqual([
+      `try 1 udp ${hosts.dead}:${port} (dead-server.${ORIGIN}) timeout -`,
+      `try 2 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
+      `try 1 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
+    ]);
+    expect(stdout.match(/answered by .*/g)).toEqual([`answered by udp ${hosts.live}:${port}`, `answered by udp ${hosts.live}:${port}`]);
+    expect(stdout).toContain('2 of 2 requests answered\n');
+  });
+
+  it('--json prints one document in the shape of the issue', async () => {
+    const { code, stdout } = await ping(`sip:svc@busy.${ORIGIN}`, '--count', '2', '--json');
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    const json = JSON.parse(stdout);
+    const live = { transport: 'udp', address: hosts.live, port };
+    expect(json).toEqual({
+      requests: [
+        {
+          attempts: [
+            { transport: 'udp', address: hosts.busy, port, outcome: '503', status: 503, ms: expect.any(Number) },
+            { ...live, outcome: 'response', status: 200, ms: expect.any(Number) },
+          ],
+          answeredBy: live,
+        },
+        { attempts: [{ ...live, outcome: 'response', status: 200, ms: expect.any(Number) }], answeredBy: live },
+      ],
+    });
+  });
+
+  it('TLS with --ca, and --method: the certificate is checked against the SIP domain', async () => {
+    const { code, stdout } = await ping(`sips:svc@tls.${ORIGIN}`, '--ca', caFile, '--method', 'message', '--json');
+    expect(code).toBe(0);
+    // tls-wrong (first by priority) has no server here: refused, then tls-right answers.
+    expect(JSON.parse(stdout).requests[0]).toEqual({
+      attempts: [
+        { transport: 'tls', address: hosts.tlsWrong, port, outcome: 'transport-error', status: null, ms: expect.any(Number) },
+        { transport: 'tls', address: hosts.tlsRight, port, outcome: 'response', status: 200, ms: expect.any(Number) },
+      ],
+      answeredBy: { transport: 'tls', address: hosts.tlsRight, port },
+    });
+    expect(tls.serverNames).toEqual([`tls.${ORIGIN}`]);
+    expect(tls.requests.map((r) => [r.method, r.uri, (r.headers.cseq as { method: string }).method])).toEqual([['MESSAGE', `sips:svc@tls.${ORIGIN}`, 'MESSAGE']]);
+  });
+});
+
+describe('dnscore ping: backend flags', () => {
+  it('--resolver system --server: the targets come from nsd, as in dnscore resolve', async () => {
+    const nsd = await startNsd([{ name: ORIGIN, text: readFileSync(zoneFile, 'utf8') }]);
+    try {
+      const { code, stdout } = await dnscore('ping', `sip:svc@busy.${ORIGIN}`, '--resolver', 'system', '--server', nsd.endpoint, '--bind', '127.0.0.1', '--json');
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).requests[0].attempts.map((a: { address: string; outcome: string }) => `${a.address} ${a.outcome}`)).toEqual([`${hosts.busy} 503`, `${hosts.live} response`]);
+    } finally {
+      await nsd.stop();
+    }
+  });
+});
+
+describe('dnscore ping: off-nominal', () => {
+  it('a request no target answered: exit 3, answeredBy null', async () => {
+    const text = await ping(`sip:svc@refuse.${ORIGIN};transport=tcp`, '--transports', 'tcp');
+    expect(text.code).toBe(3);
+    expect(tryLines(text.stdout)).toEqual([`try 1 tcp ${hosts.dead}:${port} (dead-server.${ORIGIN}) transport-error -`, `try 2 tcp ${hosts.live}:${port} (live-server.${ORIGIN}) transport-error -`]);
+    expect(text.stdout).toContain('no answer: every target of');
+    expect(text.stderr).toBe(`dnscore: 1 of 1 request to sip:svc@refuse.${ORIGIN};transport=tcp got no answer\n`);
+    const json = await ping(`sip:svc@nowhere.${ORIGIN}`, '--json');
+    expect([json.code, JSON.parse(json.stdout)]).toEqual([3, { requests: [{ attempts: [], answeredBy: null }] }]);
+  });
+
+  it('bad input exits 2 before anything is sent', async () => {
+    for (const args of [[], ['not a uri'], ['sip:a@b.example', '--method', 'INVITE'], ['sip:a@b.example', '--method', 'BAD METHOD'], ['sip:a@b.example', '--count', '0'], ['sip:a@b.example', '--bind', 'localhost'], ['sip:a@b.example', '--transports', 'sctp'], ['sip:a@b.example', '--per-target-timeout', 'soon'], ['sip:a@b.example', '--ca', '/nonexistent/ca.pem'], ['sip:a@b.example', '--bogus']]) {
+      const { code, stderr } = await dnscore('ping', ...args);
+      expect({ args, code }).toEqual({ args, code: 2 });
+      expect(stderr).toMatch(/^dnscore: /);
+    }
+  });
+});

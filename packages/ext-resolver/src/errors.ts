@@ -1,0 +1,58 @@
+/**
+ * Errors of @dnscore/ext-resolver. Each extends the core's DnsError (or one of its subclasses)
+ * and has a stable `code`: match on the code, not on the message.
+ */
+import { DnsError, InvalidArgumentError, StateError } from '@dnscore/core';
+
+/** Base of the errors of the adapter and the bridge. */
+export class ExtResolverError extends DnsError {
+  override name = 'ExtResolverError';
+  override readonly code: string = 'EXT_ERR';
+}
+
+/** A pjsip_host_info that PJSIP could not have produced: no host, a bad type, flag or port. */
+export class InvalidHostInfoError extends InvalidArgumentError {
+  override name = 'InvalidHostInfoError';
+  override readonly code = 'EXT_ERR_INVALID_HOST_INFO';
+}
+
+/** A message the bridge cannot send: no SIP URI to route on, a missing Call-ID, CSeq, From or To. */
+export class InvalidSipMessageError extends InvalidArgumentError {
+  override name = 'InvalidSipMessageError';
+  override readonly code = 'EXT_ERR_INVALID_MESSAGE';
+}
+
+/** A CANCEL (or ACK) whose Via branch names no transaction the bridge sent: there is no target to keep. */
+export class UnknownTransactionError extends ExtResolverError {
+  override name = 'UnknownTransactionError';
+  override readonly code = 'EXT_ERR_NO_TRANSACTION';
+  constructor(readonly branch: string) {
+    super(`no client transaction with branch "${branch}": a CANCEL or non-2xx ACK must follow a request the bridge sent`);
+  }
+}
+
+/** A try failed below SIP: connection refused or reset, TLS handshake or certificate failure. */
+export class SipTransportError extends ExtResolverError {
+  override name = 'SipTransportError';
+  override readonly code = 'EXT_ERR_TRANSPORT';
+  constructor(
+    message: string,
+    /** "udp 192.0.2.1 5060". */
+    readonly destination: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The local address and port the bridge should listen on are taken or cannot be bound. */
+export class LocalBindError extends ExtResolverError {
+  override name = 'LocalBindError';
+  override readonly code = 'EXT_ERR_LOCAL_BIND';
+}
+
+/** The bridge was closed: nothing more is sent. */
+export class BridgeClosedError extends StateError {
+  override name = 'BridgeClosedError';
+  override readonly code = 'EXT_ERR_CLOSED';
+}

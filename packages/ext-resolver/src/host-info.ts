@@ -1,0 +1,108 @@
+/**
+ * PJSIP's pjsip_host_info both ways. hostInfoFromUri() is pjsip_get_dest_info(): sips (in the
+ * target URI, or in the Request-URI) forces TLS, `transport=` sets the type, maddr replaces the
+ * host, an IPv6 host adds IPV6. locatorUri() turns a host info back into the URI @dnscore/sip
+ * resolves, with the choices Asterisk's sip_resolve() makes for an unspecified type.
+ */
+import { UnsupportedTransportError, formatHost, parseHost, parseSipUri, type SipTarget, type SipTransport } from '@dnscore/sip';
+import { InvalidHostInfoError } from './errors.js';
+import { PjsipTransportFlag as Flag, PjsipTransportType as Type, type PjsipHostInfo } from './pjsip-types.js';
+
+/** pjsip_transport_get_type_from_name(): unknown names are UNSPECIFIED. */
+const TYPE_BY_NAME: ReadonlyMap<string, number> = new Map([
+  ['udp', Type.UDP],
+  ['tcp', Type.TCP],
+  ['tls', Type.TLS],
+  ['dtls', Type.DTLS],
+  ['sctp', Type.SCTP],
+  ['loop', Type.LOOP],
+  ['loop-dgram', Type.LOOP_DGRAM],
+]);
+
+/** pjsip_transport_get_flag_from_type(), for the types PJSIP registers. */
+export function flagOfType(type: number): number {
+  switch (type & ~Type.IPV6) {
+    case Type.UDP:
+    case Type.LOOP_DGRAM:
+      return Flag.DATAGRAM;
+    case Type.TCP:
+    case Type.SCTP:
+    case Type.LOOP:
+      return Flag.RELIABLE;
+    case Type.TLS:
+      return Flag.RELIABLE | Flag.SECURE;
+    case Type.DTLS:
+      return Flag.DATAGRAM | Flag.SECURE;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * pjsip_get_dest_info() for a SIP or SIPS target URI (the first Route, or the Request-URI).
+ * Throws InvalidSipUriError for anything that is not one.
+ */
+export function hostInfoFromUri(targetUri: string, requestUri?: string): PjsipHostInfo {
+  const target = parseSipUri(targetUri);
+  const secure = target.scheme === 'sips' || (requestUri !== undefined && parseSipUri(requestUri).scheme === 'sips');
+  const host = target.maddr ?? { host: target.host, kind: target.hostKind };
+  let type = TYPE_BY_NAME.get(target.transport ?? '') ?? Type.UNSPECIFIED;
+  // sips:host;transport=tcp is TLS (pjproject#1319): a type without SECURE becomes TLS.
+  if (secure && (flagOfType(type) & Flag.SECURE) === 0) type = Type.TLS;
+  if (type !== Type.UNSPECIFIED && host.kind === 'ipv6') type |= Type.IPV6;
+  return Object.freeze({ flag: flagOfType(type), type, addr: Object.freeze({ host: host.host, port: target.port ?? 0 }) });
+}
+
+/** The transport of a type: undefined for UNSPECIFIED; null for a type dnscore cannot reach (DTLS, SCTP, loop). */
+export function transportOfType(type: number): SipTransport | undefined | null {
+  switch (type & ~Type.IPV6) {
+    case Type.UNSPECIFIED:
+      return undefined;
+    case Type.UDP:
+      return 'udp';
+    case Type.TCP:
+      return 'tcp';
+    case Type.TLS:
+      return 'tls';
+    default:
+      return null;
+  }
+}
+
+/** The PJSIP type of a resolved target: its transport, with IPV6 for an IPv6 address. */
+export function typeOfTarget(target: Pick<SipTarget, 'transport' | 'family'>): number {
+  const base = target.transport === 'tls' ? Type.TLS : target.transport === 'tcp' ? Type.TCP : Type.UDP;
+  return target.family === 6 ? base | Type.IPV6 : base;
+}
+
+/** Checks a host info the way PJSIP would have built it; throws InvalidHostInfoError. */
+export function checkHostInfo(target: unknown): PjsipHostInfo {
+  const info = target as PjsipHostInfo | null | undefined;
+  if (!info || typeof info !== 'object' || !info.addr || typeof info.addr !== 'object') {
+    throw new InvalidHostInfoError('a pjsip_host_info needs flag, type and addr {host, port}');
+  }
+  const { flag, type, addr } = info;
+  if (!Number.isInteger(flag) || flag < 0 || flag > 7) throw new InvalidHostInfoError(`flag ${String(flag)} is not a combination of RELIABLE (1), SECURE (2), DATAGRAM (4)`);
+  if (!Number.isInteger(type) || type < 0 || type > 255) throw new InvalidHostInfoError(`type ${String(type)} is not a pjsip_transport_type_e`);
+  if (typeof addr.host !== 'string' || addr.host === '') throw new InvalidHostInfoError('addr.host is empty');
+  if (!Number.isInteger(addr.port) || addr.port < 0 || addr.port > 65535) throw new InvalidHostInfoError(`addr.port ${String(addr.port)} is outside 0..65535 (0 means none)`);
+  return info;
+}
+
+/**
+ * The URI @dnscore/sip resolves for a host info. A TLS type or the SECURE flag is a sips: URI
+ * (SIPS NAPTR services, _sips._tcp); UDP and TCP set transport=; an unspecified type with the
+ * RELIABLE flag is TCP (Asterisk's sip_resolve()); otherwise RFC 3263 picks the transport.
+ */
+export function locatorUri(info: PjsipHostInfo): string {
+  const parsed = parseHost(info.addr.host.includes(':') && !info.addr.host.startsWith('[') ? `[${info.addr.host}]` : info.addr.host);
+  if (!parsed.ok) throw new InvalidHostInfoError(`addr.host: ${parsed.reason}`);
+  const transport = transportOfType(info.type);
+  if (transport === null) throw new UnsupportedTransportError(`type ${info.type} is a transport dnscore does not resolve for (udp, tcp, tls)`, String(info.type));
+  const secure = transport === 'tls' || (transport === undefined && (info.flag & Flag.SECURE) !== 0);
+  const port = info.addr.port > 0 ? `:${info.addr.port}` : '';
+  const host = formatHost(parsed.host);
+  if (secure) return `sips:${host}${port}`;
+  const chosen = transport ?? ((info.flag & Flag.RELIABLE) !== 0 ? 'tcp' : undefined);
+  return `sip:${host}${port}${chosen ? `;transport=${chosen}` : ''}`;
+}

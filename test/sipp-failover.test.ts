@@ -1,0 +1,228 @@
+/**
+ * The bridge into the npm `sip` stack against real SIP servers on loopback: sipp plays the UDP
+ * and TCP servers and the client that starts a dialog; node TLS peers play the TLS servers
+ * (this sipp is built without TLS). Targets come from a zone through @dnscore/sip (the zone
+ * resolver, and once nsd through the system resolver). Per-target timer: 400 ms. No timing
+ * is asserted: only where each try went and what came of it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sip from 'sip';
+import { DnsCore, ZoneResolver, seededRandom, type ResolverPlugin } from '@dnscore/core';
+import { SystemResolver } from '@dnscore/resolver-system';
+import { SipLocator, drawFirstTargets } from '@dnscore/sip';
+import { SipBridge, type SipBridgeOptions, type SipRequest, type SendReport } from '@dnscore/ext-resolver';
+import { makeCertificate, type TestCertificate } from './support/certs.js';
+import { failoverHosts, failoverZone, freePortOnAll } from './support/failover-zone.js';
+import { startNsd, type NsdServer } from './support/nsd.js';
+import { freePort } from './support/ports.js';
+import { answer, startSipPeer, type SipPeer } from './support/sip-peer.js';
+import { answeringScenario, dialogScenario, startSippClient, startSippServer, type SippProcess } from './support/sipp.js';
+
+const ORIGIN = 'sipp.test';
+const hosts = failoverHosts('127.0.6', 10);
+const TIMER_MS = 400;
+
+let port: number;
+let zone: string;
+let right: TestCertificate;
+let wrong: TestCertificate;
+const servers: SippProcess[] = [];
+const peers: SipPeer[] = [];
+
+beforeAll(async () => {
+  port = await freePortOnAll(hosts);
+  zone = failoverZone(ORIGIN, hosts, port);
+  right = makeCertificate({ dns: [`tls.${ORIGIN}`] });
+  // The wrong server's certificate names its own IP address: checking against the IP would accept it.
+  wrong = makeCertificate({ dns: ['other.example'], ip: [hosts.tlsWrong] });
+  const ok = answeringScenario(200, 'OK');
+  servers.push(
+    await startSippServer({ scenario: ok, address: hosts.live, port, transport: 'udp' }),
+    await startSippServer({ scenario: ok, address: hosts.live, port, transport: 'tcp' }),
+    await startSippServer({ scenario: ok, address: hosts.weighted, port, transport: 'udp' }),
+    await startSippServer({ scenario: answeringScenario(503, 'Service Unavailable', 30), address: hosts.busy, port, transport: 'udp' }),
+  );
+  peers.push(
+    await startSipPeer({ transport: 'tls', address: hosts.tlsWrong, port, behaviour: answer(200), tls: wrong }),
+    await startSipPeer({ transport: 'tls', address: hosts.tlsRight, port, behaviour: answer(200), tls: right }),
+  );
+});
+
+afterAll(async () => {
+  for (const s of servers) await s.stop();
+  for (const p of peers) await p.close();
+});
+
+interface Setup {
+  readonly bridge: SipBridge;
+  readonly locator: SipLocator;
+  readonly localPort: number;
+}
+
+async function setup(options: SipBridgeOptions & { readonly seed?: number; readonly plugin?: ResolverPlugin } = {}): Promise<Setup> {
+  const { seed = 1, plugin, ...bridgeOptions } = options;
+  const core = new DnsCore([plugin ?? new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(seed) });
+  const locator = new SipLocator(core, { ipv6: false, targetTimeoutMs: TIMER_MS });
+  const localPort = await freePort('127.0.0.1');
+  const bridge = await SipBridge.create(sip, locator, { address: '127.0.0.1', port: localPort, tls: { ca: [right.cert, wrong.cert] }, ...bridgeOptions });
+  return { bridge, locator, localPort };
+}
+
+let calls = 0;
+function options(uri: string, method = 'OPTIONS'): SipRequest {
+  calls++;
+  return {
+    method,
+    uri,
+    headers: {
+      to: { uri },
+      from: { uri: 'sip:tester@127.0.0.1', params: { tag: `t${calls}` } },
+      'call-id': `failover-${calls}@127.0.0.1`,
+      cseq: { method, seq: 1 },
+    },
+  };
+}
+
+/** "udp 127.0.6.11 timeout -" per try. */
+function tries(report: SendReport): string[] {
+  return report.attempts.map((a) => `${a.target.transport} ${a.target.address} ${a.outcome} ${a.status ?? '-'}${a.penalized ? ' penalized' : ''}${a.pinned ? ' pinned' : ''}`);
+}
+
+describe('the bridge fails over between sipp servers', () => {
+  it('first server dead (nothing listens on UDP): the request reaches the second after the per-target timer', async () => {
+    const { bridge, locator } = await setup();
+    try {
+      const statuses: number[] = [];
+      const report = await bridge.send(options(`sip:svc@dead.${ORIGIN}`), (rs) => statuses.push(rs.status));
+      expect(tries(report)).toEqual([`udp ${hosts.dead} timeout -`, `udp ${hosts.live} response 200`]);
+      expect(report.answeredBy?.address).toBe(hosts.live);
+      expect(statuses).toEqual([200]);
+      expect(locator.penaltyBox.get({ transport: 'udp', address: hosts.dead, port })?.reason).toBe('no response');
+    } finally {
+      bridge.close();
+    }
+  });
+
+  it('first server answers 503: the second at once (no timeout), the first boxed for its Retry-After', async () => {
+    const { bridge, locator } = await setup();
+    try {
+      const statuses: number[] = [];
+      const report = await bridge.send(options(`sip:svc@busy.${ORIGIN}`), (rs) => statuses.push(rs.status));
+      expect(tries(report)).toEqual([`udp ${hosts.busy} 503 503`, `udp ${hosts.live} response 200`]);
+      expect(statuses).toEqual([200]); // the 503 that caused failover is not the application's
+      const entry = locator.penaltyBox.get({ transport: 'udp', address: hosts.busy, port })!;
+      expect(entry.reason).toBe('503 Service Unavailable');
+      expect(entry.until - Date.now()).toBeLessThanOrEqual(30_000);
+      expect(entry.until - Date.now()).toBeGreaterThan(20_000); // Retry-After 30, not the default 60 s
+    } finally {
+      bridge.close();
+    }
+  });
+
+  it('first server refuses TCP: a transport error, the second at once', async () => {
+    const { bridge, locator } = await setup();
+    try {
+      const report = await bridge.send(options(`sip:svc@refuse.${ORIGIN};transport=tcp`));
+      expect(tries(report)).toEqual([`tcp ${hosts.dead} transport-error -`, `tcp ${hosts.live} response 200`]);
+      expect(report.attempts[0]!.error).toMatchObject({ code: 'EXT_ERR_TRANSPORT' });
+      expect(locator.penaltyBox.get({ transport: 'tcp', address: hosts.dead, port })?.reason).toBe('transport error');
+      // The next request goes straight to the live server: the refusing one is in the penalty box.
+      expect(tries(await bridge.send(options(`sip:svc@refuse.${ORIGIN};transport=tcp`)))).toEqual([`tcp ${hosts.live} response 200`]);
+    } finally {
+      bridge.close();
+    }
+  });
+
+  it('the next request, while the dead server is in the penalty box, goes straight to the second (nsd + system resolver)', async () => {
+    let nsd: NsdServer | undefined;
+    try {
+      nsd = await startNsd([{ name: ORIGIN, text: zone }]);
+      const system = new SystemResolver({ nameservers: [nsd.endpoint], resolvConf: '/nonexistent/resolv.conf' }, { timeoutMs: 2000, attempts: 2 });
+      const { bridge } = await setup({ plugin: system });
+      try {
+        expect(tries(await bridge.send(options(`sip:svc@dead.${ORIGIN}`)))).toEqual([`udp ${hosts.dead} timeout -`, `udp ${hosts.live} response 200`]);
+        expect(tries(await bridge.send(options(`sip:svc@dead.${ORIGIN}`)))).toEqual([`udp ${hosts.live} response 200`]);
+        expect(tries(await bridge.send(options(`sip:svc@dead.${ORIGIN}`)))).toEqual([`udp ${hosts.live} response 200`]);
+      } finally {
+        bridge.close();
+        await system.close();
+      }
+    } finally {
+      await nsd?.stop();
+    }
+  });
+
+  it('shares requests by SRV weight (80/20): each request goes to the first target of its own weighted draw', async () => {
+    const n = 200;
+    const { bridge } = await setup({ seed: 7 });
+    const expected = await drawFirstTargets(new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(7) }), { ipv6: false }), `sip:svc@weights.${ORIGIN}`, n);
+    try {
+      const answered: Record<string, number> = {};
+      for (let i = 0; i < n; i++) {
+        const report = await bridge.send(options(`sip:svc@weights.${ORIGIN}`));
+        expect(report.attempts).toHaveLength(1);
+        const host = report.answeredBy!.host;
+        answered[host] = (answered[host] ?? 0) + 1;
+      }
+      expect(answered).toEqual(expected.first);
+      // 80/20 over 200 draws: far from an even split, within 4 standard deviations of 160.
+      expect(answered[`weighted-server.${ORIGIN}`]).toBeGreaterThan(137);
+      expect(answered[`weighted-server.${ORIGIN}`]).toBeLessThan(183);
+    } finally {
+      bridge.close();
+    }
+  });
+
+  it('Call-ID affinity: a sipp client on the second server starts a dialog; the in-dialog INFO goes back to it', async () => {
+    let acked: (request: SipRequest) => void = () => {};
+    const ack = new Promise<SipRequest>((resolve) => (acked = resolve));
+    let invite: SipRequest | undefined;
+    const setupDone = await setup({
+      onRequest: (request) => {
+        if (request.method === 'INVITE') {
+          invite = request;
+          const ok = sip.makeResponse(request, 200, 'OK');
+          ok.headers.to = { ...request.headers.to!, params: { ...request.headers.to!.params, tag: 'app' } };
+          ok.headers.contact = [{ uri: `sip:app@127.0.0.1:${setupDone.localPort}` }];
+          void setupDone.bridge.send(ok);
+        }
+        if (request.method === 'ACK') acked(request);
+      },
+    });
+    const { bridge } = setupDone;
+    const client = await startSippClient({ scenario: dialogScenario(), address: hosts.dialog, port, transport: 'udp', remote: `127.0.0.1:${setupDone.localPort}` });
+    try {
+      // The sipp client ends on its own on any failure: its exit must not leave the test waiting.
+      await Promise.race([ack, client.exited.then((code) => Promise.reject(new Error(`sipp client exited (${code}) before the ACK: ${client.stderr()}`)))]);
+      const info: SipRequest = {
+        method: 'INFO',
+        uri: `sip:svc@cluster.${ORIGIN}`,
+        headers: { to: invite!.headers.from, from: { ...invite!.headers.to!, params: { tag: 'app' } }, 'call-id': invite!.headers['call-id'], cseq: { method: 'INFO', seq: 2 } },
+      };
+      const report = await bridge.send(info);
+      expect(tries(report)).toEqual([`udp ${hosts.dialog} response 200 pinned`]);
+      expect(await client.exited).toBe(0); // sipp got the INFO and its call succeeded
+      // Without the dialog, the same URI starts with the priority-10 server.
+      expect(tries(await bridge.send(options(`sip:svc@cluster.${ORIGIN}`, 'INFO')))).toEqual([`udp ${hosts.weighted} response 200`]);
+    } finally {
+      await client.stop();
+      bridge.close();
+    }
+  });
+
+  it('TLS: connects to the address, checks the certificate against the host name (SNI), never the IP', async () => {
+    const { bridge } = await setup();
+    const [wrongPeer, rightPeer] = peers;
+    try {
+      const report = await bridge.send(options(`sips:svc@tls.${ORIGIN}`));
+      expect(tries(report)).toEqual([`tls ${hosts.tlsWrong} transport-error -`, `tls ${hosts.tlsRight} response 200`]);
+      expect(String((report.attempts[0]!.error as Error).cause)).toMatch(/altnames|other\.example/);
+      expect(wrongPeer!.serverNames).toEqual([`tls.${ORIGIN}`]);
+      expect(rightPeer!.serverNames).toEqual([`tls.${ORIGIN}`]);
+      expect(rightPeer!.requests.map((r) => r.method)).toEqual(['OPTIONS']);
+      expect(rightPeer!.requests[0]!.uri).toBe(`sips:svc@tls.${ORIGIN}`); // the Request-URI is never rewritten
+    } finally {
+      bridge.close();
+    }
+  });
+});
