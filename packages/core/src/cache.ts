@@ -53,6 +53,8 @@ interface Flight {
 
 export interface CachingPlugin extends ResolverPlugin {
   readonly stats: CacheStats;
+  /** The fresh cached answer to `query`, or undefined; never asks the plugin behind (DnsCore answers hits with it). */
+  peek(query: DnsQuery): PluginAnswer | undefined;
   /** Drops every entry. */
   clear(): void;
 }
@@ -106,9 +108,15 @@ class CachedResolver implements CachingPlugin {
     this.#entries.clear();
   }
 
+  peek(query: DnsQuery): PluginAnswer | undefined {
+    const hit = this.#lookup(cacheKey(query));
+    if (hit) this.#hits++;
+    return hit;
+  }
+
   async resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
     throwIfAborted(signal);
-    const key = `${query.class}/${query.type}/${nameKey(query.name)}`;
+    const key = cacheKey(query);
     const hit = this.#lookup(key);
     if (hit) {
       this.#hits++;
@@ -177,6 +185,10 @@ class CachedResolver implements CachingPlugin {
       this.#entries.delete(this.#entries.keys().next().value!);
     }
   }
+}
+
+function cacheKey(query: DnsQuery): string {
+  return `${query.class}/${query.type}/${nameKey(query.name)}`;
 }
 
 function positiveInteger(value: number, name: string): number {

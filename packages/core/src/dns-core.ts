@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { inject, injectAll, injectable } from 'tsyringe';
 import { raceAbort, throwIfAborted } from './abort.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
+import type { CachingPlugin } from './cache.js';
 import { silentLogger } from './logger.js';
 import { chainStaysInZone } from './bailiwick.js';
 import { MalformedAnswerError } from './errors.js';
@@ -17,7 +18,7 @@ import type { TypedRecord, TypedRecordName } from './records/types.js';
 import { ResolverRegistry } from './registry.js';
 import type { ResolverPlugin } from './resolver-plugin.js';
 import type { DnsResult } from './result.js';
-import { DEFAULT_MAX_CNAME_CHAIN, buildResult } from './result-builder.js';
+import { DEFAULT_MAX_CNAME_CHAIN, buildResult, type PluginAnswer } from './result-builder.js';
 import { RRType } from './rr-types.js';
 import { DNS_CORE_OPTIONS, RESOLVER_PLUGIN } from './tokens.js';
 
@@ -76,15 +77,30 @@ export class DnsCore implements DnsResolver {
 
   async #resolve(query: DnsQuery, signal: AbortSignal | undefined, reasks: number): Promise<DnsResult> {
     throwIfAborted(signal);
-    const pluginSignal = signal ?? new AbortController().signal;
     const finish = (answer: Parameters<typeof buildResult>[1], plugin: ResolverPlugin): DnsResult =>
       buildResult(query, answer, {
         resolver: plugin.name,
         ...(this.#options.random ? { random: this.#options.random } : {}),
         ...(this.#options.maxCnameChain ? { maxCnameChain: this.#options.maxCnameChain } : {}),
       });
-    const result = await raceAbort(this.registry.resolve(query, pluginSignal, finish), signal);
+    const result = this.#cacheHit(query, finish) ?? (await raceAbort(this.registry.resolve(query, signal ?? new AbortController().signal, finish), signal));
     return this.#reaskOutOfZone(query, result, signal, reasks);
+  }
+
+  /**
+   * A hit in the cache of the plugin that would answer, built at once: no AbortController, no
+   * walk through the registry. A cached answer that cannot be built goes the long way, where
+   * the registry decides about fallback as for any other answer.
+   */
+  #cacheHit(query: DnsQuery, finish: (answer: PluginAnswer, plugin: ResolverPlugin) => DnsResult): DnsResult | undefined {
+    const first = this.registry.select().candidates[0];
+    const hit = first && typeof (first as Partial<CachingPlugin>).peek === 'function' ? (first as CachingPlugin).peek(query) : undefined;
+    if (!hit) return undefined;
+    try {
+      return finish(hit, first!);
+    } catch {
+      return undefined;
+    }
   }
 
   /**

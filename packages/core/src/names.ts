@@ -15,6 +15,8 @@ export const MAX_NAME_LENGTH = 255;
 
 const BACKSLASH = 0x5c;
 const DOT = 0x2e;
+/** A name that needs no escape: labels of 1..63 letters, digits, '-' or '_', an optional final dot. */
+const PLAIN_NAME = /^[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?$/;
 
 /**
  * Parses a presentation-format name: `\.`, `\\` and `\DDD` escapes, an optional trailing dot,
@@ -22,6 +24,11 @@ const DOT = 0x2e;
  */
 export function parseName(text: string): Labels {
   if (text === '.' || text === '') return [];
+  // Letters, digits, '-' and '_' only (almost every name): no escapes to read, one label per dot.
+  if (text.length <= 254 && PLAIN_NAME.test(text)) {
+    const parts = text.endsWith('.') ? text.slice(0, -1).split('.') : text.split('.');
+    if (parts.reduce((n, p) => n + p.length + 1, 1) <= MAX_NAME_LENGTH) return parts.map(asciiLabel);
+  }
   const labels: Uint8Array[] = [];
   let label: number[] = [];
   let wireLength = 1;
@@ -138,6 +145,12 @@ function lowerByte(c: number): number {
 function toLowerAscii(text: string): string {
   // toLowerCase() would also fold non-ASCII letters, which RFC 4343 leaves alone.
   return text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+}
+
+function asciiLabel(text: string): Uint8Array {
+  const label = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) label[i] = text.charCodeAt(i);
+  return label;
 }
 
 function isDigit(c: number): boolean {

@@ -18,7 +18,9 @@ export interface DnsQuery {
 export function makeQuery(name: string, type: number | string, rrclass: number | string = RRClass.IN): DnsQuery {
   if (typeof name !== 'string' || name.length === 0) throw new InvalidQueryError('the name is empty');
   const labels = parseName(name);
-  return Object.freeze({ name: formatName(labels), labels, type: parseType(type), class: parseClass(rrclass) });
+  // A name without escapes is its own presentation form (less the final dot).
+  const text = /^[A-Za-z0-9_.-]+$/.test(name) ? (name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name) : formatName(labels);
+  return Object.freeze({ name: text, labels, type: parseType(type), class: parseClass(rrclass) });
 }
 
 /** "biloxi.example IN SRV", for messages. */

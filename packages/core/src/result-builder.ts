@@ -45,6 +45,28 @@ export interface ResultBuilderOptions {
 export const DEFAULT_MAX_CNAME_CHAIN = 16;
 const EMPTY = new Uint8Array(0);
 
+interface Sections {
+  readonly canonical: string;
+  readonly chainEnd: Labels;
+  readonly records: readonly DnsRecord[];
+  readonly authority: readonly DnsRecord[];
+  readonly additional: readonly DnsRecord[];
+}
+
+interface ParsedSections extends Sections {
+  /** The question and options they were parsed for. */
+  readonly key: string;
+  readonly dropped: readonly DroppedRecord[];
+}
+
+/** Parses of cached packets, by packet (see ResultBuilder#sections); an entry goes with its packet. */
+const parsedFromCache = new WeakMap<Uint8Array, ParsedSections>();
+
+/** `records` with `age` seconds less TTL (never below 0). */
+function aged(records: readonly DnsRecord[], age: number): DnsRecord[] {
+  return age === 0 ? [...records] : records.map((r) => Object.freeze({ ...r, ttl: Math.max(0, r.ttl - age) }) as DnsRecord);
+}
+
 export class ResultBuilder {
   #answer: PluginAnswer | undefined;
   #added: DnsRecord[] | undefined;
@@ -96,19 +118,12 @@ export class ResultBuilder {
     if (!answer) throw new StateError('build() before setResult()');
     const packet = answer.answer ?? EMPTY;
     const age = Math.max(0, Math.floor(answer.age ?? 0));
-    const message = packet.length > 0 ? this.#parse(packet) : undefined;
-
-    const chainEnd = message ? this.#followCnames(message) : this.query.labels;
-    if (answer.canonical !== undefined && message && !sameName(parseName(answer.canonical), chainEnd)) {
-      throw new InvalidResultError(
-        `${describeQuery(this.query)}: canonical name "${answer.canonical}" is not the end of the answer's CNAME chain`,
-      );
-    }
-    const canonical = answer.canonical ?? (chainEnd === this.query.labels ? this.query.name : formatName(chainEnd));
-
-    let records = this.#added ?? (message ? this.#answerRecords(message, chainEnd, age) : []);
-    const authority = message ? this.#section(message, message.authorities, 'authority', age) : [];
-    let additional = message ? this.#section(message, this.#inBailiwick(message.additionals, chainEnd), 'additional', age) : [];
+    const sections = this.#added
+      ? { canonical: answer.canonical ?? this.query.name, chainEnd: this.query.labels, records: this.#added, authority: [], additional: [] }
+      : this.#sections(answer, packet);
+    let records = aged(sections.records, age);
+    const authority = aged(sections.authority, age);
+    let additional = aged(sections.additional, age);
     const bogus = answer.bogus ?? false;
     if (bogus) {
       // A bogus answer's data is never presented as usable (RFC 4035 section 4.3).
@@ -122,15 +137,49 @@ export class ResultBuilder {
       secure: answer.secure ?? false,
       bogus,
       whyBogus: bogus ? answer.whyBogus ?? 'validation failed' : undefined,
-      canonical,
+      canonical: sections.canonical,
       answer: packet,
       records: this.#order(records),
       authority: bogus ? [] : authority,
       additional,
       dropped: this.#dropped,
-      negativeTtl: bogus ? 0 : negativeTtlOf(answer.rcode, records, authority, chainEnd, age),
+      negativeTtl: bogus ? 0 : negativeTtlOf(answer.rcode, records, authority, sections.chainEnd, age),
       age,
     });
+  }
+
+  /**
+   * The packet's sections for this question, TTLs not aged. A cache hands back the same packet
+   * on every hit (with `age` set): it is parsed and checked once, later hits reuse that work.
+   */
+  #sections(answer: PluginAnswer, packet: Uint8Array): Sections {
+    if (packet.length === 0) {
+      return { canonical: answer.canonical ?? this.query.name, chainEnd: this.query.labels, records: [], authority: [], additional: [] };
+    }
+    const key = `${this.query.class}/${this.query.type}/${this.query.name}/${answer.canonical ?? ''}/${this.options.maxCnameChain ?? ''}`;
+    const cached = answer.age !== undefined ? parsedFromCache.get(packet) : undefined;
+    if (cached && cached.key === key) {
+      this.#dropped.push(...cached.dropped);
+      return cached;
+    }
+    const message = this.#parse(packet);
+    const chainEnd = this.#followCnames(message);
+    if (answer.canonical !== undefined && !sameName(parseName(answer.canonical), chainEnd)) {
+      throw new InvalidResultError(
+        `${describeQuery(this.query)}: canonical name "${answer.canonical}" is not the end of the answer's CNAME chain`,
+      );
+    }
+    const sections: ParsedSections = {
+      key,
+      chainEnd,
+      canonical: answer.canonical ?? (chainEnd === this.query.labels ? this.query.name : formatName(chainEnd)),
+      records: this.#answerRecords(message, chainEnd, 0),
+      authority: this.#section(message, message.authorities, 'authority', 0),
+      additional: this.#section(message, this.#inBailiwick(message.additionals, chainEnd), 'additional', 0),
+      dropped: [...this.#dropped],
+    };
+    if (answer.age !== undefined) parsedFromCache.set(packet, sections);
+    return sections;
   }
 
   #parse(packet: Uint8Array): WireMessage {

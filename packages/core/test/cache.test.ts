@@ -3,9 +3,9 @@
  * bound, never an expired entry, shared in-flight queries. The clock is a fake one.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AbortError, DnsCore, InvalidArgumentError, makeQuery, withCache, type Clock } from '@dnscore/core';
+import { AbortError, DnsCore, InvalidArgumentError, makeQuery, seededRandom, withCache, type Clock } from '@dnscore/core';
 import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
-import { answerPacket, bytes, domain, u32 } from './support/packets.js';
+import { answerPacket, bytes, domain, srvRdata, u32 } from './support/packets.js';
 import { delayedAnswer, fakePlugin } from './support/fake-plugin.js';
 
 const A = 1;
@@ -46,6 +46,22 @@ describe('cache: nominal', () => {
     await core.resolve('goose.feathers');
     expect(inner.calls).toHaveLength(2);
     expect(cached.stats).toMatchObject({ hits: 1, misses: 2 });
+  });
+
+  it('draws the SRV order again on every hit, though the packet is parsed once', async () => {
+    const answer = answerPacket({
+      question: { name: '_sip._udp.feathers', type: 33 },
+      answers: [
+        { type: 33, ttl: 600, rdata: srvRdata(10, 50, 5060, 'a.feathers') },
+        { type: 33, ttl: 600, rdata: srvRdata(10, 50, 5060, 'b.feathers') },
+      ],
+    });
+    const inner = fakePlugin({ answer: { rcode: 0, answer } });
+    const core = new DnsCore([withCache(inner)], { random: seededRandom(5) });
+    const firsts = new Set<string>();
+    for (let i = 0; i < 40; i++) firsts.add((await core.resolve('_sip._udp.feathers', 'SRV')).records[0]!.data.target);
+    expect([...firsts].sort()).toEqual(['a.feathers', 'b.feathers']);
+    expect(inner.calls).toHaveLength(1);
   });
 
   it('caches NXDOMAIN and NODATA for min(SOA TTL, SOA MINIMUM) (RFC 2308 section 5)', async () => {
