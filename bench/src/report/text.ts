@@ -1,0 +1,102 @@
+/** The fixed prose of BENCHMARKS.md: how to run, the method, how to read the figures, the gaps. */
+
+export const HOW_TO_RUN = `## How to run
+
+\`\`\`sh
+npm run bench                       # every part, about 4 minutes; writes BENCHMARKS.md
+npm run bench -- --quick            # fewer runs, no 32-second cases, under a minute; writes bench/dist/BENCHMARKS.quick.md
+npm run bench -- --only cold,warm   # some parts (cold, warm, dnssec, failover, concurrency); writes bench/dist/BENCHMARKS.partial.md
+\`\`\`
+
+It needs what the integration tests need: nsd, the unbound daemon (\`/usr/sbin/unbound\`), ldnsutils
+(zone signing), dig, libunbound and the built \`unbound\` binding. It starts every server itself on
+127.0.0.0/8 and stops each by its PID. Run it on a quiet machine: other work skews every figure
+(the load average at the start is recorded below). bench/README.md says how each part works and
+how the profiles quoted at the end were made.
+`;
+
+export const METHOD = `## Method
+
+- **Servers**: nsd serves the zones (authoritative, on loopback). For the cold cases a delaying proxy
+  of the bench, in a process of its own, hands every answer back D ms after its question (UDP and
+  TCP), as a server D ms away would. The unbound daemon (caching, one thread, stub zones to nsd,
+  every other name refused) is the resolver node:dns users put on localhost.
+- **Runs**: every figure is the median of several runs with the min and max beside it. The systems
+  of a table take turns within each round (a different one first each time), so drift and
+  background load hit all alike. Ratios are ratios of medians of the same run. A case that takes
+  32 s by design (the npm \`sip\` stack's Timer B/F) is measured once and says so.
+- **Correct answers first**: before a system is timed, its answer is checked against what it asks
+  for (the exact targets, or for the npm \`sip\` stack, which skips NAPTR and asks \`_sip._tls\`, the
+  targets it should find; on the SRV-only zone every system must find the same four targets).
+  A system that answers wrongly is listed as not timed, with the reason. Failover runs check who
+  got each request and what came back; DNSSEC runs check every answer's secure flag.
+- **Cold** means a new resolver for every run (a new DnsCore and backend, a new libunbound
+  context, a new \`dns.Resolver\`, whose c-ares channel keeps no cache in Node 20). **Warm** means
+  every answer is cached and the JIT has run the code before the first timed window.
+- One Node.js process runs the bench (part 5 runs each burst in a fresh process of its own);
+  UV_THREADPOOL_SIZE is 16, as the libunbound backend's README advises (the bench sets it in the
+  environment of its own process: set from inside an ES module it comes too late).
+`;
+
+export const HOW_TO_READ = `## What the numbers mean
+
+- **x D**: a cold resolution's time divided by the delay of one round trip. 1 D is the floor
+  (everything in one round trip); each extra D is a question that had to wait for an answer.
+- **queries**: the questions that reached the server (the proxy counts them).
+- **row 1 ÷ this** (throughput tables): how many times the first row (dnscore) does what this row
+  does in the same time: above 1, dnscore is faster.
+- **time vs dnscore**: this system's time divided by dnscore's (above 1: dnscore is faster).
+- **RSS growth** is the process's peak resident memory less its RSS before the burst: live data
+  and garbage the collector had not reclaimed yet.
+- Absolute figures belong to this machine; the ratios are what carries over to another one.
+`;
+
+export const REMAINING_GAPS = `## Where dnscore is not ahead, and why
+
+The profiles below were taken with \`node --cpu-prof\` on bench/dist/tools/hot-loop.js and read with
+bench/dist/tools/cpuprofile-top.js (see bench/README.md).
+
+- **Warm throughput (part 2)**: a first run of this bench found dnscore's in-process cache no
+  faster than node:dns asking the unbound daemon over loopback (about 13,100 against 16,300 SRV + A
+  resolutions per second). Profile of the warm SRV + A loop: 31% of the busy time rebuilt the
+  DnsResult from the cached packet on every hit (parse the message, names, records; plus most of the
+  16% spent in garbage collection), 7% created an AbortController for each \`DnsCore.resolve()\`
+  without a signal, and parsing plain names (\`makeQuery\`, \`nameKey\`) took most of the rest of
+  the core's share. The core now parses a packet that came from the cache once (keyed by the
+  packet: hits only age the TTLs and draw the SRV order again), answers a hit of the first plugin's
+  cache before the registry walk without an AbortController, and reads names of letters, digits,
+  \`-\` and \`_\` without the escape-reading byte loop; the tables above measure that core. The
+  price: about 2.3 KB more per cache entry once it has been hit (23 MB at the default 10,000
+  entries). What is left of a hit is the SIP procedure (the step-through record it writes for every
+  resolution, URI and name parsing, the additional-section bookkeeping).
+- **Cold latency (part 1)**: dnscore with the system backend needs one round trip, but it lands at
+  1.1-1.2 D, not 1.0 D: each query gets a fresh socket on a random port (RFC 5452), and six sockets,
+  six answers checked and six results built cost about 1-2 ms of CPU on this machine; c-ares
+  reuses one socket and parses in C. libunbound adds its thread-pool hand-offs and, with DNSSEC,
+  fetches the zone's DNSKEY; QNAME minimisation (libunbound's default) costs two more round trips
+  in stub mode, which is why the backend turns it off for one's own servers.
+- **DNSSEC (part 3)**: validation costs one round trip cold (the DNSKEY), the signature checks, and
+  for SIP a second round: a secure answer's additional section is not used (it is not validated),
+  so the targets' addresses are asked. Cold, libunbound asks the zone's DNSKEY once per question in
+  flight: the binding's blocking \`ub_resolve\` gives every call a worker of its own, and workers do
+  not merge questions (six validated questions at once: 12 queries; one after the other: 7). Warm,
+  through the core's cache, validated resolutions are slower: the signed packets are larger, and a
+  secure SRV answer's targets are asked rather than taken from its additional section. Through the binding
+  each lookup, cached or not, is a job on libuv's thread pool (about 0.35 ms), which is why the core
+  cache belongs in front of libunbound.
+- **Failover (part 4)**: for a 503 or a refused connection the npm \`sip\` stack's first request is
+  1-2 ms faster than the bridge's: the bridge's first request resolves with an empty cache (two
+  queries on fresh sockets) and walks a failover cursor; both fail over at once, and the bridge's
+  next request is as fast as the stack's. The difference that matters is the silent server: the
+  \`sip\` stack waits 32 s and answers 408 without trying the live server, and does it again on the
+  next request; the bridge fails over after its per-target timer (6 s by default, 500 ms in the
+  tuned rows) and its next request skips the dead server while it is in the penalty box.
+- **Bursts and memory (part 5)**: dnscore answers 10,000 names sooner than node:dns (c-ares sends
+  them all at once, nsd's socket drops some, c-ares waits and retries; dnscore keeps 1,024 in
+  flight), but its peak RSS grows about five times as much: each waiting question is a chain of
+  suspended async functions with an AbortController (about 5.7 KB live, heap snapshot mid-burst),
+  each answer builds a full result, and the collector reclaims the garbage of the burst late. The
+  socket per query is a deliberate security choice (RFC 5452). A cached answer costs about 550 bytes,
+  98 of them the packet: the rest is the Map entry and its key string, the entry and answer objects
+  and the packet's Uint8Array view.
+`;

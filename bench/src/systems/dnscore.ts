@@ -1,0 +1,56 @@
+/**
+ * dnscore as an application composes it: a DnsCore over the system backend or libunbound,
+ * with or without the core's cache, and a SipLocator on top.
+ */
+import { DnsCore, withCache, type ResolverPlugin } from '@dnscore/core';
+import { SystemResolver } from '@dnscore/resolver-system';
+import { UnboundResolver } from '@dnscore/resolver-unbound';
+import { SipLocator, type SipLocatorOptions, type SipResolution } from '@dnscore/sip';
+import { BENCH_ZONES } from '../rig/zones.js';
+
+export interface Composed {
+  readonly core: DnsCore;
+  readonly locator: SipLocator;
+  close(): Promise<void>;
+}
+
+/** The system backend asking only `endpoint` ("127.0.0.1:PORT"); resolv.conf is not read. */
+export function systemPlugin(endpoint: string, options: { timeoutMs?: number; maxInFlight?: number } = {}): SystemResolver {
+  return new SystemResolver(
+    { nameservers: [endpoint], resolvConf: '/nonexistent/resolv.conf', search: [] },
+    { timeoutMs: options.timeoutMs ?? 2000, attempts: 1, ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}) },
+  );
+}
+
+export interface UnboundPluginOptions {
+  /** DS records of the zones to validate; none: no validation. */
+  readonly anchors?: readonly string[];
+  readonly qnameMinimisation?: boolean;
+}
+
+/**
+ * libunbound with the bench's zones stubbed to `endpoint` and every other name refused
+ * locally (nothing leaves loopback), no hosts file, no resolv.conf; QNAME minimisation off as
+ * the package README advises for one's own stub servers, unless asked for.
+ */
+export function unboundPlugin(endpoint: string, options: UnboundPluginOptions = {}): UnboundResolver {
+  return new UnboundResolver({
+    stubZones: BENCH_ZONES.map((name) => ({ name, addresses: [endpoint] })),
+    localZones: [{ name: '.', type: 'refuse' }, ...BENCH_ZONES.map((name) => ({ name, type: 'transparent' }))],
+    trustAnchors: [...(options.anchors ?? [])],
+    hosts: false,
+    resolvConf: false,
+    qnameMinimisation: options.qnameMinimisation ?? false,
+  });
+}
+
+export function compose(plugin: ResolverPlugin, cache: boolean, locatorOptions: SipLocatorOptions = {}): Composed {
+  const core = new DnsCore([cache ? withCache(plugin, { maxEntries: 200_000 }) : plugin]);
+  return { core, locator: new SipLocator(core, locatorOptions), close: () => core.close() };
+}
+
+/** A resolution's targets as "transport address port", in order. */
+export function targetLines(resolution: SipResolution): string[] {
+  if (resolution.error) throw resolution.error;
+  return resolution.targets.map((t) => `${t.transport} ${t.address} ${t.port}`);
+}
