@@ -11,12 +11,12 @@ import { DnsCore, ZoneResolver, seededRandom, type ResolverPlugin } from '@dnsco
 import { SystemResolver } from '@dnscore/resolver-system';
 import { SipLocator, drawFirstTargets } from '@dnscore/sip';
 import { SipBridge, type SipBridgeOptions, type SipRequest, type SendReport } from '@dnscore/ext-resolver';
-import { makeCertificate, type TestCertificate } from './support/certs.js';
+import type { TestCertificate } from './support/certs.js';
+import { startFailoverPeers, type FailoverPeers } from './support/failover-peers.js';
 import { failoverHosts, failoverZone, freePortOnAll } from './support/failover-zone.js';
 import { startNsd, type NsdServer } from './support/nsd.js';
 import { freePort } from './support/ports.js';
-import { answer, startSipPeer, type SipPeer } from './support/sip-peer.js';
-import { answeringScenario, dialogScenario, startSippClient, startSippServer, type SippProcess } from './support/sipp.js';
+import { dialogScenario, startSippClient } from './support/sipp.js';
 
 const ORIGIN = 'sipp.test';
 const hosts = failoverHosts('127.0.6', 10);
@@ -26,31 +26,17 @@ let port: number;
 let zone: string;
 let right: TestCertificate;
 let wrong: TestCertificate;
-const servers: SippProcess[] = [];
-const peers: SipPeer[] = [];
+let failoverPeers: FailoverPeers;
 
 beforeAll(async () => {
   port = await freePortOnAll(hosts);
   zone = failoverZone(ORIGIN, hosts, port);
-  right = makeCertificate({ dns: [`tls.${ORIGIN}`] });
-  // The wrong server's certificate names its own IP address: checking against the IP would accept it.
-  wrong = makeCertificate({ dns: ['other.example'], ip: [hosts.tlsWrong] });
-  const ok = answeringScenario(200, 'OK');
-  servers.push(
-    await startSippServer({ scenario: ok, address: hosts.live, port, transport: 'udp' }),
-    await startSippServer({ scenario: ok, address: hosts.live, port, transport: 'tcp' }),
-    await startSippServer({ scenario: ok, address: hosts.weighted, port, transport: 'udp' }),
-    await startSippServer({ scenario: answeringScenario(503, 'Service Unavailable', 30), address: hosts.busy, port, transport: 'udp' }),
-  );
-  peers.push(
-    await startSipPeer({ transport: 'tls', address: hosts.tlsWrong, port, behaviour: answer(200), tls: wrong }),
-    await startSipPeer({ transport: 'tls', address: hosts.tlsRight, port, behaviour: answer(200), tls: right }),
-  );
+  failoverPeers = await startFailoverPeers(ORIGIN, hosts, port);
+  ({ right, wrong } = failoverPeers);
 });
 
 afterAll(async () => {
-  for (const s of servers) await s.stop();
-  for (const p of peers) await p.close();
+  await failoverPeers?.stop();
 });
 
 interface Setup {
@@ -212,7 +198,7 @@ describe('the bridge fails over between sipp servers', () => {
 
   it('TLS: connects to the address, checks the certificate against the host name (SNI), never the IP', async () => {
     const { bridge } = await setup();
-    const [wrongPeer, rightPeer] = peers;
+    const [wrongPeer, rightPeer] = failoverPeers.tlsPeers;
     try {
       const report = await bridge.send(options(`sips:svc@tls.${ORIGIN}`));
       expect(tries(report)).toEqual([`tls ${hosts.tlsWrong} transport-error -`, `tls ${hosts.tlsRight} response 200`]);

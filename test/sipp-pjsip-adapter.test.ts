@@ -10,12 +10,11 @@ import sip from 'sip';
 import { DnsCore, ZoneResolver, seededRandom } from '@dnscore/core';
 import { SipLocator, drawFirstTargets } from '@dnscore/sip';
 import { PjStatus, PjsipTransportType, SipEndpoint, createPjsipExtResolver, type PjsipStyleResolver, type SipRequest } from '@dnscore/ext-resolver';
-import { makeCertificate, type TestCertificate } from './support/certs.js';
+import type { TestCertificate } from './support/certs.js';
+import { startFailoverPeers, type FailoverPeers } from './support/failover-peers.js';
 import { failoverHosts, failoverZone, freePortOnAll } from './support/failover-zone.js';
 import { pjsipSend, resolveOnce, type PjsipSend } from './support/pjsip-consumer.js';
 import { freePort } from './support/ports.js';
-import { answer, startSipPeer, type SipPeer } from './support/sip-peer.js';
-import { answeringScenario, startSippServer, type SippProcess } from './support/sipp.js';
 
 const ORIGIN = 'pjsip.test';
 const hosts = failoverHosts('127.0.6', 30);
@@ -26,32 +25,20 @@ let port: number;
 let zone: string;
 let right: TestCertificate;
 let endpoint: SipEndpoint;
-const servers: SippProcess[] = [];
-const peers: SipPeer[] = [];
+let failoverPeers: FailoverPeers;
 
 beforeAll(async () => {
   port = await freePortOnAll(hosts);
   zone = failoverZone(ORIGIN, hosts, port);
-  right = makeCertificate({ dns: [`tls.${ORIGIN}`] });
-  const wrong = makeCertificate({ dns: ['other.example'], ip: [hosts.tlsWrong] });
-  const ok = answeringScenario(200, 'OK');
-  servers.push(
-    await startSippServer({ scenario: ok, address: hosts.live, port, transport: 'udp' }),
-    await startSippServer({ scenario: ok, address: hosts.live, port, transport: 'tcp' }),
-    await startSippServer({ scenario: ok, address: hosts.weighted, port, transport: 'udp' }),
-    await startSippServer({ scenario: answeringScenario(503, 'Service Unavailable', 30), address: hosts.busy, port, transport: 'udp' }),
-  );
-  peers.push(
-    await startSipPeer({ transport: 'tls', address: hosts.tlsWrong, port, behaviour: answer(200), tls: wrong }),
-    await startSipPeer({ transport: 'tls', address: hosts.tlsRight, port, behaviour: answer(200), tls: right }),
-  );
+  failoverPeers = await startFailoverPeers(ORIGIN, hosts, port);
+  const { wrong } = failoverPeers;
+  right = failoverPeers.right;
   endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort('127.0.0.1'), tls: { ca: [right.cert, wrong.cert] } });
 });
 
 afterAll(async () => {
   endpoint?.close();
-  for (const s of servers) await s.stop();
-  for (const p of peers) await p.close();
+  await failoverPeers?.stop();
 });
 
 function adapter(seed = 1): PjsipStyleResolver {
@@ -118,7 +105,7 @@ describe('a PJSIP-style consumer over the adapter, against sipp', () => {
   });
 
   it('TLS: sips gives TLS entries; the consumer checks the domain as PJSIP does, and the wrong certificate fails over', async () => {
-    const [wrongPeer, rightPeer] = peers;
+    const [wrongPeer, rightPeer] = failoverPeers.tlsPeers;
     const sent = await send(adapter(), `sips:svc@tls.${ORIGIN}`);
     expect(sent.entries.map((e) => [e.type, e.addr.address])).toEqual([
       [PjsipTransportType.TLS, hosts.tlsWrong],
