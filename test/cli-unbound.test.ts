@@ -25,15 +25,27 @@ ns1   IN A    127.0.0.1
 www   IN A    192.0.2.80
 `;
 
-
 let nsd: NsdServer;
 let signed: SignedZone;
 let tampered: SignedZone;
-const unbound = (): string[] => ['--resolver', 'unbound', '--server', nsd.endpoint, '--trust-anchor', signed.ds, '--trust-anchor', tampered.ds];
+const unbound = (): string[] => [
+  '--resolver',
+  'unbound',
+  '--server',
+  nsd.endpoint,
+  '--trust-anchor',
+  signed.ds,
+  '--trust-anchor',
+  tampered.ds,
+];
 
 beforeAll(async () => {
   signed = await signZone('signed.example', SIGNED);
-  tampered = alterRecord(await signZone('tampered.example', TAMPERED), { name: 'sip1.tampered.example.', type: 'A', data: '198.51.100.66' });
+  tampered = alterRecord(await signZone('tampered.example', TAMPERED), {
+    name: 'sip1.tampered.example.',
+    type: 'A',
+    data: '198.51.100.66',
+  });
   nsd = await startNsd([
     { name: 'signed.example', text: signed.text },
     { name: 'tampered.example', text: tampered.text },
@@ -56,7 +68,12 @@ describe('dnscore resolve --resolver unbound', () => {
   it('an unsigned zone outside the anchors answers insecure', async () => {
     const { code, stdout } = await dnscore('resolve', 'www.plain.example', ...unbound(), '--json');
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ rcode: 'NOERROR', secure: false, bogus: false, records: [{ data: '192.0.2.80' }] });
+    expect(JSON.parse(stdout)).toMatchObject({
+      rcode: 'NOERROR',
+      secure: false,
+      bogus: false,
+      records: [{ data: '192.0.2.80' }],
+    });
   });
 
   it('a zone changed after signing answers bogus: exit 4, the reason, and no data', async () => {
@@ -76,7 +93,17 @@ describe('dnscore resolve --resolver unbound', () => {
   });
 
   it('--resolver auto answers a bogus name through libunbound and never falls back to the system backend', async () => {
-    const { code, stdout } = await dnscore('resolve', 'sip1.tampered.example', '--resolver', 'auto', '--server', nsd.endpoint, '--trust-anchor', tampered.ds, '--json');
+    const { code, stdout } = await dnscore(
+      'resolve',
+      'sip1.tampered.example',
+      '--resolver',
+      'auto',
+      '--server',
+      nsd.endpoint,
+      '--trust-anchor',
+      tampered.ds,
+      '--json',
+    );
     expect(code).toBe(4);
     expect(JSON.parse(stdout)).toMatchObject({ bogus: true, records: [] });
   });
@@ -88,7 +115,16 @@ describe('dnscore resolve --resolver unbound', () => {
   });
 
   it('a trust anchor that is not DNS text is bad input (exit 2)', async () => {
-    const { code, stderr } = await dnscore('resolve', 'sip1.signed.example', '--resolver', 'unbound', '--server', nsd.endpoint, '--trust-anchor', 'nonsense');
+    const { code, stderr } = await dnscore(
+      'resolve',
+      'sip1.signed.example',
+      '--resolver',
+      'unbound',
+      '--server',
+      nsd.endpoint,
+      '--trust-anchor',
+      'nonsense',
+    );
     expect(code).toBe(2);
     expect(stderr).toMatch(/trust/i);
   });

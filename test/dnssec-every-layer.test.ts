@@ -31,10 +31,19 @@ let core: DnsCore;
 
 beforeAll(async () => {
   // The SRV record is changed after signing: its RRSIG no longer matches.
-  zone = alterRecord(await signZone('layers.example', ZONE), { name: '_sip._udp.layers.example.', type: 'SRV', data: '10 60 5060 evil.layers.example.' });
+  zone = alterRecord(await signZone('layers.example', ZONE), {
+    name: '_sip._udp.layers.example.',
+    type: 'SRV',
+    data: '10 60 5060 evil.layers.example.',
+  });
   nsd = await startNsd([{ name: 'layers.example', text: zone.text }]);
   system = new SystemResolver({ nameservers: [nsd.endpoint] });
-  const unbound = new UnboundResolver({ nameservers: [nsd.endpoint], resolvConf: false, hosts: false, trustAnchors: [zone.ds] });
+  const unbound = new UnboundResolver({
+    nameservers: [nsd.endpoint],
+    resolvConf: false,
+    hosts: false,
+    trustAnchors: [zone.ds],
+  });
   core = new DnsCore([unbound, system]);
 });
 afterAll(async () => {
@@ -51,7 +60,9 @@ describe('a bogus answer through every layer', () => {
   });
 
   it('sip: no target, SIP_ERR_BOGUS, no fallback to other data for that name', async () => {
-    const resolution = await new SipLocator(core, { transports: ['udp'], ipv6: false }).resolve('sip:bob@layers.example');
+    const resolution = await new SipLocator(core, { transports: ['udp'], ipv6: false }).resolve(
+      'sip:bob@layers.example',
+    );
     expect(resolution.targets).toEqual([]);
     expect(resolution.error?.code).toBe('SIP_ERR_BOGUS');
     expect(system.stats.queries).toBe(0);

@@ -8,7 +8,9 @@ import { DnsCore } from '@dnscore/core';
 import { SystemResolver } from '@dnscore/resolver-system';
 import { startHostileServer, type HostileServer, type HostileZone } from './support/hostile-server.js';
 
-const zone = (address: string): HostileZone => ({ records: { 'sip.faults.example': [{ name: 'sip.faults.example', type: 'A', ttl: 60, data: address }] } });
+const zone = (address: string): HostileZone => ({
+  records: { 'sip.faults.example': [{ name: 'sip.faults.example', type: 'A', ttl: 60, data: address }] },
+});
 
 let first: HostileServer;
 let second: HostileServer;

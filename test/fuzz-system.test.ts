@@ -22,7 +22,21 @@ function rightAnswer(query: ReceivedQuery): Uint8Array {
       { name, type: 'SRV', ttl: 60, data: { priority: 10, weight: 60, port: 5060, target: `sip1.${name}` } },
       { name, type: 'SRV', ttl: 60, data: { priority: 20, weight: 0, port: 5060, target: `sip2.${name}` } },
     ],
-    NAPTR: [{ name, type: 'NAPTR', ttl: 60, data: { order: 10, preference: 10, flags: 's', services: 'SIP+D2U', regexp: '', replacement: `_sip._udp.${name}` } }],
+    NAPTR: [
+      {
+        name,
+        type: 'NAPTR',
+        ttl: 60,
+        data: {
+          order: 10,
+          preference: 10,
+          flags: 's',
+          services: 'SIP+D2U',
+          regexp: '',
+          replacement: `_sip._udp.${name}`,
+        },
+      },
+    ],
   };
   return dnsPacket.encode({
     type: 'response',
@@ -103,11 +117,19 @@ it(`${ITERATIONS} mutated answers: each query ends in an answer or a typed error
     );
   }
   await core.close();
-  console.log(`fuzz: ${outcomes.answers} answers, errors ${JSON.stringify(Object.fromEntries(outcomes.errors))}, stats ${JSON.stringify(system.stats)}`);
+  console.log(
+    `fuzz: ${outcomes.answers} answers, errors ${JSON.stringify(Object.fromEntries(outcomes.errors))}, stats ${JSON.stringify(system.stats)}`,
+  );
   expect(outcomes.answers + [...outcomes.errors.values()].reduce((a, b) => a + b, 0)).toBe(ITERATIONS);
   expect(outcomes.answers).toBeGreaterThan(0); // some mutations leave a usable answer
-  expect([...outcomes.errors.keys()].every((code) => ['DNS_ERR_TIMEOUT', 'DNS_ERR_MALFORMED_ANSWER', 'DNS_ERR_NETWORK', 'DNS_ERR_INVALID_RESULT'].includes(code))).toBe(true);
-  expect(system.stats.garbage + system.stats.malformed + system.stats.wrongQuestion + system.stats.wrongId).toBeGreaterThan(0);
+  expect(
+    [...outcomes.errors.keys()].every((code) =>
+      ['DNS_ERR_TIMEOUT', 'DNS_ERR_MALFORMED_ANSWER', 'DNS_ERR_NETWORK', 'DNS_ERR_INVALID_RESULT'].includes(code),
+    ),
+  ).toBe(true);
+  expect(
+    system.stats.garbage + system.stats.malformed + system.stats.wrongQuestion + system.stats.wrongId,
+  ).toBeGreaterThan(0);
   expect(unhandled).toEqual([]);
   // A dgram socket finishes closing on a later turn of the event loop: wait for them, boundedly.
   expect(await handlesSettle(before)).toBeLessThanOrEqual(before);

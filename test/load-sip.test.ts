@@ -49,13 +49,21 @@ it(`${RESOLUTIONS} concurrent SIP resolutions complete correctly through the in-
   const baselineHeap = heapUsed();
   let peakInFlight = 0;
   {
-    const system = new SystemResolver({ nameservers: [nsd.endpoint] }, { timeoutMs: 5000, attempts: 3, maxInFlight: 512 });
+    const system = new SystemResolver(
+      { nameservers: [nsd.endpoint] },
+      { timeoutMs: 5000, attempts: 3, maxInFlight: 512 },
+    );
     const core = new DnsCore([system]);
     const locator = new SipLocator(core, { transports: ['udp', 'tcp'], ipv6: false });
-    const resolutions = await Promise.all(Array.from({ length: RESOLUTIONS }, (_, i) => locator.resolve(`sip:u${i}@host${i}.load.example`)));
+    const resolutions = await Promise.all(
+      Array.from({ length: RESOLUTIONS }, (_, i) => locator.resolve(`sip:u${i}@host${i}.load.example`)),
+    );
     for (const [i, resolution] of resolutions.entries()) {
       expect(resolution.error, `resolution ${i}`).toBeUndefined();
-      expect(resolution.targets.map((t) => `${t.transport} ${t.address}:${t.port} ${t.source}`)).toEqual(['udp 192.0.2.1:5060 naptr', 'udp 192.0.2.2:5060 naptr']);
+      expect(resolution.targets.map((t) => `${t.transport} ${t.address}:${t.port} ${t.source}`)).toEqual([
+        'udp 192.0.2.1:5060 naptr',
+        'udp 192.0.2.2:5060 naptr',
+      ]);
     }
     peakInFlight = system.stats.peakInFlight;
     expect(system.stats.timeouts).toBe(0);
@@ -64,7 +72,9 @@ it(`${RESOLUTIONS} concurrent SIP resolutions complete correctly through the in-
   expect(peakInFlight).toBeLessThanOrEqual(512); // the bound held: the others waited their turn
   expect(await settle(() => handles() <= baselineHandles)).toBe(true);
   const grown = heapUsed() - baselineHeap;
-  console.log(`load: ${RESOLUTIONS} resolutions, peak ${peakInFlight} queries in flight, heap ${(grown / 1048576).toFixed(1)} MB above baseline`);
+  console.log(
+    `load: ${RESOLUTIONS} resolutions, peak ${peakInFlight} queries in flight, heap ${(grown / 1048576).toFixed(1)} MB above baseline`,
+  );
   expect(grown).toBeLessThan(16 * 1024 * 1024);
 }, 180_000);
 

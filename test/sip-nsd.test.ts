@@ -66,7 +66,10 @@ afterAll(async () => {
 });
 
 function locator(cache = false): { locator: SipLocator; system: SystemResolver } {
-  const system = new SystemResolver({ nameservers: [proxy.endpoint], resolvConf: '/nonexistent/resolv.conf' }, { timeoutMs: 2000, attempts: 1 });
+  const system = new SystemResolver(
+    { nameservers: [proxy.endpoint], resolvConf: '/nonexistent/resolv.conf' },
+    { timeoutMs: 2000, attempts: 1 },
+  );
   const core = new DnsCore([cache ? withCache(system) : system], { random: seededRandom(5) });
   return { locator: new SipLocator(core), system };
 }
@@ -95,11 +98,9 @@ describe('sip:bob@biloxi.example through the system resolver and nsd', () => {
     expect(proxy.events.slice(6).every((e) => e.startsWith('< '))).toBe(true);
     // nsd's additional section carried every target's address: no A/AAAA question for them.
     expect(proxy.events.filter((e) => /^> (sip1|sip2|backup)\./.test(e))).toEqual([]);
-    expect(resolution.targets.map((t) => `${t.transport} ${t.address}:${t.port} ${t.priority}/${t.weight}`).sort()).toEqual([
-      'tls 198.51.100.50:5061 20/0',
-      'tls 203.0.113.11:5061 10/60',
-      'tls 203.0.113.12:5061 10/40',
-    ]);
+    expect(
+      resolution.targets.map((t) => `${t.transport} ${t.address}:${t.port} ${t.priority}/${t.weight}`).sort(),
+    ).toEqual(['tls 198.51.100.50:5061 20/0', 'tls 203.0.113.11:5061 10/60', 'tls 203.0.113.12:5061 10/40']);
     expect(resolution.targets[2]!.host).toBe('backup.biloxi.example');
     expect(renderStepThrough(resolution)).toContain('Targets: 3, tls by rule naptr (1 round trip, 6 queries)');
   });
@@ -120,6 +121,10 @@ describe('sip:bob@biloxi.example through the system resolver and nsd', () => {
     await system.close();
     expect(resolution.targets).toEqual([]);
     expect(resolution.error?.code).toBe('SIP_ERR_NO_TARGETS');
-    expect(resolution.steps.find((s) => s.kind === 'query')).toMatchObject({ name: 'atlanta.example', type: 'NAPTR', rcode: 'REFUSED' });
+    expect(resolution.steps.find((s) => s.kind === 'query')).toMatchObject({
+      name: 'atlanta.example',
+      type: 'NAPTR',
+      rcode: 'REFUSED',
+    });
   });
 });

@@ -45,12 +45,19 @@ interface Setup {
   readonly localPort: number;
 }
 
-async function setup(options: SipBridgeOptions & { readonly seed?: number; readonly plugin?: ResolverPlugin } = {}): Promise<Setup> {
+async function setup(
+  options: SipBridgeOptions & { readonly seed?: number; readonly plugin?: ResolverPlugin } = {},
+): Promise<Setup> {
   const { seed = 1, plugin, ...bridgeOptions } = options;
   const core = new DnsCore([plugin ?? new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(seed) });
   const locator = new SipLocator(core, { ipv6: false, targetTimeoutMs: TIMER_MS });
   const localPort = await freePort('127.0.0.1');
-  const bridge = await SipBridge.create(sip, locator, { address: '127.0.0.1', port: localPort, tls: { ca: [right.cert, wrong.cert] }, ...bridgeOptions });
+  const bridge = await SipBridge.create(sip, locator, {
+    address: '127.0.0.1',
+    port: localPort,
+    tls: { ca: [right.cert, wrong.cert] },
+    ...bridgeOptions,
+  });
   return { bridge, locator, localPort };
 }
 
@@ -71,7 +78,10 @@ function options(uri: string, method = 'OPTIONS'): SipRequest {
 
 /** "udp 127.0.6.11 timeout -" per try. */
 function tries(report: SendReport): string[] {
-  return report.attempts.map((a) => `${a.target.transport} ${a.target.address} ${a.outcome} ${a.status ?? '-'}${a.penalized ? ' penalized' : ''}${a.pinned ? ' pinned' : ''}`);
+  return report.attempts.map(
+    (a) =>
+      `${a.target.transport} ${a.target.address} ${a.outcome} ${a.status ?? '-'}${a.penalized ? ' penalized' : ''}${a.pinned ? ' pinned' : ''}`,
+  );
 }
 
 describe('the bridge fails over between sipp servers', () => {
@@ -113,7 +123,9 @@ describe('the bridge fails over between sipp servers', () => {
       expect(report.attempts[0]!.error).toMatchObject({ code: 'EXT_ERR_TRANSPORT' });
       expect(locator.penaltyBox.get({ transport: 'tcp', address: hosts.dead, port })?.reason).toBe('transport error');
       // The next request goes straight to the live server: the refusing one is in the penalty box.
-      expect(tries(await bridge.send(options(`sip:svc@refuse.${ORIGIN};transport=tcp`)))).toEqual([`tcp ${hosts.live} response 200`]);
+      expect(tries(await bridge.send(options(`sip:svc@refuse.${ORIGIN};transport=tcp`)))).toEqual([
+        `tcp ${hosts.live} response 200`,
+      ]);
     } finally {
       bridge.close();
     }
@@ -123,10 +135,16 @@ describe('the bridge fails over between sipp servers', () => {
     let nsd: NsdServer | undefined;
     try {
       nsd = await startNsd([{ name: ORIGIN, text: zone }]);
-      const system = new SystemResolver({ nameservers: [nsd.endpoint], resolvConf: '/nonexistent/resolv.conf' }, { timeoutMs: 2000, attempts: 2 });
+      const system = new SystemResolver(
+        { nameservers: [nsd.endpoint], resolvConf: '/nonexistent/resolv.conf' },
+        { timeoutMs: 2000, attempts: 2 },
+      );
       const { bridge } = await setup({ plugin: system });
       try {
-        expect(tries(await bridge.send(options(`sip:svc@dead.${ORIGIN}`)))).toEqual([`udp ${hosts.dead} timeout -`, `udp ${hosts.live} response 200`]);
+        expect(tries(await bridge.send(options(`sip:svc@dead.${ORIGIN}`)))).toEqual([
+          `udp ${hosts.dead} timeout -`,
+          `udp ${hosts.live} response 200`,
+        ]);
         expect(tries(await bridge.send(options(`sip:svc@dead.${ORIGIN}`)))).toEqual([`udp ${hosts.live} response 200`]);
         expect(tries(await bridge.send(options(`sip:svc@dead.${ORIGIN}`)))).toEqual([`udp ${hosts.live} response 200`]);
       } finally {
@@ -141,7 +159,13 @@ describe('the bridge fails over between sipp servers', () => {
   it('shares requests by SRV weight (80/20): each request goes to the first target of its own weighted draw', async () => {
     const n = 200;
     const { bridge } = await setup({ seed: 7 });
-    const expected = await drawFirstTargets(new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(7) }), { ipv6: false }), `sip:svc@weights.${ORIGIN}`, n);
+    const expected = await drawFirstTargets(
+      new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(7) }), {
+        ipv6: false,
+      }),
+      `sip:svc@weights.${ORIGIN}`,
+      n,
+    );
     try {
       const answered: Record<string, number> = {};
       for (let i = 0; i < n; i++) {
@@ -176,20 +200,38 @@ describe('the bridge fails over between sipp servers', () => {
       },
     });
     const { bridge } = setupDone;
-    const client = await startSippClient({ scenario: dialogScenario(), address: hosts.dialog, port, transport: 'udp', remote: `127.0.0.1:${setupDone.localPort}` });
+    const client = await startSippClient({
+      scenario: dialogScenario(),
+      address: hosts.dialog,
+      port,
+      transport: 'udp',
+      remote: `127.0.0.1:${setupDone.localPort}`,
+    });
     try {
       // The sipp client ends on its own on any failure: its exit must not leave the test waiting.
-      await Promise.race([ack, client.exited.then((code) => Promise.reject(new Error(`sipp client exited (${code}) before the ACK: ${client.stderr()}`)))]);
+      await Promise.race([
+        ack,
+        client.exited.then((code) =>
+          Promise.reject(new Error(`sipp client exited (${code}) before the ACK: ${client.stderr()}`)),
+        ),
+      ]);
       const info: SipRequest = {
         method: 'INFO',
         uri: `sip:svc@cluster.${ORIGIN}`,
-        headers: { to: invite!.headers.from, from: { ...invite!.headers.to!, params: { tag: 'app' } }, 'call-id': invite!.headers['call-id'], cseq: { method: 'INFO', seq: 2 } },
+        headers: {
+          to: invite!.headers.from,
+          from: { ...invite!.headers.to!, params: { tag: 'app' } },
+          'call-id': invite!.headers['call-id'],
+          cseq: { method: 'INFO', seq: 2 },
+        },
       };
       const report = await bridge.send(info);
       expect(tries(report)).toEqual([`udp ${hosts.dialog} response 200 pinned`]);
       expect(await client.exited).toBe(0); // sipp got the INFO and its call succeeded
       // Without the dialog, the same URI starts with the priority-10 server.
-      expect(tries(await bridge.send(options(`sip:svc@cluster.${ORIGIN}`, 'INFO')))).toEqual([`udp ${hosts.weighted} response 200`]);
+      expect(tries(await bridge.send(options(`sip:svc@cluster.${ORIGIN}`, 'INFO')))).toEqual([
+        `udp ${hosts.weighted} response 200`,
+      ]);
     } finally {
       await client.stop();
       bridge.close();

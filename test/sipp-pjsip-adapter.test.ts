@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { DnsCore, ZoneResolver, seededRandom } from '@dnscore/core';
 import { SipLocator, drawFirstTargets } from '@dnscore/sip';
-import { PjStatus, PjsipTransportType, SipEndpoint, createPjsipExtResolver, type PjsipStyleResolver, type SipRequest } from '@dnscore/ext-resolver';
+import {
+  PjStatus,
+  PjsipTransportType,
+  SipEndpoint,
+  createPjsipExtResolver,
+  type PjsipStyleResolver,
+  type SipRequest,
+} from '@dnscore/ext-resolver';
 import type { TestCertificate } from './support/certs.js';
 import { startFailoverPeers, type FailoverPeers } from './support/failover-peers.js';
 import { failoverHosts, failoverZone, freePortOnAll } from './support/failover-zone.js';
@@ -33,7 +40,11 @@ beforeAll(async () => {
   failoverPeers = await startFailoverPeers(ORIGIN, hosts, port);
   const { wrong } = failoverPeers;
   right = failoverPeers.right;
-  endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort('127.0.0.1'), tls: { ca: [right.cert, wrong.cert] } });
+  endpoint = await SipEndpoint.create(sip, {
+    address: '127.0.0.1',
+    port: await freePort('127.0.0.1'),
+    tls: { ca: [right.cert, wrong.cert] },
+  });
 });
 
 afterAll(async () => {
@@ -42,20 +53,35 @@ afterAll(async () => {
 });
 
 function adapter(seed = 1): PjsipStyleResolver {
-  return createPjsipExtResolver(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(seed) }), { ipv6: false });
+  return createPjsipExtResolver(
+    new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(seed) }),
+    { ipv6: false },
+  );
 }
 
 let calls = 0;
 function request(uri: string): SipRequest {
   calls++;
-  return { method: 'OPTIONS', uri, headers: { to: { uri }, from: { uri: 'sip:pjsip@127.0.0.1', params: { tag: `p${calls}` } }, 'call-id': `pjsip-${calls}@127.0.0.1`, cseq: { method: 'OPTIONS', seq: 1 } } };
+  return {
+    method: 'OPTIONS',
+    uri,
+    headers: {
+      to: { uri },
+      from: { uri: 'sip:pjsip@127.0.0.1', params: { tag: `p${calls}` } },
+      'call-id': `pjsip-${calls}@127.0.0.1`,
+      cseq: { method: 'OPTIONS', seq: 1 },
+    },
+  };
 }
 
-const send = (resolver: PjsipStyleResolver, uri: string): Promise<PjsipSend> => pjsipSend(resolver, endpoint, request(uri), { timeoutMs: TIMER_MS, failedForMs: FAILED_FOR_MS });
+const send = (resolver: PjsipStyleResolver, uri: string): Promise<PjsipSend> =>
+  pjsipSend(resolver, endpoint, request(uri), { timeoutMs: TIMER_MS, failedForMs: FAILED_FOR_MS });
 
 /** "udp 127.0.6.31 timeout -" per try. */
 function tries(sent: PjsipSend): string[] {
-  const name = (type: number): string => ({ [PjsipTransportType.UDP]: 'udp', [PjsipTransportType.TCP]: 'tcp', [PjsipTransportType.TLS]: 'tls' })[type] ?? String(type);
+  const name = (type: number): string =>
+    ({ [PjsipTransportType.UDP]: 'udp', [PjsipTransportType.TCP]: 'tcp', [PjsipTransportType.TLS]: 'tls' })[type] ??
+    String(type);
   return sent.tries.map((t) => `${name(t.type)} ${t.address} ${t.outcome} ${t.status ?? '-'}`);
 }
 
@@ -86,13 +112,21 @@ describe('a PJSIP-style consumer over the adapter, against sipp', () => {
     expect(sent.entries.map((e) => e.type)).toEqual([PjsipTransportType.TCP, PjsipTransportType.TCP]);
     expect(tries(sent)).toEqual([`tcp ${hosts.dead} transport-error -`, `tcp ${hosts.live} response 200`]);
     expect(resolver.isServerFailed({ address: hosts.dead, port, type: PjsipTransportType.TCP })).toBe(true);
-    expect(tries(await send(resolver, `sip:svc@refuse.${ORIGIN};transport=tcp`))).toEqual([`tcp ${hosts.live} response 200`]);
+    expect(tries(await send(resolver, `sip:svc@refuse.${ORIGIN};transport=tcp`))).toEqual([
+      `tcp ${hosts.live} response 200`,
+    ]);
   });
 
   it('shares requests by SRV weight: entry 0 of each callback follows the weighted draw', async () => {
     const n = 200;
     const resolver = adapter(11);
-    const expected = await drawFirstTargets(new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(11) }), { ipv6: false }), `sip:svc@weights.${ORIGIN}`, n);
+    const expected = await drawFirstTargets(
+      new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(11) }), {
+        ipv6: false,
+      }),
+      `sip:svc@weights.${ORIGIN}`,
+      n,
+    );
     const answered: Record<string, number> = {};
     for (let i = 0; i < n; i++) {
       const sent = await send(resolver, `sip:svc@weights.${ORIGIN}`);

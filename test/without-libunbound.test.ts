@@ -23,9 +23,20 @@ let nsd: NsdServer;
 
 beforeAll(async () => {
   copy = mkdtempSync(join(tmpdir(), 'dnscore-no-unbound-'));
-  cpSync(ROOT, copy, { recursive: true, filter: (source) => !relative(ROOT, source).split(sep).some((part) => SKIP.has(part)) });
-  await run('npm', ['ci', '--omit=optional', '--no-audit', '--no-fund'], { cwd: copy, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
-  nsd = await startNsd([{ name: 'biloxi.example', text: readFileSync(join(ROOT, 'examples/zones/biloxi.example.zone'), 'utf8') }]);
+  cpSync(ROOT, copy, {
+    recursive: true,
+    filter: (source) =>
+      !relative(ROOT, source)
+        .split(sep)
+        .some((part) => SKIP.has(part)),
+  });
+  await run('npm', ['ci', '--omit=optional', '--no-audit', '--no-fund'], {
+    cwd: copy,
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+  });
+  nsd = await startNsd([
+    { name: 'biloxi.example', text: readFileSync(join(ROOT, 'examples/zones/biloxi.example.zone'), 'utf8') },
+  ]);
 }, 300_000);
 
 afterAll(async () => {
@@ -36,7 +47,16 @@ afterAll(async () => {
 it('without the unbound binding, auto answers through the system backend and says so once', async () => {
   expect(existsSync(join(copy, 'node_modules/unbound'))).toBe(false);
   const bin = join(copy, 'packages/cli/dist/main.cjs');
-  const { stdout, stderr } = await run(process.execPath, [bin, 'resolve', 'sip1.biloxi.example', '--resolver', 'auto', '--server', nsd.endpoint, '--json']);
+  const { stdout, stderr } = await run(process.execPath, [
+    bin,
+    'resolve',
+    'sip1.biloxi.example',
+    '--resolver',
+    'auto',
+    '--server',
+    nsd.endpoint,
+    '--json',
+  ]);
   expect(JSON.parse(stdout)).toMatchObject({ rcode: 'NOERROR', records: [{ data: '203.0.113.11' }] });
   const lines = stderr.trim().split('\n');
   expect(lines).toHaveLength(1);

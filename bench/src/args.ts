@@ -31,8 +31,13 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     } else throw new Error(`unknown argument ${arg} (try --help)`);
   }
   for (const id of only ?? []) {
-    if (!(CASE_IDS as readonly string[]).includes(id)) throw new Error(`unknown case ${id}: one of ${CASE_IDS.join(', ')}`);
+    if (!(CASE_IDS as readonly string[]).includes(id))
+      throw new Error(`unknown case ${id}: one of ${CASE_IDS.join(', ')}`);
   }
-  const fallback = quick ? `${ROOT}bench/dist/BENCHMARKS.quick.md` : only ? `${ROOT}bench/dist/BENCHMARKS.partial.md` : `${ROOT}BENCHMARKS.md`;
+  const fallback = quick
+    ? `${ROOT}bench/dist/BENCHMARKS.quick.md`
+    : only
+      ? `${ROOT}bench/dist/BENCHMARKS.partial.md`
+      : `${ROOT}BENCHMARKS.md`;
   return { quick, only, out: out ?? fallback };
 }

@@ -32,7 +32,8 @@ async function main(): Promise<void> {
   const loadAtStart = os.loadavg();
   const log = (line: string): void => console.error(`[bench ${(since(started) / 1000).toFixed(1)}s] ${line}`);
   log(`starting the rig (nsd, delaying proxy, unbound daemon)${args.quick ? ', quick run' : ''}`);
-  if (loadAtStart[0]! > 1) log(`the machine is busy (load average ${loadAtStart[0]!.toFixed(2)}): expect noisy figures`);
+  if (loadAtStart[0]! > 1)
+    log(`the machine is busy (load average ${loadAtStart[0]!.toFixed(2)}): expect noisy figures`);
   const rig = await startRig({ delayMs: DELAY_MS, bulkNames: args.quick ? 30_000 : 110_000 });
   const sections: Section[] = [];
   try {
@@ -48,7 +49,13 @@ async function main(): Promise<void> {
       } catch (error) {
         // One part failing (a server that would not start, a wrong answer) does not lose the others.
         log(`${id}: FAILED: ${String(error)}`);
-        section = { id, title: `${id}: failed`, method: 'This part did not complete.', tables: [], notes: [`failed: ${String(error)}`] };
+        section = {
+          id,
+          title: `${id}: failed`,
+          method: 'This part did not complete.',
+          tables: [],
+          notes: [`failed: ${String(error)}`],
+        };
       }
       section.seconds = since(t0) / 1000;
       sections.push(section);

@@ -11,10 +11,14 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 if (process.env.UV_THREADPOOL_SIZE === undefined) {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: { ...process.env, UV_THREADPOOL_SIZE: '16' },
-  });
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, UV_THREADPOOL_SIZE: '16' },
+    },
+  );
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
   };

@@ -67,7 +67,11 @@ export function sleep(ms: number): Promise<void> {
  * Operations per second: `concurrency` loops call `operation(loop)` back to back until
  * `windowMs` has passed; the count is divided by the time until the last loop stopped.
  */
-export async function throughput(operation: (loop: number) => Promise<unknown>, windowMs: number, concurrency: number): Promise<number> {
+export async function throughput(
+  operation: (loop: number) => Promise<unknown>,
+  windowMs: number,
+  concurrency: number,
+): Promise<number> {
   let done = 0;
   const start = performance.now();
   const end = start + windowMs;

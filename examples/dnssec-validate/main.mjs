@@ -22,7 +22,10 @@ export async function main(args, log = console.log) {
     },
   });
   const [name, type = 'A'] = positionals;
-  if (!name) throw new Error('usage: main.mjs NAME [TYPE] [--trust-anchor TEXT]... [--stub ZONE=IP@PORT]... [--option NAME=VALUE]...');
+  if (!name)
+    throw new Error(
+      'usage: main.mjs NAME [TYPE] [--trust-anchor TEXT]... [--stub ZONE=IP@PORT]... [--option NAME=VALUE]...',
+    );
 
   const options = {};
   for (const pair of values.option ?? []) {

@@ -13,7 +13,12 @@ import { SipLocator } from '@dnscore/sip';
 import { SipBridge, SipEndpoint, loadSipStack, type SipRequest, type SipStack } from '@dnscore/ext-resolver';
 
 /** A stand-in SIP server that answers every request with `status`. */
-async function server(sip: SipStack, status: number, reason: string, headers: Record<string, string> = {}): Promise<SipEndpoint> {
+async function server(
+  sip: SipStack,
+  status: number,
+  reason: string,
+  headers: Record<string, string> = {},
+): Promise<SipEndpoint> {
   const port = await freeUdpPort();
   const endpoint: SipEndpoint = await SipEndpoint.create(sip, {
     address: '127.0.0.1',
@@ -37,8 +42,15 @@ _sip._udp IN SRV 20 0 ${healthy.port} sip2
 sip1 IN A 127.0.0.1
 sip2 IN A 127.0.0.1
 `;
-  const locator = new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })]), { ipv6: false, targetTimeoutMs: 500 });
-  const bridge = await SipBridge.create(sip, locator, { address: '127.0.0.1', port: await freeUdpPort(), tcpListener: false });
+  const locator = new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })]), {
+    ipv6: false,
+    targetTimeoutMs: 500,
+  });
+  const bridge = await SipBridge.create(sip, locator, {
+    address: '127.0.0.1',
+    port: await freeUdpPort(),
+    tcpListener: false,
+  });
   const name = (port: number): string => (port === overloaded.port ? 'sip1' : 'sip2');
   try {
     for (const n of [1, 2]) {
@@ -54,11 +66,15 @@ sip2 IN A 127.0.0.1
         },
       };
       print(`OPTIONS ${request.uri} #${n}:`);
-      const report = await bridge.send(request, (response) => print(`  the application gets ${response.status} ${response.reason}`));
-      for (const [i, a] of report.attempts.entries()) print(`  try ${i + 1}: ${name(a.target.port)} -> ${a.outcome}${a.status === null ? '' : ` ${a.status}`}`);
+      const report = await bridge.send(request, (response) =>
+        print(`  the application gets ${response.status} ${response.reason}`),
+      );
+      for (const [i, a] of report.attempts.entries())
+        print(`  try ${i + 1}: ${name(a.target.port)} -> ${a.outcome}${a.status === null ? '' : ` ${a.status}`}`);
       print(`  answered by ${report.answeredBy ? name(report.answeredBy.port) : 'nobody'}`);
     }
-    for (const e of locator.penaltyBox.entries()) print(`penalty box: ${name(e.port)} (${e.reason}), ${Math.round((e.until - Date.now()) / 1000)} s or less`);
+    for (const e of locator.penaltyBox.entries())
+      print(`penalty box: ${name(e.port)} (${e.reason}), ${Math.round((e.until - Date.now()) / 1000)} s or less`);
   } finally {
     bridge.close();
     overloaded.close();

@@ -20,14 +20,23 @@ import {
 const ZONE = fileURLToPath(new URL('../zones/biloxi.example.zone', import.meta.url));
 
 /** What sip_util.c gets: the status and the addresses, from the one call of the callback. */
-function resolve(resolver: PjsipStyleResolver, target: PjsipHostInfo): Promise<{ status: number; addresses: PjsipServerAddresses | null }> {
+function resolve(
+  resolver: PjsipStyleResolver,
+  target: PjsipHostInfo,
+): Promise<{ status: number; addresses: PjsipServerAddresses | null }> {
   return new Promise((done) => {
     // pjsip_resolve() -> ext->resolve(resolver, pool, target, token, cb); the token comes back as given.
-    resolver.resolve(null, null, target, { tdata: 'INVITE sip:bob@biloxi.example' }, (status, _token, addresses) => done({ status, addresses }));
+    resolver.resolve(null, null, target, { tdata: 'INVITE sip:bob@biloxi.example' }, (status, _token, addresses) =>
+      done({ status, addresses }),
+    );
   });
 }
 
-const TYPE_NAME: Readonly<Record<number, string>> = { [PjsipTransportType.UDP]: 'UDP', [PjsipTransportType.TCP]: 'TCP', [PjsipTransportType.TLS]: 'TLS' };
+const TYPE_NAME: Readonly<Record<number, string>> = {
+  [PjsipTransportType.UDP]: 'UDP',
+  [PjsipTransportType.TCP]: 'TCP',
+  [PjsipTransportType.TLS]: 'TLS',
+};
 
 export async function main(print: (line: string) => void = console.log): Promise<void> {
   const core = new DnsCore([new ZoneResolver({ files: [ZONE] })], { random: seededRandom(2026) });
@@ -35,11 +44,15 @@ export async function main(print: (line: string) => void = console.log): Promise
 
   const show = async (uri: string): Promise<PjsipServerAddresses | null> => {
     const target = hostInfoFromUri(uri);
-    print(`${uri} -> pjsip_host_info { type ${target.type}, flag ${target.flag}, host ${target.addr.host}, port ${target.addr.port} }`);
+    print(
+      `${uri} -> pjsip_host_info { type ${target.type}, flag ${target.flag}, host ${target.addr.host}, port ${target.addr.port} }`,
+    );
     const { status, addresses } = await resolve(resolver, target);
     print(`  status ${status} (${pjStatusName(status)}), count ${addresses?.count ?? 0}`);
     for (const e of addresses?.entry ?? []) {
-      print(`  entry ${TYPE_NAME[e.type]} ${e.addr.address}:${e.addr.port} ${e.name} priority ${e.priority} weight ${e.weight}`);
+      print(
+        `  entry ${TYPE_NAME[e.type]} ${e.addr.address}:${e.addr.port} ${e.name} priority ${e.priority} weight ${e.weight}`,
+      );
     }
     return addresses;
   };

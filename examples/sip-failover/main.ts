@@ -28,8 +28,11 @@ export async function main(print: (line: string) => void = console.log): Promise
   const locator = new SipLocator(core, { clock });
 
   const resolution = await locator.resolve('sip:bob@biloxi.example');
-  print(`sip:bob@biloxi.example -> ${resolution.transport?.toUpperCase()} by rule ${resolution.rule}, ${resolution.roundTrips} round trip(s)`);
-  for (const t of resolution.targets) print(`  ${t.host} ${t.address}:${t.port} priority ${t.priority} weight ${t.weight}`);
+  print(
+    `sip:bob@biloxi.example -> ${resolution.transport?.toUpperCase()} by rule ${resolution.rule}, ${resolution.roundTrips} round trip(s)`,
+  );
+  for (const t of resolution.targets)
+    print(`  ${t.host} ${t.address}:${t.port} priority ${t.priority} weight ${t.weight}`);
 
   const describe = (attempt: SipAttempt): string =>
     `${attempt.target.host}${attempt.penalized ? ' (in the penalty box)' : ''}${attempt.pinned ? ' (Call-ID affinity)' : ''}`;
@@ -40,7 +43,10 @@ export async function main(print: (line: string) => void = console.log): Promise
   for (let attempt = await invite.next(); attempt; attempt = await invite.next()) {
     const outcome = BEHAVIOUR[attempt.target.host]!;
     const verdict = invite.report(attempt, outcome);
-    const what = outcome.type === 'response' ? `${outcome.status}${outcome.retryAfter ? ` Retry-After ${outcome.retryAfter}` : ''}` : `no response within ${attempt.timeoutMs} ms`;
+    const what =
+      outcome.type === 'response'
+        ? `${outcome.status}${outcome.retryAfter ? ` Retry-After ${outcome.retryAfter}` : ''}`
+        : `no response within ${attempt.timeoutMs} ms`;
     print(`  try ${attempt.index + 1}: ${describe(attempt)} -> ${what} -> ${verdict}`);
     if (verdict === 'success') break;
   }
@@ -48,7 +54,8 @@ export async function main(print: (line: string) => void = console.log): Promise
   const showBox = (): void => {
     const entries = locator.penaltyBox.entries();
     if (entries.length === 0) print('  penalty box: empty');
-    for (const e of entries) print(`  penalty box: ${e.transport} ${e.address}:${e.port} for ${(e.until - now) / 1000} s more (${e.reason})`);
+    for (const e of entries)
+      print(`  penalty box: ${e.transport} ${e.address}:${e.port} for ${(e.until - now) / 1000} s more (${e.reason})`);
   };
   showBox();
 

@@ -29,7 +29,9 @@ export async function main(nameservers: readonly string[], print: (line: string)
         continue;
       }
       const { result } = outcome;
-      print(`${result.query.name} ${result.rcodeName}: ${result.records.length} record(s), negative TTL ${result.negativeTtl}`);
+      print(
+        `${result.query.name} ${result.rcodeName}: ${result.records.length} record(s), negative TTL ${result.negativeTtl}`,
+      );
     }
 
     const controller = new AbortController();
@@ -39,7 +41,9 @@ export async function main(nameservers: readonly string[], print: (line: string)
 
     const { queries, udpSent, tcpSent, timeouts, wrongId, wrongSource, wrongQuestion } = system.stats;
     const dropped = wrongId + wrongSource + wrongQuestion;
-    print(`stats: ${queries} queries, ${udpSent + tcpSent} sent, ${timeouts} timeouts, ${dropped} spoofed answers dropped`);
+    print(
+      `stats: ${queries} queries, ${udpSent + tcpSent} sent, ${timeouts} timeouts, ${dropped} spoofed answers dropped`,
+    );
   } finally {
     await core.close();
   }

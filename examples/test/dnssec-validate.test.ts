@@ -40,11 +40,15 @@ async function run(...args: string[]): Promise<{ code: number; lines: string[] }
   const code = (await main(
     [
       ...args,
-      '--trust-anchor', biloxi.ds,
-      '--trust-anchor', bogus.ds,
+      '--trust-anchor',
+      biloxi.ds,
+      '--trust-anchor',
+      bogus.ds,
       ...['biloxi.test', 'bogus.test', 'plain.test', '.'].flatMap((name) => ['--stub', `${name}=${server}`]),
-      '--option', 'local-zone=test. transparent', // RFC 6761 keeps test. local unless opened
-      '--option', 'qname-minimisation=no',
+      '--option',
+      'local-zone=test. transparent', // RFC 6761 keeps test. local unless opened
+      '--option',
+      'qname-minimisation=no',
     ],
     (line: string) => lines.push(line),
   )) as number;
@@ -54,13 +58,19 @@ async function run(...args: string[]): Promise<{ code: number; lines: string[] }
 it('examples/dnssec-validate: secure', async () => {
   expect(await run('_sip._udp.biloxi.test', 'SRV')).toEqual({
     code: 0,
-    lines: ['_sip._udp.biloxi.test IN SRV: secure', '_sip._udp.biloxi.test.\t3600\tIN\tSRV\t10 60 5060 sip1.biloxi.test.'],
+    lines: [
+      '_sip._udp.biloxi.test IN SRV: secure',
+      '_sip._udp.biloxi.test.\t3600\tIN\tSRV\t10 60 5060 sip1.biloxi.test.',
+    ],
   });
   expect(await run('nobody.biloxi.test')).toEqual({ code: 0, lines: ['nobody.biloxi.test IN A: secure NXDOMAIN'] });
 });
 
 it('examples/dnssec-validate: insecure', async () => {
-  expect(await run('www.plain.test')).toEqual({ code: 0, lines: ['www.plain.test IN A: insecure', 'www.plain.test.\t3600\tIN\tA\t192.0.2.80'] });
+  expect(await run('www.plain.test')).toEqual({
+    code: 0,
+    lines: ['www.plain.test IN A: insecure', 'www.plain.test.\t3600\tIN\tA\t192.0.2.80'],
+  });
 });
 
 it('examples/dnssec-validate: bogus (why), without its data, exit 4', async () => {

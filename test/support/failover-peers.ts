@@ -19,7 +19,11 @@ export interface FailoverPeers {
   stop(): Promise<void>;
 }
 
-export async function startFailoverPeers(origin: string, hosts: ReturnType<typeof failoverHosts>, port: number): Promise<FailoverPeers> {
+export async function startFailoverPeers(
+  origin: string,
+  hosts: ReturnType<typeof failoverHosts>,
+  port: number,
+): Promise<FailoverPeers> {
   const right = makeCertificate({ dns: [`tls.${origin}`] });
   const wrong = makeCertificate({ dns: ['other.example'], ip: [hosts.tlsWrong] });
   const ok = answeringScenario(200, 'OK');
@@ -34,7 +38,12 @@ export async function startFailoverPeers(origin: string, hosts: ReturnType<typeo
       await startSippServer({ scenario: ok, address: hosts.live, port, transport: 'udp' }),
       await startSippServer({ scenario: ok, address: hosts.live, port, transport: 'tcp' }),
       await startSippServer({ scenario: ok, address: hosts.weighted, port, transport: 'udp' }),
-      await startSippServer({ scenario: answeringScenario(503, 'Service Unavailable', 30), address: hosts.busy, port, transport: 'udp' }),
+      await startSippServer({
+        scenario: answeringScenario(503, 'Service Unavailable', 30),
+        address: hosts.busy,
+        port,
+        transport: 'udp',
+      }),
     );
     peers.push(
       await startSipPeer({ transport: 'tls', address: hosts.tlsWrong, port, behaviour: answer(200), tls: wrong }),

@@ -3,7 +3,7 @@
  * and whose second answers, all on one port of 127.x.y.z loopback addresses, so sipp and node
  * peers can play the servers. One prefix per test file keeps parallel files apart.
  */
-import { freePort, } from './ports.js';
+import { freePort } from './ports.js';
 import { isBound } from './sipp.js';
 
 export interface FailoverHosts {

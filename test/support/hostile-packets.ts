@@ -78,7 +78,6 @@ export interface HostileZone {
   readonly soa?: dnsPacket.Answer;
 }
 
-
 const GARBAGE = Buffer.from('this is not a DNS message, just bytes on the wire!', 'ascii');
 
 /** The bytes a behaviour sends in answer to a query. */
@@ -105,12 +104,25 @@ export function packetFor(behaviour: Behaviour, query: ReceivedQuery, zone: Host
 }
 
 /** The OPT record of answers to EDNS queries. */
-const OPT: dnsPacket.Answer = { type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] };
+const OPT: dnsPacket.Answer = {
+  type: 'OPT',
+  name: '.',
+  udpPayloadSize: 1232,
+  extendedRcode: 0,
+  ednsVersion: 0,
+  flags: 0,
+  flag_do: false,
+  options: [],
+};
 
 const RCODES: Partial<Record<Behaviour & string, number>> = { servfail: 2, refused: 5, notimp: 4, formerr: 1 };
 
 function encodeAnswer(behaviour: Behaviour & string, query: ReceivedQuery, zone: HostileZone): Buffer {
-  const question: dnsPacket.Question = { name: query.name, type: query.type as dnsPacket.RecordType, class: query.class as dnsPacket.RecordClass };
+  const question: dnsPacket.Question = {
+    name: query.name,
+    type: query.type as dnsPacket.RecordType,
+    class: query.class as dnsPacket.RecordClass,
+  };
   let { rcode, answers, authorities } = lookup(query, zone);
   const rcodeOverride = RCODES[behaviour];
   if (rcodeOverride !== undefined || behaviour === 'truncate') {
@@ -153,7 +165,10 @@ function encodeAnswer(behaviour: Behaviour & string, query: ReceivedQuery, zone:
   return packet;
 }
 
-function lookup(query: ReceivedQuery, zone: HostileZone): { rcode: number; answers: dnsPacket.Answer[]; authorities: dnsPacket.Answer[] } {
+function lookup(
+  query: ReceivedQuery,
+  zone: HostileZone,
+): { rcode: number; answers: dnsPacket.Answer[]; authorities: dnsPacket.Answer[] } {
   const answers: dnsPacket.Answer[] = [];
   let name = query.name.toLowerCase();
   for (let hops = 0; hops < 16; hops++) {

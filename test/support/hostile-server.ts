@@ -110,7 +110,11 @@ class Hostile implements HostileServer {
     ]);
   }
 
-  #record(packet: Buffer, transport: 'udp' | 'tcp', from: { address: string; port: number }): ReceivedQuery | undefined {
+  #record(
+    packet: Buffer,
+    transport: 'udp' | 'tcp',
+    from: { address: string; port: number },
+  ): ReceivedQuery | undefined {
     let decoded: dnsPacket.Packet;
     try {
       decoded = dnsPacket.decode(packet);
@@ -186,7 +190,10 @@ class Hostile implements HostileServer {
       while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
         const packet = pending.subarray(2, 2 + pending.readUInt16BE(0));
         pending = pending.subarray(2 + packet.length);
-        const query = this.#record(Buffer.from(packet), 'tcp', { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 });
+        const query = this.#record(Buffer.from(packet), 'tcp', {
+          address: socket.remoteAddress ?? '',
+          port: socket.remotePort ?? 0,
+        });
         if (!query) continue;
         for (const behaviour of planOf(this.#tcpPlan, query)) this.#playTcp(behaviour, query, socket);
       }
@@ -221,4 +228,3 @@ function bindUdp(socket: UdpSocket, port: number, address: string): Promise<void
     socket.bind(port, address, () => resolve());
   });
 }
-

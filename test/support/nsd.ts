@@ -115,7 +115,16 @@ async function waitUntilAnswering(server: NsdServer, zone: string): Promise<void
   for (let i = 0; i < 100; i++) {
     if (!alive(server.pid)) throw new Error(`nsd died: ${log(server.dir)}`);
     try {
-      const { stdout } = await run('dig', ['+norec', '+time=1', '+tries=1', `@${server.address}`, '-p', String(server.port), zone, 'SOA']);
+      const { stdout } = await run('dig', [
+        '+norec',
+        '+time=1',
+        '+tries=1',
+        `@${server.address}`,
+        '-p',
+        String(server.port),
+        zone,
+        'SOA',
+      ]);
       if (/status: (NOERROR|NXDOMAIN|REFUSED)/.test(stdout)) return;
     } catch {
       // not listening yet

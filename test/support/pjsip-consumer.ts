@@ -39,7 +39,11 @@ export interface PjsipSend {
 const UDP_SIZE_THRESHOLD = 1300;
 
 /** One resolve call; `settleMs` later it reports how often the callback ran (a second call must never come). */
-export function resolveOnce(resolver: PjsipStyleResolver, uri: string, settleMs = 0): Promise<{ status: number; addresses: PjsipServerAddresses | null; calls: number }> {
+export function resolveOnce(
+  resolver: PjsipStyleResolver,
+  uri: string,
+  settleMs = 0,
+): Promise<{ status: number; addresses: PjsipServerAddresses | null; calls: number }> {
   return new Promise((resolve) => {
     let calls = 0;
     resolver.resolve(null, null, hostInfoFromUri(uri), 'token', (status, _token, addresses) => {
@@ -58,11 +62,31 @@ export async function pjsipSend(
   const uri = String(request.uri);
   const info = hostInfoFromUri(uri);
   const { status, addresses } = await resolveOnce(resolver, uri);
-  if (status !== PjStatus.PJ_SUCCESS || !addresses) return { resolveStatus: status, entries: [], tries: [], answeredBy: undefined };
+  if (status !== PjStatus.PJ_SUCCESS || !addresses)
+    return { resolveStatus: status, entries: [], tries: [], answeredBy: undefined };
   let entries = [...addresses.entry];
-  const size = Buffer.byteLength(endpoint.stack.stringify({ ...request, headers: { ...request.headers, via: [{ host: endpoint.viaHost, port: endpoint.port, protocol: 'UDP', params: { branch: 'z9hG4bK0000000', rport: null } }] } }), 'binary');
+  const size = Buffer.byteLength(
+    endpoint.stack.stringify({
+      ...request,
+      headers: {
+        ...request.headers,
+        via: [
+          {
+            host: endpoint.viaHost,
+            port: endpoint.port,
+            protocol: 'UDP',
+            params: { branch: 'z9hG4bK0000000', rport: null },
+          },
+        ],
+      },
+    }),
+    'binary',
+  );
   if (size >= UDP_SIZE_THRESHOLD && (entries[0]!.type & ~PjsipTransportType.IPV6) === PjsipTransportType.UDP) {
-    entries = [...entries.map((e) => ({ ...e, type: (e.type & PjsipTransportType.IPV6) | PjsipTransportType.TCP })), ...entries];
+    entries = [
+      ...entries.map((e) => ({ ...e, type: (e.type & PjsipTransportType.IPV6) | PjsipTransportType.TCP })),
+      ...entries,
+    ];
   }
   const tries: PjsipTry[] = [];
   // PJSIP checks a TLS server against the host of the destination, the domain of the URI.
@@ -70,17 +94,36 @@ export async function pjsipSend(
   for (const entry of entries) {
     const transport = transportOfType(entry.type);
     if (!transport) continue;
-    const target = { transport, address: entry.addr.address, port: entry.addr.port, ...(serverName ? { serverName } : {}) };
-    const result = await tryOnce(endpoint, { ...request, headers: { ...request.headers, via: [{ params: {} }] } }, target, options.timeoutMs);
+    const target = {
+      transport,
+      address: entry.addr.address,
+      port: entry.addr.port,
+      ...(serverName ? { serverName } : {}),
+    };
+    const result = await tryOnce(
+      endpoint,
+      { ...request, headers: { ...request.headers, via: [{ params: {} }] } },
+      target,
+      options.timeoutMs,
+    );
     const tried: PjsipTry = { type: entry.type, address: entry.addr.address, port: entry.addr.port, ...result };
     tries.push(tried);
-    if (result.outcome === 'response') return { resolveStatus: status, entries: addresses.entry, tries, answeredBy: tried };
-    resolver.setServerFailed({ address: entry.addr.address, port: entry.addr.port, type: entry.type }, options.failedForMs);
+    if (result.outcome === 'response')
+      return { resolveStatus: status, entries: addresses.entry, tries, answeredBy: tried };
+    resolver.setServerFailed(
+      { address: entry.addr.address, port: entry.addr.port, type: entry.type },
+      options.failedForMs,
+    );
   }
   return { resolveStatus: status, entries: addresses.entry, tries, answeredBy: undefined };
 }
 
-function tryOnce(endpoint: SipEndpoint, request: SipRequest, target: Parameters<SipEndpoint['attempt']>[1], timeoutMs: number): Promise<Pick<PjsipTry, 'outcome' | 'status'>> {
+function tryOnce(
+  endpoint: SipEndpoint,
+  request: SipRequest,
+  target: Parameters<SipEndpoint['attempt']>[1],
+  timeoutMs: number,
+): Promise<Pick<PjsipTry, 'outcome' | 'status'>> {
   return new Promise((resolve) => {
     let done = false;
     const finish = (outcome: PjsipTry['outcome'], status: number | null): void => {

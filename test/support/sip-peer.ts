@@ -11,7 +11,11 @@ import { createSecureContext, createServer as createTlsServer, type SecureContex
 import sip from 'sip';
 
 type Message = ReturnType<typeof sip.parse> & object;
-type Request = Message & { method: string; uri: string; headers: Record<string, unknown> & { via: { params: Record<string, unknown> }[] } };
+type Request = Message & {
+  method: string;
+  uri: string;
+  headers: Record<string, unknown> & { via: { params: Record<string, unknown> }[] };
+};
 
 /** What to answer to one request: responses in order (ms delay each), or nothing. */
 export type Behaviour = (request: Request, earlier: readonly Request[]) => readonly PeerResponse[];
@@ -25,7 +29,9 @@ export interface PeerResponse {
   readonly request?: Request;
 }
 
-export const answer = (status: number, headers?: Record<string, unknown>): Behaviour => () => [{ status, ...(headers ? { headers } : {}) }];
+export const answer =
+  (status: number, headers?: Record<string, unknown>): Behaviour =>
+  () => [{ status, ...(headers ? { headers } : {}) }];
 export const silent: Behaviour = () => [];
 
 export interface SipPeer {
@@ -77,7 +83,12 @@ export async function startSipPeer(options: SipPeerOptions): Promise<SipPeer> {
     requests.push(request);
     if (request.method === 'ACK') return;
     for (const r of peer.behaviour(request, earlier)) {
-      const response = sip.makeResponse((r.request ?? request) as never, r.status, r.reason ?? reasonOf(r.status), r.headers ? { headers: r.headers as never } : undefined);
+      const response = sip.makeResponse(
+        (r.request ?? request) as never,
+        r.status,
+        r.reason ?? reasonOf(r.status),
+        r.headers ? { headers: r.headers as never } : undefined,
+      );
       const to = response.headers.to as { params?: Record<string, unknown> } | undefined;
       if (to && r.status > 100) to.params = { ...to.params, tag: 'peer' };
       const timer = setTimeout(() => {
@@ -92,7 +103,8 @@ export async function startSipPeer(options: SipPeerOptions): Promise<SipPeer> {
     const socket = createSocket('udp4');
     socket.on('message', (data: Buffer, from: RemoteInfo) => {
       const message = sip.parse(data) as Request | undefined;
-      if (message?.method) respond(message, (text) => socket.send(Buffer.from(text, 'binary'), from.port, from.address));
+      if (message?.method)
+        respond(message, (text) => socket.send(Buffer.from(text, 'binary'), from.port, from.address));
     });
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
@@ -127,7 +139,9 @@ export async function startSipPeer(options: SipPeerOptions): Promise<SipPeer> {
       serverNames.push(name);
       done(null, context);
     };
-    server = createTlsServer({ key: options.tls.key, cert: options.tls.cert, SNICallback }, (socket: TLSSocket) => onStream(socket));
+    server = createTlsServer({ key: options.tls.key, cert: options.tls.cert, SNICallback }, (socket: TLSSocket) =>
+      onStream(socket),
+    );
     server.on('tlsClientError', () => {});
   } else {
     server = createTcpServer(onStream);
@@ -145,5 +159,18 @@ export async function startSipPeer(options: SipPeerOptions): Promise<SipPeer> {
 }
 
 function reasonOf(status: number): string {
-  return ({ 100: 'Trying', 180: 'Ringing', 183: 'Session Progress', 200: 'OK', 404: 'Not Found', 486: 'Busy Here', 487: 'Request Terminated', 503: 'Service Unavailable' } as Record<number, string>)[status] ?? 'Status';
+  return (
+    (
+      {
+        100: 'Trying',
+        180: 'Ringing',
+        183: 'Session Progress',
+        200: 'OK',
+        404: 'Not Found',
+        486: 'Busy Here',
+        487: 'Request Terminated',
+        503: 'Service Unavailable',
+      } as Record<number, string>
+    )[status] ?? 'Status'
+  );
 }

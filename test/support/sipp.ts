@@ -129,8 +129,11 @@ export async function startSippServer(options: SippOptions): Promise<SippProcess
 }
 
 /** A sipp client (UAC) running `calls` calls against `remote` ("127.0.0.1:5060"), then exiting. */
-export async function startSippClient(options: SippOptions & { readonly remote: string; readonly calls?: number }): Promise<SippProcess> {
-  if (!/^127\.\d+\.\d+\.\d+:\d+$/.test(options.remote)) throw new Error(`sipp clients only talk to loopback, not ${options.remote}`);
+export async function startSippClient(
+  options: SippOptions & { readonly remote: string; readonly calls?: number },
+): Promise<SippProcess> {
+  if (!/^127\.\d+\.\d+\.\d+:\d+$/.test(options.remote))
+    throw new Error(`sipp clients only talk to loopback, not ${options.remote}`);
   return launch(options, [options.remote, '-m', String(options.calls ?? 1), '-timeout', '20s', '-timeout_error']);
 }
 
@@ -139,7 +142,27 @@ async function launch(options: SippOptions, extra: string[]): Promise<SippProces
   if (!/^127\.\d+\.\d+\.\d+$/.test(address)) throw new Error(`sipp runs on 127.0.0.0/8 only, not ${address}`);
   const control = await freePort(address);
   const media = await freePort(address);
-  const args = ['-sf', scenario, '-i', address, '-p', String(port), '-t', transport === 'udp' ? 'u1' : 't1', '-ci', address, '-cp', String(control), '-mi', address, '-mp', String(media), '-nostdin', ...(process.env.SIPP_TRACE ? ['-trace_msg', '-trace_err'] : []), ...extra];
+  const args = [
+    '-sf',
+    scenario,
+    '-i',
+    address,
+    '-p',
+    String(port),
+    '-t',
+    transport === 'udp' ? 'u1' : 't1',
+    '-ci',
+    address,
+    '-cp',
+    String(control),
+    '-mi',
+    address,
+    '-mp',
+    String(media),
+    '-nostdin',
+    ...(process.env.SIPP_TRACE ? ['-trace_msg', '-trace_err'] : []),
+    ...extra,
+  ];
   const child: ChildProcess = spawn(SIPP, args, { cwd: workDir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
@@ -167,12 +190,17 @@ async function waitListening(sipp: SippProcess, options: SippOptions): Promise<v
   let gone = false;
   void sipp.exited.then(() => (gone = true));
   for (let i = 0; i < 100; i++) {
-    if (gone) throw new Error(`sipp exited before listening on ${options.transport} ${options.address}:${options.port}: ${sipp.stderr()}`);
+    if (gone)
+      throw new Error(
+        `sipp exited before listening on ${options.transport} ${options.address}:${options.port}: ${sipp.stderr()}`,
+      );
     if (isBound(options.address, options.port, options.transport)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   await sipp.stop();
-  throw new Error(`sipp did not listen on ${options.transport} ${options.address}:${options.port} within 5 s: ${sipp.stderr()}`);
+  throw new Error(
+    `sipp did not listen on ${options.transport} ${options.address}:${options.port} within 5 s: ${sipp.stderr()}`,
+  );
 }
 
 /** True when /proc/net/{udp,tcp} lists address:port (TCP in LISTEN state). */

@@ -40,8 +40,16 @@ function systems(ctx: BenchContext, zone: string): ColdSystem[] {
     return { run: () => walk(resolver, zone), close: () => resolver.cancel() };
   };
   return [
-    { name: 'dnscore, system backend', expected: resolverLike, prepare: () => dnscore(() => compose(systemPlugin(endpoint), false)) },
-    { name: 'dnscore, libunbound backend', expected: resolverLike, prepare: () => dnscore(() => compose(unboundPlugin(endpoint), false)) },
+    {
+      name: 'dnscore, system backend',
+      expected: resolverLike,
+      prepare: () => dnscore(() => compose(systemPlugin(endpoint), false)),
+    },
+    {
+      name: 'dnscore, libunbound backend',
+      expected: resolverLike,
+      prepare: () => dnscore(() => compose(unboundPlugin(endpoint), false)),
+    },
     {
       name: 'dnscore, libunbound, QNAME minimisation on',
       expected: resolverLike,
@@ -77,7 +85,12 @@ async function once(ctx: BenchContext, system: ColdSystem): Promise<{ ms: number
   }
 }
 
-async function measureZone(ctx: BenchContext, zone: string, notes: string[], medians: Map<string, number>): Promise<Table> {
+async function measureZone(
+  ctx: BenchContext,
+  zone: string,
+  notes: string[],
+  medians: Map<string, number>,
+): Promise<Table> {
   const D = ctx.rig.delayMs;
   const all = systems(ctx, zone);
   const valid: ColdSystem[] = [];

@@ -40,7 +40,10 @@ async function bursts(ctx: BenchContext, notes: string[]): Promise<Table> {
   for (let round = 0; round < runs; round++) {
     for (const [id] of round % 2 === 0 ? SYSTEMS : [...SYSTEMS].reverse()) {
       const burst = await runChild<Burst>('burst-main.js', [id, ctx.rig.nsd.endpoint, String(BURST)]);
-      if (burst.wrong > 0 || burst.failed > 0) notes.push(`${id} run ${round + 1}: ${burst.wrong} wrong answers, ${burst.failed} failed (${burst.firstError ?? ''})`);
+      if (burst.wrong > 0 || burst.failed > 0)
+        notes.push(
+          `${id} run ${round + 1}: ${burst.wrong} wrong answers, ${burst.failed} failed (${burst.firstError ?? ''})`,
+        );
       results.get(id)!.push(burst);
     }
   }
@@ -62,7 +65,16 @@ async function bursts(ctx: BenchContext, notes: string[]): Promise<Table> {
   ctx.log('  concurrency burst: done');
   return {
     caption: `${count(BURST)} distinct A questions at once to nsd on loopback (no delay), ${runs} runs, a fresh process each`,
-    headers: ['system', 'all answered, ms', 'answers/s', 'p50 latency, ms', 'p99 latency, ms', 'peak RSS, MB', 'RSS growth, MB', 'dnscore ÷ this (speed)'],
+    headers: [
+      'system',
+      'all answered, ms',
+      'answers/s',
+      'p50 latency, ms',
+      'p99 latency, ms',
+      'peak RSS, MB',
+      'RSS growth, MB',
+      'dnscore ÷ this (speed)',
+    ],
     rows,
   };
 }
@@ -72,8 +84,16 @@ async function cacheHeap(ctx: BenchContext): Promise<Table> {
   const runs = runsFor(ctx, 3, 1);
   const samples: Heap[] = [];
   const warmFrom = ctx.rig.bulkNames - 2000;
-  if (warmFrom < answers) throw new Error(`the bulk zone has ${ctx.rig.bulkNames} names: too few for ${answers} answers and the warm-up`);
-  for (let i = 0; i < runs; i++) samples.push(await runChild<Heap>('cache-heap-main.js', [ctx.rig.nsd.endpoint, String(answers), String(warmFrom)], ['--expose-gc']));
+  if (warmFrom < answers)
+    throw new Error(`the bulk zone has ${ctx.rig.bulkNames} names: too few for ${answers} answers and the warm-up`);
+  for (let i = 0; i < runs; i++)
+    samples.push(
+      await runChild<Heap>(
+        'cache-heap-main.js',
+        [ctx.rig.nsd.endpoint, String(answers), String(warmFrom)],
+        ['--expose-gc'],
+      ),
+    );
   const per100k = (bytes: number, n: number): number => (bytes / n) * 100_000;
   const heap = summarize(samples.map((s) => per100k(s.heapBytes, s.count) / MB));
   const outside = summarize(samples.map((s) => per100k(s.outsideBytes, s.count) / MB));

@@ -19,7 +19,9 @@ async function operate(c: ReturnType<typeof compose>, work: Work, validated: boo
   if (work === 'a') {
     const result = await c.core.resolve(A_NAME, 'A');
     if (result.records.length !== 1 || result.secure !== validated || result.bogus) {
-      throw new Error(`${A_NAME} A: ${result.records.length} records, secure ${result.secure}, bogus ${result.bogus} (validated: ${validated})`);
+      throw new Error(
+        `${A_NAME} A: ${result.records.length} records, secure ${result.secure}, bogus ${result.bogus} (validated: ${validated})`,
+      );
     }
     return;
   }
@@ -117,7 +119,12 @@ export async function dnssecCost(ctx: BenchContext): Promise<Section> {
     ['sip', true, `\`${URI}\`, core cache in front`],
   ] as const) {
     const p = await warmPair(ctx, work, coreCache);
-    warmRows.push([label, formatSummary(p.plain, 0), formatSummary(p.validated, 0), ratio(p.plain.median, p.validated.median, 2)]);
+    warmRows.push([
+      label,
+      formatSummary(p.plain, 0),
+      formatSummary(p.validated, 0),
+      ratio(p.plain.median, p.validated.median, 2),
+    ]);
   }
   ctx.log('  dnssec warm: done');
   const cold: Table = {

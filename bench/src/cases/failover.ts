@@ -7,9 +7,23 @@
 import dns from 'node:dns';
 import { expectSameSet } from '../systems/check.js';
 import { compose, systemPlugin, targetLines } from '../systems/dnscore.js';
-import { bridgeSender, sipStackSender, withoutSipStackNoise, type Sender, type SendResult } from '../systems/sip-senders.js';
+import {
+  bridgeSender,
+  sipStackSender,
+  withoutSipStackNoise,
+  type Sender,
+  type SendResult,
+} from '../systems/sip-senders.js';
 import { sipStackResolve, useResolverForSipStack } from '../systems/sip-stack.js';
-import { LIVE, SCENARIOS, received, scenarioUri, startFailoverRig, type FailoverRig, type Scenario } from '../rig/failover-rig.js';
+import {
+  LIVE,
+  SCENARIOS,
+  received,
+  scenarioUri,
+  startFailoverRig,
+  type FailoverRig,
+  type Scenario,
+} from '../rig/failover-rig.js';
 import { count, formatSummary, ratio, summarize, type Summary } from '../stats.js';
 import { runsFor, type BenchContext, type Section } from './section.js';
 
@@ -29,24 +43,34 @@ async function checkOrder(rig: FailoverRig, s: Scenario): Promise<void> {
   const c = compose(systemPlugin(rig.nsd.endpoint), false, { ipv6: false });
   const dnscore = targetLines(await c.locator.resolve(scenarioUri(s)));
   await c.close();
-  if (dnscore.join() !== lines.join()) throw new Error(`${s.id}: dnscore targets ${dnscore.join(', ')}, expected ${lines.join(', ')}`);
+  if (dnscore.join() !== lines.join())
+    throw new Error(`${s.id}: dnscore targets ${dnscore.join(', ')}, expected ${lines.join(', ')}`);
   const resolver = new dns.Resolver({ timeout: 2000, tries: 1 });
   resolver.setServers([rig.nsd.endpoint]);
   useResolverForSipStack(resolver);
   const stack = await sipStackResolve(scenarioUri(s));
   expectSameSet(`npm sip stack on ${s.id}`, lines, stack);
-  if (stack[0] !== lines[0]) throw new Error(`${s.id}: the npm sip stack would try ${stack[0]} first, not the dead ${s.dead}`);
+  if (stack[0] !== lines[0])
+    throw new Error(`${s.id}: the npm sip stack would try ${stack[0]} first, not the dead ${s.dead}`);
 }
 
 /** First and next request through a fresh bridge (fresh cache and penalty box); both checked. */
-async function bridgeRun(rig: FailoverRig, s: Scenario, targetTimeoutMs?: number): Promise<{ first: SendResult; next: SendResult }> {
+async function bridgeRun(
+  rig: FailoverRig,
+  s: Scenario,
+  targetTimeoutMs?: number,
+): Promise<{ first: SendResult; next: SendResult }> {
   const sender = await bridgeSender(rig.nsd.endpoint, targetTimeoutMs ? { targetTimeoutMs } : {});
   try {
     const first = await sender.send(scenarioUri(s), callId(s));
     const want = [`${s.dead} ${EXPECTED_FIRST[s.id]}`, `${LIVE} response`];
-    if (first.status !== 200 || first.tries?.join() !== want.join()) throw new Error(`bridge, ${s.id}: got ${first.status} after [${first.tries?.join(', ')}], expected 200 after [${want.join(', ')}]`);
+    if (first.status !== 200 || first.tries?.join() !== want.join())
+      throw new Error(
+        `bridge, ${s.id}: got ${first.status} after [${first.tries?.join(', ')}], expected 200 after [${want.join(', ')}]`,
+      );
     const next = await sender.send(scenarioUri(s), callId(s));
-    if (next.status !== 200 || next.tries?.join() !== `${LIVE} response`) throw new Error(`bridge, ${s.id}, next request: got ${next.status} after [${next.tries?.join(', ')}]`);
+    if (next.status !== 200 || next.tries?.join() !== `${LIVE} response`)
+      throw new Error(`bridge, ${s.id}, next request: got ${next.status} after [${next.tries?.join(', ')}]`);
     return { first, next };
   } finally {
     await sender.close();
@@ -59,15 +83,24 @@ async function stackSend(rig: FailoverRig, sender: Sender, s: Scenario): Promise
   const result = await withoutSipStackNoise(() => sender.send(scenarioUri(s), id));
   const live = received(rig.peers.get(`${LIVE} ${s.transport}`), id);
   if (s.timerB) {
-    if (result.status !== 408 || live !== 0) throw new Error(`npm sip stack, ${s.id}: ${result.status} and ${live} requests at the live server; expected 408 and none`);
+    if (result.status !== 408 || live !== 0)
+      throw new Error(
+        `npm sip stack, ${s.id}: ${result.status} and ${live} requests at the live server; expected 408 and none`,
+      );
   } else if (result.status !== 200 || live !== 1) {
-    throw new Error(`npm sip stack, ${s.id}: ${result.status} and ${live} requests at the live server; expected 200 and one`);
+    throw new Error(
+      `npm sip stack, ${s.id}: ${result.status} and ${live} requests at the live server; expected 200 and one`,
+    );
   }
   return result;
 }
 
 /** Interleaved runs of `run` for several scenarios at once (timer-bound cases wait side by side). */
-async function sideBySide<T>(scenarios: readonly Scenario[], runs: number, run: (s: Scenario) => Promise<T>): Promise<Map<string, T[]>> {
+async function sideBySide<T>(
+  scenarios: readonly Scenario[],
+  runs: number,
+  run: (s: Scenario) => Promise<T>,
+): Promise<Map<string, T[]>> {
   const results = new Map<string, T[]>(scenarios.map((s) => [s.id, []]));
   for (let i = 0; i < runs; i++) {
     const round = await Promise.all(scenarios.map(run));
@@ -89,7 +122,13 @@ export async function failoverCase(ctx: BenchContext): Promise<Section> {
     // The 32-second cases of the `sip` stack run in the background, once, while the rest is measured.
     const timerB = ctx.quick
       ? undefined
-      : Promise.all(slow.map(async (s) => ({ id: s.id, first: await stackSend(rig, stack, s), next: await stackSend(rig, stack, s) })));
+      : Promise.all(
+          slow.map(async (s) => ({
+            id: s.id,
+            first: await stackSend(rig, stack, s),
+            next: await stackSend(rig, stack, s),
+          })),
+        );
 
     const stackFast = new Map<string, { first: number[]; next: number[] }>();
     for (const s of fast) {
@@ -135,7 +174,14 @@ export async function failoverCase(ctx: BenchContext): Promise<Section> {
     });
     for (const s of slow) {
       const t = tuned.get(s.id)!;
-      rows.push([`${s.label}, bridge with targetTimeoutMs 500`, '-', '-', ms(summarize(t.map((r) => r.first.ms))), ms(summarize(t.map((r) => r.next.ms))), '-']);
+      rows.push([
+        `${s.label}, bridge with targetTimeoutMs 500`,
+        '-',
+        '-',
+        ms(summarize(t.map((r) => r.first.ms))),
+        ms(summarize(t.map((r) => r.next.ms))),
+        '-',
+      ]);
     }
     return {
       id: 'failover',
@@ -153,7 +199,14 @@ export async function failoverCase(ctx: BenchContext): Promise<Section> {
       tables: [
         {
           caption: `Time until the live server's answer, ms, median (min-max); runs: ${runsFor(ctx, 7, 3)} (503, refused), ${runsFor(ctx, 3, 1)} (silent, 6 s timer), ${runsFor(ctx, 5, 2)} (500 ms timer)`,
-          headers: ['first target', '`sip` stack: first request', '`sip` stack: next request', 'bridge: first request', 'bridge: next request (penalty box)', '`sip` ÷ bridge (first)'],
+          headers: [
+            'first target',
+            '`sip` stack: first request',
+            '`sip` stack: next request',
+            'bridge: first request',
+            'bridge: next request (penalty box)',
+            '`sip` ÷ bridge (first)',
+          ],
           rows,
         },
       ],

@@ -28,7 +28,12 @@ export interface ThroughputPlan {
   readonly unit?: string;
 }
 
-export async function throughputTable(ctx: BenchContext, plan: ThroughputPlan, systems: readonly ThroughputSystem[], notes: string[]): Promise<Table> {
+export async function throughputTable(
+  ctx: BenchContext,
+  plan: ThroughputPlan,
+  systems: readonly ThroughputSystem[],
+  notes: string[],
+): Promise<Table> {
   const valid: ThroughputSystem[] = [];
   for (const system of systems) {
     try {
@@ -45,7 +50,8 @@ export async function throughputTable(ctx: BenchContext, plan: ThroughputPlan, s
   const samples = new Map<string, number[]>(valid.map((s) => [s.name, []]));
   for (let round = 0; round < plan.runs; round++) {
     const order = valid.map((_, i) => valid[(i + round) % valid.length]!);
-    for (const system of order) samples.get(system.name)!.push(await throughput(system.run, plan.windowMs, plan.concurrency));
+    for (const system of order)
+      samples.get(system.name)!.push(await throughput(system.run, plan.windowMs, plan.concurrency));
   }
   for (const system of systems) await system.close?.();
   const referenceName = plan.reference ?? valid[0]?.name;
@@ -54,11 +60,21 @@ export async function throughputTable(ctx: BenchContext, plan: ThroughputPlan, s
     const s = samples.get(system.name);
     if (!s) return [system.name, 'not timed (see below)', '-', '-'];
     const summary = summarize(s);
-    return [system.name, formatSummary(summary, 0), `${count(1e6 / summary.median)}`, ratio(reference, summary.median, 1)];
+    return [
+      system.name,
+      formatSummary(summary, 0),
+      `${count(1e6 / summary.median)}`,
+      ratio(reference, summary.median, 1),
+    ];
   });
   return {
     caption: `${plan.caption} (${plan.concurrency} in flight, ${plan.windowMs} ms windows, ${plan.runs} runs)`,
-    headers: ['system', `${plan.unit ?? 'resolutions'}/s, median (min-max)`, 'µs each', `${referenceName === valid[0]?.name ? 'row 1' : referenceName} ÷ this`],
+    headers: [
+      'system',
+      `${plan.unit ?? 'resolutions'}/s, median (min-max)`,
+      'µs each',
+      `${referenceName === valid[0]?.name ? 'row 1' : referenceName} ÷ this`,
+    ],
     rows,
   };
 }

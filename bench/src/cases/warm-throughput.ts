@@ -26,16 +26,35 @@ function srvAndASystems(ctx: BenchContext): ThroughputSystem[] {
   const toDaemon = nodeResolver(daemon.endpoint);
   const ub = unboundContext(nsd.endpoint);
   return [
-    { name: 'dnscore + core cache (system backend)', expected: UDP_TARGETS, run: async (loop) => targetLines(await viaSystem.locator.resolve(uri(loop))), close: () => viaSystem.close() },
-    { name: 'dnscore + core cache (libunbound backend)', expected: UDP_TARGETS, run: async (loop) => targetLines(await viaUnbound.locator.resolve(uri(loop))), close: () => viaUnbound.close() },
+    {
+      name: 'dnscore + core cache (system backend)',
+      expected: UDP_TARGETS,
+      run: async (loop) => targetLines(await viaSystem.locator.resolve(uri(loop))),
+      close: () => viaSystem.close(),
+    },
+    {
+      name: 'dnscore + core cache (libunbound backend)',
+      expected: UDP_TARGETS,
+      run: async (loop) => targetLines(await viaUnbound.locator.resolve(uri(loop))),
+      close: () => viaUnbound.close(),
+    },
     {
       name: "dnscore over libunbound, no core cache (libunbound's cache)",
       expected: UDP_TARGETS,
       run: async (loop) => targetLines(await unboundNoCoreCache.locator.resolve(uri(loop))),
       close: () => unboundNoCoreCache.close(),
     },
-    { name: 'node:dns resolveSrv + resolve4 -> unbound daemon', expected: UDP_TARGETS, run: (loop) => srvThenA(toDaemon, owner(loop), 'udp'), close: () => toDaemon.cancel() },
-    { name: "`unbound` binding, its own cache (SRV, then A)", expected: UDP_TARGETS, run: (loop) => unboundSrvThenA(ub, owner(loop), 'udp') },
+    {
+      name: 'node:dns resolveSrv + resolve4 -> unbound daemon',
+      expected: UDP_TARGETS,
+      run: (loop) => srvThenA(toDaemon, owner(loop), 'udp'),
+      close: () => toDaemon.cancel(),
+    },
+    {
+      name: '`unbound` binding, its own cache (SRV, then A)',
+      expected: UDP_TARGETS,
+      run: (loop) => unboundSrvThenA(ub, owner(loop), 'udp'),
+    },
   ];
 }
 
@@ -46,7 +65,12 @@ function fullClientSystems(ctx: BenchContext): ThroughputSystem[] {
   const forSipStack = new dns.Resolver({ timeout: 2000, tries: 1 });
   forSipStack.setServers([daemon.endpoint]);
   return [
-    { name: 'dnscore + core cache, default client', expected: EXPECTED.srvOnly, run: async (loop) => targetLines(await dnscore.locator.resolve(uri(loop))), close: () => dnscore.close() },
+    {
+      name: 'dnscore + core cache, default client',
+      expected: EXPECTED.srvOnly,
+      run: async (loop) => targetLines(await dnscore.locator.resolve(uri(loop))),
+      close: () => dnscore.close(),
+    },
     {
       name: 'npm `sip` stack resolve() -> unbound daemon',
       expected: EXPECTED.srvOnly,
@@ -56,7 +80,12 @@ function fullClientSystems(ctx: BenchContext): ThroughputSystem[] {
       },
       close: () => forSipStack.cancel(),
     },
-    { name: 'node:dns parallel walk -> unbound daemon', expected: EXPECTED.srvOnly, run: (loop) => parallelWalk(toDaemon, warmDomain(loop)), close: () => toDaemon.cancel() },
+    {
+      name: 'node:dns parallel walk -> unbound daemon',
+      expected: EXPECTED.srvOnly,
+      run: (loop) => parallelWalk(toDaemon, warmDomain(loop)),
+      close: () => toDaemon.cancel(),
+    },
   ];
 }
 
@@ -74,7 +103,12 @@ export async function warmThroughput(ctx: BenchContext): Promise<Section> {
   ctx.log('  warm SRV + A: done');
   const full = await throughputTable(
     ctx,
-    { caption: `Full RFC 3263 client: \`sip:bob@sN.chicago.example\` over UDP, TCP and TLS, IPv4 and IPv6`, windowMs, runs, concurrency },
+    {
+      caption: `Full RFC 3263 client: \`sip:bob@sN.chicago.example\` over UDP, TCP and TLS, IPv4 and IPv6`,
+      windowMs,
+      runs,
+      concurrency,
+    },
     fullClientSystems(ctx),
     notes,
   );

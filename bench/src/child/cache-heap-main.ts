@@ -28,9 +28,12 @@ async function used(): Promise<{ heap: number; outside: number }> {
 async function fill(core: DnsCore, from: number, to: number): Promise<number> {
   let packetBytes = 0;
   for (let i = from; i < to; i += BATCH) {
-    const results = await Promise.all(Array.from({ length: Math.min(BATCH, to - i) }, (_, j) => core.resolve(bulkName(i + j), 'A')));
+    const results = await Promise.all(
+      Array.from({ length: Math.min(BATCH, to - i) }, (_, j) => core.resolve(bulkName(i + j), 'A')),
+    );
     results.forEach((r, j) => {
-      if (r.records[0]?.data !== bulkAddress(i + j)) throw new Error(`${bulkName(i + j)}: wrong answer ${String(r.records[0]?.data)}`);
+      if (r.records[0]?.data !== bulkAddress(i + j))
+        throw new Error(`${bulkName(i + j)}: wrong answer ${String(r.records[0]?.data)}`);
       packetBytes += r.answer.length;
     });
   }

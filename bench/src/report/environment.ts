@@ -52,14 +52,25 @@ function osRelease(): string {
   }
 }
 
-export function describeEnvironment(settings: { quick: boolean; delayMs: number; seconds?: number; loadAtStart: readonly number[] }): Environment {
+export function describeEnvironment(settings: {
+  quick: boolean;
+  delayMs: number;
+  seconds?: number;
+  loadAtStart: readonly number[];
+}): Environment {
   const cpus = os.cpus();
   return {
     rows: [
       ['date', new Date().toISOString().replace(/\.\d+Z$/, 'Z')],
-      ['machine', `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores (${os.availableParallelism()} available), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM`],
+      [
+        'machine',
+        `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores (${os.availableParallelism()} available), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+      ],
       ['system', `${osRelease()}, Linux ${os.release()}`],
-      ['Node.js', `${process.version} (V8 ${process.versions.v8}, libuv ${process.versions.uv}, c-ares ${process.versions.ares})`],
+      [
+        'Node.js',
+        `${process.version} (V8 ${process.versions.v8}, libuv ${process.versions.uv}, c-ares ${process.versions.ares})`,
+      ],
       ['UV_THREADPOOL_SIZE', process.env.UV_THREADPOOL_SIZE ?? '4 (default)'],
       [
         'dnscore',
@@ -70,7 +81,10 @@ export function describeEnvironment(settings: { quick: boolean; delayMs: number;
       ['npm `unbound`', `${npmVersion('unbound')} (libunbound ${libunboundVersion()})`],
       ['nsd', tool('/usr/sbin/nsd', ['-v'], /NSD version ([\d.]+)/)],
       ['unbound daemon', tool('/usr/sbin/unbound', ['-V'], /Version ([\d.]+)/)],
-      ['run', `${settings.quick ? 'quick (`--quick`)' : 'full'}, D = ${settings.delayMs} ms${settings.seconds ? `, ${settings.seconds.toFixed(0)} s in all` : ''}`],
+      [
+        'run',
+        `${settings.quick ? 'quick (`--quick`)' : 'full'}, D = ${settings.delayMs} ms${settings.seconds ? `, ${settings.seconds.toFixed(0)} s in all` : ''}`,
+      ],
       // Other work on the machine skews every figure; the load average says how busy it was.
       ['load average at start', settings.loadAtStart.map((l) => l.toFixed(2)).join(', ')],
     ],

@@ -47,5 +47,8 @@ export function renderReport(env: Environment, sections: readonly Section[], par
     ...sections.map(renderSection),
     REMAINING_GAPS,
   ];
-  return `${parts.join('\n').replace(/\n{3,}/g, '\n\n').trim()}\n`;
+  return `${parts
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()}\n`;
 }

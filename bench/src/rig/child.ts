@@ -5,9 +5,16 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export async function runChild<T>(program: string, args: readonly string[], nodeArgs: readonly string[] = []): Promise<T> {
+export async function runChild<T>(
+  program: string,
+  args: readonly string[],
+  nodeArgs: readonly string[] = [],
+): Promise<T> {
   const file = fileURLToPath(new URL(`../child/${program}`, import.meta.url));
-  const { stdout } = await run(process.execPath, [...nodeArgs, file, ...args], { maxBuffer: 16 * 2 ** 20, timeout: 120_000 });
+  const { stdout } = await run(process.execPath, [...nodeArgs, file, ...args], {
+    maxBuffer: 16 * 2 ** 20,
+    timeout: 120_000,
+  });
   const line = stdout.trim().split('\n').pop() ?? '';
   try {
     return JSON.parse(line) as T;

@@ -20,8 +20,13 @@ export interface DelayProxy {
 
 const MAIN = fileURLToPath(new URL('../child/delay-proxy-main.js', import.meta.url));
 
-export async function startDelayProxy(upstream: { address: string; port: number }, delayMs: number): Promise<DelayProxy> {
-  const child = fork(MAIN, [upstream.address, String(upstream.port), String(delayMs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startDelayProxy(
+  upstream: { address: string; port: number },
+  delayMs: number,
+): Promise<DelayProxy> {
+  const child = fork(MAIN, [upstream.address, String(upstream.port), String(delayMs)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ready = await reply<{ port: number }>(child, 'ready');
   const port = ready.port;
   const ask = async <T>(message: object, type: string): Promise<T> => {

@@ -40,16 +40,30 @@ export interface FailoverRig {
 }
 
 function zoneText(port: number): string {
-  const lines = [`$ORIGIN ${FAILOVER_ZONE}.`, '$TTL 3600', '@ IN SOA ns1 hostmaster 2026120101 7200 900 1209600 300', '  IN NS ns1', 'ns1 IN A 203.0.113.53'];
+  const lines = [
+    `$ORIGIN ${FAILOVER_ZONE}.`,
+    '$TTL 3600',
+    '@ IN SOA ns1 hostmaster 2026120101 7200 900 1209600 300',
+    '  IN NS ns1',
+    'ns1 IN A 203.0.113.53',
+  ];
   for (const s of SCENARIOS) {
-    lines.push(`_sip._${s.transport}.${s.id} IN SRV 10 0 ${port} servers.${s.id}`, `servers.${s.id} IN A ${s.dead}`, `servers.${s.id} IN A ${LIVE}`);
+    lines.push(
+      `_sip._${s.transport}.${s.id} IN SRV 10 0 ${port} servers.${s.id}`,
+      `servers.${s.id} IN A ${s.dead}`,
+      `servers.${s.id} IN A ${LIVE}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
 
 async function startPeers(port: number): Promise<Map<string, SipPeer>> {
   const peers = new Map<string, SipPeer>();
-  const start = async (address: string, transport: 'udp' | 'tcp', behaviour: Parameters<typeof startSipPeer>[0]['behaviour']): Promise<void> => {
+  const start = async (
+    address: string,
+    transport: 'udp' | 'tcp',
+    behaviour: Parameters<typeof startSipPeer>[0]['behaviour'],
+  ): Promise<void> => {
     peers.set(`${address} ${transport}`, await startSipPeer({ address, port, transport, behaviour }));
   };
   try {

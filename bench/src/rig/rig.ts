@@ -6,7 +6,16 @@
 import { startDelayProxy, type DelayProxy } from './delay-proxy.js';
 import { signZone, startNsd, type NsdServer, type SignedZone } from './support.js';
 import { startUnboundDaemon, type UnboundDaemon } from './unbound-daemon.js';
-import { BENCH_ZONES, BULK_ZONE, RFC3263_ZONE, SIGNED_ZONE, SRV_ONLY_ZONE, bulkZoneText, rfc3263ZoneText, srvOnlyZoneText } from './zones.js';
+import {
+  BENCH_ZONES,
+  BULK_ZONE,
+  RFC3263_ZONE,
+  SIGNED_ZONE,
+  SRV_ONLY_ZONE,
+  bulkZoneText,
+  rfc3263ZoneText,
+  srvOnlyZoneText,
+} from './zones.js';
 
 export interface Rig {
   readonly nsd: NsdServer;

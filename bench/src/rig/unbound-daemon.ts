@@ -27,7 +27,10 @@ export function unboundDaemonInstalled(): boolean {
 }
 
 /** The daemon, asking `upstream` for `zones` (stub zones) and refusing every other name. */
-export async function startUnboundDaemon(upstream: { address: string; port: number }, zones: readonly string[]): Promise<UnboundDaemon> {
+export async function startUnboundDaemon(
+  upstream: { address: string; port: number },
+  zones: readonly string[],
+): Promise<UnboundDaemon> {
   const probeZone = zones[0] ?? '.';
   const port = await freePort('127.0.0.1');
   const dir = mkdtempSync(join(tmpdir(), 'dnscore-bench-unbound-'));
@@ -55,7 +58,11 @@ export async function startUnboundDaemon(upstream: { address: string; port: numb
     ...zones.map((zone) => `  local-zone: "${zone}." transparent`),
     'remote-control:',
     '  control-enable: no',
-    ...zones.flatMap((zone) => ['stub-zone:', `  name: "${zone}."`, `  stub-addr: ${upstream.address}@${upstream.port}`]),
+    ...zones.flatMap((zone) => [
+      'stub-zone:',
+      `  name: "${zone}."`,
+      `  stub-addr: ${upstream.address}@${upstream.port}`,
+    ]),
   ];
   const file = join(dir, 'unbound.conf');
   writeFileSync(file, `${conf.join('\n')}\n`);
@@ -71,7 +78,12 @@ export async function startUnboundDaemon(upstream: { address: string; port: numb
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitUntilAnswering(port, probeZone, () => child.exitCode !== null, () => `${stderr} ${log(dir)}`);
+    await waitUntilAnswering(
+      port,
+      probeZone,
+      () => child.exitCode !== null,
+      () => `${stderr} ${log(dir)}`,
+    );
   } catch (error) {
     await stop();
     throw error;

@@ -22,7 +22,8 @@ const EXAMPLE_ZONE_FILE = fileURLToPath(new URL('../../../examples/zones/biloxi.
 
 export function rfc3263ZoneText(origin = RFC3263_ZONE): string {
   const text = readFileSync(EXAMPLE_ZONE_FILE, 'utf8');
-  if (!text.includes('$ORIGIN biloxi.example.')) throw new Error(`${EXAMPLE_ZONE_FILE} no longer starts with $ORIGIN biloxi.example.`);
+  if (!text.includes('$ORIGIN biloxi.example.'))
+    throw new Error(`${EXAMPLE_ZONE_FILE} no longer starts with $ORIGIN biloxi.example.`);
   return text.replace('$ORIGIN biloxi.example.', `$ORIGIN ${origin}.`);
 }
 
@@ -74,7 +75,13 @@ export function bulkAddress(i: number): string {
 }
 
 export function bulkZoneText(names: number): string {
-  const lines = [`$ORIGIN ${BULK_ZONE}.`, '$TTL 3600', '@ IN SOA ns1 hostmaster 2026120101 7200 900 1209600 300', '  IN NS ns1', 'ns1 IN A 203.0.113.53'];
+  const lines = [
+    `$ORIGIN ${BULK_ZONE}.`,
+    '$TTL 3600',
+    '@ IN SOA ns1 hostmaster 2026120101 7200 900 1209600 300',
+    '  IN NS ns1',
+    'ns1 IN A 203.0.113.53',
+  ];
   for (let i = 0; i < names; i++) lines.push(`n${i} IN A ${bulkAddress(i)}`);
   return `${lines.join('\n')}\n`;
 }

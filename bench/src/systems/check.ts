@@ -27,5 +27,6 @@ export function expectSameSet(system: string, expected: readonly string[], got: 
 export function expectSameAddresses(system: string, expected: readonly string[], got: readonly string[]): void {
   const addresses = [...new Set(got.map((line) => line.split(' ')[1] ?? line))].sort();
   const want = [...new Set(expected)].sort();
-  if (want.length !== addresses.length || want.some((a, i) => a !== addresses[i])) throw new WrongAnswerError(system, want, addresses);
+  if (want.length !== addresses.length || want.some((a, i) => a !== addresses[i]))
+    throw new WrongAnswerError(system, want, addresses);
 }

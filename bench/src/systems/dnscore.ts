@@ -15,10 +15,17 @@ export interface Composed {
 }
 
 /** The system backend asking only `endpoint` ("127.0.0.1:PORT"); resolv.conf is not read. */
-export function systemPlugin(endpoint: string, options: { timeoutMs?: number; maxInFlight?: number } = {}): SystemResolver {
+export function systemPlugin(
+  endpoint: string,
+  options: { timeoutMs?: number; maxInFlight?: number } = {},
+): SystemResolver {
   return new SystemResolver(
     { nameservers: [endpoint], resolvConf: '/nonexistent/resolv.conf', search: [] },
-    { timeoutMs: options.timeoutMs ?? 2000, attempts: 1, ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}) },
+    {
+      timeoutMs: options.timeoutMs ?? 2000,
+      attempts: 1,
+      ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
+    },
   );
 }
 

@@ -56,10 +56,13 @@ function byPriority(records: SrvRecord[]): SrvRecord[] {
 
 export async function sequentialWalk(resolver: Resolver, host: string): Promise<string[]> {
   const branch = naptrBranch(await orEmpty(resolver.resolveNaptr(host)));
-  const branches: Branch[] = branch ? [branch] : SRV_OWNERS.map(([transport, prefix]) => ({ transport, owner: `${prefix}.${host}` }));
+  const branches: Branch[] = branch
+    ? [branch]
+    : SRV_OWNERS.map(([transport, prefix]) => ({ transport, owner: `${prefix}.${host}` }));
   const srv: { transport: Transport; target: string; port: number }[] = [];
   for (const b of branches) {
-    for (const r of byPriority(await orEmpty(resolver.resolveSrv(b.owner)))) srv.push({ transport: b.transport, target: r.name, port: r.port });
+    for (const r of byPriority(await orEmpty(resolver.resolveSrv(b.owner))))
+      srv.push({ transport: b.transport, target: r.name, port: r.port });
   }
   const addresses = new Map<string, string[]>();
   for (const { target } of srv) {
@@ -80,7 +83,9 @@ export async function parallelWalk(resolver: Resolver, host: string): Promise<st
   const branch = naptrBranch(naptr as NaptrRecord[]);
   let chosen: { transport: Transport; records: SrvRecord[] }[];
   if (branch) {
-    const known = SRV_OWNERS.findIndex(([, prefix]) => `${prefix}.${host}`.toLowerCase() === branch.owner.toLowerCase());
+    const known = SRV_OWNERS.findIndex(
+      ([, prefix]) => `${prefix}.${host}`.toLowerCase() === branch.owner.toLowerCase(),
+    );
     const records = known >= 0 ? (srvSets[known] as SrvRecord[]) : await orEmpty(resolver.resolveSrv(branch.owner));
     chosen = [{ transport: branch.transport, records }];
   } else {
@@ -94,7 +99,9 @@ export async function parallelWalk(resolver: Resolver, host: string): Promise<st
     }),
   );
   const addresses = new Map(found);
-  return chosen.flatMap((c) => byPriority(c.records).flatMap((r) => (addresses.get(r.name) ?? []).map((a) => `${c.transport} ${a} ${r.port}`)));
+  return chosen.flatMap((c) =>
+    byPriority(c.records).flatMap((r) => (addresses.get(r.name) ?? []).map((a) => `${c.transport} ${a} ${r.port}`)),
+  );
 }
 
 /**

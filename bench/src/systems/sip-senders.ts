@@ -66,7 +66,10 @@ export async function sipStackSender(dnsEndpoint: string): Promise<Sender> {
 
 /** dnscore's bridge over the same stack: a new locator (empty cache, empty penalty box) each time. */
 export async function bridgeSender(dnsEndpoint: string, locatorOptions: SipLocatorOptions = {}): Promise<Sender> {
-  const locator = new SipLocator(new DnsCore([withCache(systemPlugin(dnsEndpoint))]), { ipv6: false, ...locatorOptions });
+  const locator = new SipLocator(new DnsCore([withCache(systemPlugin(dnsEndpoint))]), {
+    ipv6: false,
+    ...locatorOptions,
+  });
   const bridge = await SipBridge.create(sipStack() as unknown as Parameters<typeof SipBridge.create>[0], locator, {
     address: '127.0.0.1',
     port: await freePort('127.0.0.1'),
@@ -77,7 +80,11 @@ export async function bridgeSender(dnsEndpoint: string, locatorOptions: SipLocat
       const start = performance.now();
       const report = await bridge.send(optionsRequest(uri, callId) as unknown as SipRequest);
       const ms = performance.now() - start;
-      return { status: report.response?.status ?? 0, ms, tries: report.attempts.map((a) => `${a.target.address} ${a.outcome}`) };
+      return {
+        status: report.response?.status ?? 0,
+        ms,
+        tries: report.attempts.map((a) => `${a.target.address} ${a.outcome}`),
+      };
     },
     close: () => bridge.close(),
   };

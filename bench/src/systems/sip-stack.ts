@@ -45,6 +45,8 @@ export function sipStack(): typeof SipModule {
 export function sipStackResolve(uri: string): Promise<string[]> {
   const sip = sipStack();
   return new Promise((resolve) => {
-    sip.resolve(sip.parseUri(uri), (addresses) => resolve(addresses.map((a) => `${a.protocol.toLowerCase()} ${a.address} ${a.port}`)));
+    sip.resolve(sip.parseUri(uri), (addresses) =>
+      resolve(addresses.map((a) => `${a.protocol.toLowerCase()} ${a.address} ${a.port}`)),
+    );
   });
 }

@@ -31,7 +31,8 @@ export function unboundContext(endpoint: string, anchors: readonly string[] = []
 /** An uncompressed wire name (libunbound hands RDATA names uncompressed) as dotted text. */
 function wireName(data: Buffer, offset: number): string {
   const labels: string[] = [];
-  for (let i = offset; i < data.length && data[i]! > 0; i += data[i]! + 1) labels.push(data.toString('latin1', i + 1, i + 1 + data[i]!));
+  for (let i = offset; i < data.length && data[i]! > 0; i += data[i]! + 1)
+    labels.push(data.toString('latin1', i + 1, i + 1 + data[i]!));
   return labels.join('.');
 }
 

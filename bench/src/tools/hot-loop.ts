@@ -5,7 +5,17 @@
  * Workloads: warm-srv-a, warm-full, warm-a (cache hits), cold-sip (a new DnsCore per
  * resolution, nsd direct), burst (10,000 distinct names at once through the system backend).
  */
-import { BULK_ZONE, RFC3263_ZONE, SRV_ONLY_ZONE, bulkZoneText, bulkName, rfc3263ZoneText, srvOnlyZoneText, warmDomain, WARM_DOMAINS } from '../rig/zones.js';
+import {
+  BULK_ZONE,
+  RFC3263_ZONE,
+  SRV_ONLY_ZONE,
+  bulkZoneText,
+  bulkName,
+  rfc3263ZoneText,
+  srvOnlyZoneText,
+  warmDomain,
+  WARM_DOMAINS,
+} from '../rig/zones.js';
 import { startNsd } from '../rig/support.js';
 import { compose, systemPlugin, targetLines } from '../systems/dnscore.js';
 import { throughput } from '../stats.js';
@@ -21,8 +31,13 @@ const nsd = await startNsd([
 try {
   let perSecond: number;
   if (workload === 'warm-srv-a' || workload === 'warm-full') {
-    const c = compose(systemPlugin(nsd.endpoint), true, workload === 'warm-srv-a' ? { transports: ['udp'], ipv6: false } : {});
-    const run = async (loop: number): Promise<string[]> => targetLines(await c.locator.resolve(`sip:bob@${warmDomain(loop)}`));
+    const c = compose(
+      systemPlugin(nsd.endpoint),
+      true,
+      workload === 'warm-srv-a' ? { transports: ['udp'], ipv6: false } : {},
+    );
+    const run = async (loop: number): Promise<string[]> =>
+      targetLines(await c.locator.resolve(`sip:bob@${warmDomain(loop)}`));
     await throughput(run, 300, WARM_DOMAINS);
     perSecond = await throughput(run, seconds * 1000, WARM_DOMAINS);
   } else if (workload === 'warm-a') {

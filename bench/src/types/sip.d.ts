@@ -39,7 +39,12 @@ declare module 'sip' {
   export function parseUri(text: string): SipUriParts;
   export function resolve(uri: SipUriParts, action: (addresses: SipAddress[]) => void): void;
   export function create(options: SipOptions, onRequest: (request: SipMessage, remote: unknown) => void): SipStack;
-  export function makeResponse(request: SipMessage, status: number, reason?: string, extension?: { headers?: Record<string, unknown> }): SipMessage;
+  export function makeResponse(
+    request: SipMessage,
+    status: number,
+    reason?: string,
+    extension?: { headers?: Record<string, unknown> },
+  ): SipMessage;
   export function parse(data: string | Buffer): SipMessage | undefined;
   export function stringify(message: SipMessage): string;
   export function makeStreamParser(onMessage: (message: SipMessage) => void): (data: string) => void;

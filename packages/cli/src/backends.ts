@@ -3,7 +3,15 @@
  * flags that every subcommand takes (--resolver, --zone, --server, trust anchors).
  * Only here are concrete backends named.
  */
-import { DnsCore, ZoneResolver, stderrLogger, withCache, type Logger, type RandomSource, type ResolverPlugin } from '@dnscore/core';
+import {
+  DnsCore,
+  ZoneResolver,
+  stderrLogger,
+  withCache,
+  type Logger,
+  type RandomSource,
+  type ResolverPlugin,
+} from '@dnscore/core';
 import { SystemResolver } from '@dnscore/resolver-system';
 import { UsageError } from './usage-error.js';
 
@@ -46,7 +54,10 @@ export interface BuiltCore {
  * `--resolver auto` is libunbound when it loads, else the system's nameservers, with the
  * zones (if any) in front of them.
  */
-export async function buildCore(flags: BackendFlags, options: { random?: RandomSource; logger?: Logger } = {}): Promise<BuiltCore> {
+export async function buildCore(
+  flags: BackendFlags,
+  options: { random?: RandomSource; logger?: Logger } = {},
+): Promise<BuiltCore> {
   const choice = resolverChoice(flags);
   const plugins: ResolverPlugin[] = [];
   const zones = flags.zone ?? [];
@@ -64,12 +75,16 @@ export async function buildCore(flags: BackendFlags, options: { random?: RandomS
     plugins.push(withCache(new SystemResolver(flags.server?.length ? { nameservers: flags.server } : {}, timing)));
   }
   if (choice !== 'unbound' && choice !== 'auto') rejectUnboundFlags(flags, choice);
-  const core = new DnsCore(plugins, { logger: options.logger ?? stderrLogger, ...(options.random ? { random: options.random } : {}) });
+  const core = new DnsCore(plugins, {
+    logger: options.logger ?? stderrLogger,
+    ...(options.random ? { random: options.random } : {}),
+  });
   return { core, description: plugins.map((p) => p.name).join(', then ') };
 }
 
 function positiveInteger(text: string, flag: string): number {
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`${flag} takes a positive whole number, not "${text}"`);
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw new UsageError(`${flag} takes a positive whole number, not "${text}"`);
   return Number(text);
 }
 
@@ -82,7 +97,9 @@ function resolverChoice(flags: BackendFlags): ResolverChoice {
 }
 
 function rejectUnboundFlags(flags: BackendFlags, choice: ResolverChoice): void {
-  const given = (['trust-anchor', 'trust-anchor-file', 'insecure-domain'] as const).filter((f) => flags[f] !== undefined);
+  const given = (['trust-anchor', 'trust-anchor-file', 'insecure-domain'] as const).filter(
+    (f) => flags[f] !== undefined,
+  );
   if (given.length > 0) throw new UsageError(`--${given[0]} applies to --resolver unbound or auto, not ${choice}`);
 }
 
@@ -95,7 +112,10 @@ async function unboundPlugin(flags: BackendFlags, required: boolean): Promise<Re
   try {
     module = await import('@dnscore/resolver-unbound');
   } catch (error) {
-    if (required) throw new UsageError(`--resolver unbound: @dnscore/resolver-unbound is not installed (${(error as Error).message})`);
+    if (required)
+      throw new UsageError(
+        `--resolver unbound: @dnscore/resolver-unbound is not installed (${(error as Error).message})`,
+      );
     return undefined;
   }
   return new module.UnboundResolver({

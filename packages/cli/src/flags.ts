@@ -6,12 +6,14 @@ import { UsageError } from './usage-error.js';
 export function parseTransports(text: string): SipTransport[] {
   const list = text.split(',').map((t) => t.trim().toLowerCase());
   const bad = list.find((t) => !isSipTransport(t));
-  if (bad !== undefined || list.length === 0) throw new UsageError(`--transports takes a list of udp, tcp, tls, not "${text}"`);
+  if (bad !== undefined || list.length === 0)
+    throw new UsageError(`--transports takes a list of udp, tcp, tls, not "${text}"`);
   return [...new Set(list)] as SipTransport[];
 }
 
 /** A whole number in [min, max], or a UsageError naming the flag. */
 export function integer(text: string, flag: string, min: number, max: number): number {
-  if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} takes a whole number in ${min}..${max}, not "${text}"`);
+  if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max)
+    throw new UsageError(`${flag} takes a whole number in ${min}..${max}, not "${text}"`);
   return Number(text);
 }

@@ -32,7 +32,12 @@ beforeAll(async () => {
   writeFileSync(caFile, cert.cert);
   servers.push(
     await startSippServer({ scenario: answeringScenario(200, 'OK'), address: hosts.live, port, transport: 'udp' }),
-    await startSippServer({ scenario: answeringScenario(503, 'Service Unavailable', 30), address: hosts.busy, port, transport: 'udp' }),
+    await startSippServer({
+      scenario: answeringScenario(503, 'Service Unavailable', 30),
+      address: hosts.busy,
+      port,
+      transport: 'udp',
+    }),
   );
   tls = await startSipPeer({ transport: 'tls', address: hosts.tlsRight, port, behaviour: answer(200), tls: cert });
 });
@@ -42,14 +47,20 @@ afterAll(async () => {
   await tls?.close();
 });
 
-const ping = (...args: string[]) => dnscore('ping', ...args, '--zone', zoneFile, '--bind', '127.0.0.1', '--per-target-timeout', '300');
+const ping = (...args: string[]) =>
+  dnscore('ping', ...args, '--zone', zoneFile, '--bind', '127.0.0.1', '--per-target-timeout', '300');
 
 /** The try lines without the milliseconds. */
 const tryLines = (stdout: string) =>
   stdout
     .split('\n')
     .filter((l) => /^ {2}try /.test(l))
-    .map((l) => l.replace(/\s+\d+ ms/, '').replace(/\s+/g, ' ').trim());
+    .map((l) =>
+      l
+        .replace(/\s+\d+ ms/, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
 
 describe('dnscore ping: nominal', () => {
   it('prints every try; after a dead first server the next request goes straight to the live one (exit 0)', async () => {
@@ -61,7 +72,10 @@ describe('dnscore ping: nominal', () => {
       `try 2 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
       `try 1 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
     ]);
-    expect(stdout.match(/answered by .*/g)).toEqual([`answered by udp ${hosts.live}:${port}`, `answered by udp ${hosts.live}:${port}`]);
+    expect(stdout.match(/answered by .*/g)).toEqual([
+      `answered by udp ${hosts.live}:${port}`,
+      `answered by udp ${hosts.live}:${port}`,
+    ]);
     expect(stdout).toContain('2 of 2 requests answered\n');
   });
 
@@ -91,13 +105,22 @@ describe('dnscore ping: nominal', () => {
     // tls-wrong (first by priority) has no server here: refused, then tls-right answers.
     expect(JSON.parse(stdout).requests[0]).toEqual({
       attempts: [
-        { transport: 'tls', address: hosts.tlsWrong, port, outcome: 'transport-error', status: null, ms: expect.any(Number) },
+        {
+          transport: 'tls',
+          address: hosts.tlsWrong,
+          port,
+          outcome: 'transport-error',
+          status: null,
+          ms: expect.any(Number),
+        },
         { transport: 'tls', address: hosts.tlsRight, port, outcome: 'response', status: 200, ms: expect.any(Number) },
       ],
       answeredBy: { transport: 'tls', address: hosts.tlsRight, port },
     });
     expect(tls.serverNames).toEqual([`tls.${ORIGIN}`]);
-    expect(tls.requests.map((r) => [r.method, r.uri, (r.headers.cseq as { method: string }).method])).toEqual([['MESSAGE', `sips:svc@tls.${ORIGIN}`, 'MESSAGE']]);
+    expect(tls.requests.map((r) => [r.method, r.uri, (r.headers.cseq as { method: string }).method])).toEqual([
+      ['MESSAGE', `sips:svc@tls.${ORIGIN}`, 'MESSAGE'],
+    ]);
   });
 });
 
@@ -105,9 +128,23 @@ describe('dnscore ping: backend flags', () => {
   it('--resolver system --server: the targets come from nsd, as in dnscore resolve', async () => {
     const nsd = await startNsd([{ name: ORIGIN, text: readFileSync(zoneFile, 'utf8') }]);
     try {
-      const { code, stdout } = await dnscore('ping', `sip:svc@busy.${ORIGIN}`, '--resolver', 'system', '--server', nsd.endpoint, '--bind', '127.0.0.1', '--json');
+      const { code, stdout } = await dnscore(
+        'ping',
+        `sip:svc@busy.${ORIGIN}`,
+        '--resolver',
+        'system',
+        '--server',
+        nsd.endpoint,
+        '--bind',
+        '127.0.0.1',
+        '--json',
+      );
       expect(code).toBe(0);
-      expect(JSON.parse(stdout).requests[0].attempts.map((a: { address: string; outcome: string }) => `${a.address} ${a.outcome}`)).toEqual([`${hosts.busy} 503`, `${hosts.live} response`]);
+      expect(
+        JSON.parse(stdout).requests[0].attempts.map(
+          (a: { address: string; outcome: string }) => `${a.address} ${a.outcome}`,
+        ),
+      ).toEqual([`${hosts.busy} 503`, `${hosts.live} response`]);
     } finally {
       await nsd.stop();
     }
@@ -118,7 +155,10 @@ describe('dnscore ping: off-nominal', () => {
   it('a request no target answered: exit 3, answeredBy null', async () => {
     const text = await ping(`sip:svc@refuse.${ORIGIN};transport=tcp`, '--transports', 'tcp');
     expect(text.code).toBe(3);
-    expect(tryLines(text.stdout)).toEqual([`try 1 tcp ${hosts.dead}:${port} (dead-server.${ORIGIN}) transport-error -`, `try 2 tcp ${hosts.live}:${port} (live-server.${ORIGIN}) transport-error -`]);
+    expect(tryLines(text.stdout)).toEqual([
+      `try 1 tcp ${hosts.dead}:${port} (dead-server.${ORIGIN}) transport-error -`,
+      `try 2 tcp ${hosts.live}:${port} (live-server.${ORIGIN}) transport-error -`,
+    ]);
     expect(text.stdout).toContain('no answer: every target of');
     expect(text.stderr).toBe(`dnscore: 1 of 1 request to sip:svc@refuse.${ORIGIN};transport=tcp got no answer\n`);
     const json = await ping(`sip:svc@nowhere.${ORIGIN}`, '--json');
@@ -126,7 +166,18 @@ describe('dnscore ping: off-nominal', () => {
   });
 
   it('bad input exits 2 before anything is sent', async () => {
-    for (const args of [[], ['not a uri'], ['sip:a@b.example', '--method', 'INVITE'], ['sip:a@b.example', '--method', 'BAD METHOD'], ['sip:a@b.example', '--count', '0'], ['sip:a@b.example', '--bind', 'localhost'], ['sip:a@b.example', '--transports', 'sctp'], ['sip:a@b.example', '--per-target-timeout', 'soon'], ['sip:a@b.example', '--ca', '/nonexistent/ca.pem'], ['sip:a@b.example', '--bogus']]) {
+    for (const args of [
+      [],
+      ['not a uri'],
+      ['sip:a@b.example', '--method', 'INVITE'],
+      ['sip:a@b.example', '--method', 'BAD METHOD'],
+      ['sip:a@b.example', '--count', '0'],
+      ['sip:a@b.example', '--bind', 'localhost'],
+      ['sip:a@b.example', '--transports', 'sctp'],
+      ['sip:a@b.example', '--per-target-timeout', 'soon'],
+      ['sip:a@b.example', '--ca', '/nonexistent/ca.pem'],
+      ['sip:a@b.example', '--bogus'],
+    ]) {
       const { code, stderr } = await dnscore('ping', ...args);
       expect({ args, code }).toEqual({ args, code: 2 });
       expect(stderr).toMatch(/^dnscore: /);

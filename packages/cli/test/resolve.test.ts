@@ -32,29 +32,67 @@ describe('dnscore resolve: nominal', () => {
   });
 
   it('--json prints exactly one document with the fields of the issue', async () => {
-    const { code, stdout } = await dnscore('resolve', '_sip._udp.biloxi.example', '--type', 'SRV', '--zone', EXAMPLE_ZONE, '--json');
+    const { code, stdout } = await dnscore(
+      'resolve',
+      '_sip._udp.biloxi.example',
+      '--type',
+      'SRV',
+      '--zone',
+      EXAMPLE_ZONE,
+      '--json',
+    );
     expect(code).toBe(0);
     const json = JSON.parse(stdout);
     expect(Object.keys(json)).toEqual(['name', 'type', 'rcode', 'secure', 'bogus', 'whyBogus', 'canonical', 'records']);
-    expect(json).toMatchObject({ name: '_sip._udp.biloxi.example', type: 'SRV', rcode: 'NOERROR', secure: false, bogus: false, whyBogus: null, canonical: '_sip._udp.biloxi.example' });
+    expect(json).toMatchObject({
+      name: '_sip._udp.biloxi.example',
+      type: 'SRV',
+      rcode: 'NOERROR',
+      secure: false,
+      bogus: false,
+      whyBogus: null,
+      canonical: '_sip._udp.biloxi.example',
+    });
     expect(json.records).toHaveLength(3);
-    expect(json.records[2]).toEqual({ name: '_sip._udp.biloxi.example', type: 'SRV', ttl: 3600, data: { priority: 20, weight: 0, port: 5060, target: 'backup.biloxi.example' } });
+    expect(json.records[2]).toEqual({
+      name: '_sip._udp.biloxi.example',
+      type: 'SRV',
+      ttl: 3600,
+      data: { priority: 20, weight: 0, port: 5060, target: 'backup.biloxi.example' },
+    });
     expect(stdout.trim().split('\n')).toHaveLength(1);
   });
 
   it('--json writes NAPTR, TXT, TLSA, AAAA and raw data as the issue says', async () => {
-    const naptr = JSON.parse((await dnscore('resolve', 'biloxi.example', '-t', 'NAPTR', '--zone', EXAMPLE_ZONE, '--json')).stdout);
-    expect(naptr.records[0].data).toEqual({ order: 50, preference: 50, flags: 's', services: 'SIPS+D2T', regexp: '', replacement: '_sips._tcp.biloxi.example' });
+    const naptr = JSON.parse(
+      (await dnscore('resolve', 'biloxi.example', '-t', 'NAPTR', '--zone', EXAMPLE_ZONE, '--json')).stdout,
+    );
+    expect(naptr.records[0].data).toEqual({
+      order: 50,
+      preference: 50,
+      flags: 's',
+      services: 'SIPS+D2T',
+      regexp: '',
+      replacement: '_sips._tcp.biloxi.example',
+    });
     const data = async (name: string, type: string) =>
-      JSON.parse((await dnscore('resolve', name, '--type', type, '--zone', TYPES_ZONE, '--json')).stdout).records[0].data;
+      JSON.parse((await dnscore('resolve', name, '--type', type, '--zone', TYPES_ZONE, '--json')).stdout).records[0]
+        .data;
     expect(await data('txt.t.example', 'TXT')).toEqual(['hello world', 'two']);
-    expect(await data('_443._tcp.t.example', 'TLSA')).toEqual({ usage: 3, selector: 1, matchingType: 1, certificate: 'abcdef' });
+    expect(await data('_443._tcp.t.example', 'TLSA')).toEqual({
+      usage: 3,
+      selector: 1,
+      matchingType: 1,
+      certificate: 'abcdef',
+    });
     expect(await data('raw.t.example', 'TYPE65280')).toBe('0a0b0c');
     expect(await data('v6.t.example', 'AAAA')).toBe('2001:db8::1');
   });
 
   it('shows the canonical name of a CNAME chain', async () => {
-    const file = zoneFile('$ORIGIN c.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\nalias IN CNAME real\nreal IN A 192.0.2.1\n');
+    const file = zoneFile(
+      '$ORIGIN c.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\nalias IN CNAME real\nreal IN A 192.0.2.1\n',
+    );
     const { stdout } = await dnscore('resolve', 'alias.c.example', '--zone', file);
     expect(stdout).toContain(';; canonical name: real.c.example.');
   });
@@ -103,6 +141,8 @@ describe('dnscore resolve: exit codes', () => {
     const { code, stderr, stdout } = await dnscore('resolve', 'www.elsewhere.test', '--zone', EXAMPLE_ZONE);
     expect(code).toBe(5);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/^dnscore: no answer: zone: no zone holds www.elsewhere.test IN A \[DNS_ERR_NOT_AUTHORITATIVE\]\n$/);
+    expect(stderr).toMatch(
+      /^dnscore: no answer: zone: no zone holds www.elsewhere.test IN A \[DNS_ERR_NOT_AUTHORITATIVE\]\n$/,
+    );
   });
 });

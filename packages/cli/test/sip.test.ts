@@ -7,7 +7,14 @@ import { EXAMPLE_ZONE, dnscore } from './support.js';
 
 describe('dnscore sip: nominal', () => {
   it('steps through NAPTR -> SRV -> A in one round trip and lists the targets', async () => {
-    const { code, stdout, stderr } = await dnscore('sip', 'sip:bob@biloxi.example', '--zone', EXAMPLE_ZONE, '--seed', '1');
+    const { code, stdout, stderr } = await dnscore(
+      'sip',
+      'sip:bob@biloxi.example',
+      '--zone',
+      EXAMPLE_ZONE,
+      '--seed',
+      '1',
+    );
     expect(code).toBe(0);
     expect(stderr).toBe('');
     expect(stdout).toContain('rule naptr applies -> TLS');
@@ -16,29 +23,56 @@ describe('dnscore sip: nominal', () => {
   });
 
   it('--json prints one document: ports and families as numbers, sources, expires', async () => {
-    const { code, stdout } = await dnscore('sip', 'sip:bob@biloxi.example', '--zone', EXAMPLE_ZONE, '--transports', 'udp,tcp', '--seed', '7', '--json');
+    const { code, stdout } = await dnscore(
+      'sip',
+      'sip:bob@biloxi.example',
+      '--zone',
+      EXAMPLE_ZONE,
+      '--transports',
+      'udp,tcp',
+      '--seed',
+      '7',
+      '--json',
+    );
     expect(code).toBe(0);
     const json = JSON.parse(stdout);
     expect(Object.keys(json)).toEqual(['uri', 'transport', 'targets', 'steps', 'warnings']);
     expect(json.uri).toBe('sip:bob@biloxi.example');
     expect(json.transport).toBe('tcp');
-    expect(json.targets.map((t: { address: string; port: number; priority: number; weight: number }) => [t.address, t.port, t.priority, t.weight]).slice(2)).toEqual([
-      ['198.51.100.50', 5060, 20, 0],
-    ]);
+    expect(
+      json.targets
+        .map((t: { address: string; port: number; priority: number; weight: number }) => [
+          t.address,
+          t.port,
+          t.priority,
+          t.weight,
+        ])
+        .slice(2),
+    ).toEqual([['198.51.100.50', 5060, 20, 0]]);
     expect(json.targets[0]).toMatchObject({ transport: 'tcp', family: 4, port: 5060, source: 'naptr', priority: 10 });
     expect(typeof json.targets[0].expires).toBe('number');
     expect(stdout.trim().split('\n')).toHaveLength(1);
   });
 
   it('--seed makes a run repeatable and --draws counts the first targets by host', async () => {
-    const run = () => dnscore('sip', 'sip:bob@biloxi.example', '--zone', EXAMPLE_ZONE, '--seed', '42', '--draws', '2000', '--json');
+    const run = () =>
+      dnscore('sip', 'sip:bob@biloxi.example', '--zone', EXAMPLE_ZONE, '--seed', '42', '--draws', '2000', '--json');
     const [a, b] = [JSON.parse((await run()).stdout), JSON.parse((await run()).stdout)];
     expect(a.draws).toEqual(b.draws);
     expect(a.draws.n).toBe(2000);
     expect(Object.keys(a.draws.first)).toEqual(['sip1.biloxi.example', 'sip2.biloxi.example']);
     // RFC 2782 draw over [0, 100]: sip1 (weight 60, first in the running sum) 61/101.
     expect(a.draws.first['sip1.biloxi.example'] / 2000).toBeCloseTo(61 / 101, 1);
-    const text = await dnscore('sip', 'sip:bob@biloxi.example', '--zone', EXAMPLE_ZONE, '--seed', '42', '--draws', '100');
+    const text = await dnscore(
+      'sip',
+      'sip:bob@biloxi.example',
+      '--zone',
+      EXAMPLE_ZONE,
+      '--seed',
+      '42',
+      '--draws',
+      '100',
+    );
     expect(text.stdout).toMatch(/Draws: 100 resolutions/);
   });
 
@@ -46,7 +80,19 @@ describe('dnscore sip: nominal', () => {
     const { code, stdout } = await dnscore('sip', 'sip:bob@192.0.2.1:5070', '--zone', EXAMPLE_ZONE, '--json');
     expect(code).toBe(0);
     const json = JSON.parse(stdout);
-    expect(json.targets).toEqual([{ transport: 'udp', host: '192.0.2.1', address: '192.0.2.1', family: 4, port: 5070, priority: 0, weight: 0, source: 'literal', expires: null }]);
+    expect(json.targets).toEqual([
+      {
+        transport: 'udp',
+        host: '192.0.2.1',
+        address: '192.0.2.1',
+        family: 4,
+        port: 5070,
+        priority: 0,
+        weight: 0,
+        source: 'literal',
+        expires: null,
+      },
+    ]);
     expect(json.warnings.length).toBeGreaterThan(0);
   });
 });
@@ -77,7 +123,14 @@ describe('dnscore sip: exit codes', () => {
   });
 
   it('3 for a sips: URI when the client has no TLS', async () => {
-    const { code, stderr } = await dnscore('sip', 'sips:bob@biloxi.example', '--zone', EXAMPLE_ZONE, '--transports', 'udp,tcp');
+    const { code, stderr } = await dnscore(
+      'sip',
+      'sips:bob@biloxi.example',
+      '--zone',
+      EXAMPLE_ZONE,
+      '--transports',
+      'udp,tcp',
+    );
     expect(code).toBe(3);
     expect(stderr).toMatch(/TLS/);
   });

@@ -28,7 +28,12 @@ export function answerLifetime(query: DnsQuery, answer: PluginAnswer, limits: Li
     return 0;
   }
   const question = message.questions[0];
-  if (!question || question.type !== query.type || question.class !== query.class || nameKey(question.name) !== nameKey(query.name)) {
+  if (
+    !question ||
+    question.type !== query.type ||
+    question.class !== query.class ||
+    nameKey(question.name) !== nameKey(query.name)
+  ) {
     return 0;
   }
   const age = answer.age ?? 0;
@@ -48,7 +53,9 @@ function packetTtl(message: WireMessage, rcode: number, limits: LifetimeLimits):
   if (rcode !== Rcode.NXDOMAIN && rcode !== Rcode.NOERROR) return 0;
   // RFC 2308 section 5: no SOA of a zone holding the name, no negative caching.
   const question = message.questions[0];
-  const soa = message.authorities.find((r) => r.type === RRType.SOA && question !== undefined && isAtOrBelow(question.labels, r.labels));
+  const soa = message.authorities.find(
+    (r) => r.type === RRType.SOA && question !== undefined && isAtOrBelow(question.labels, r.labels),
+  );
   if (!soa) return 0;
   try {
     const data = decodeRecord(message.packet, soa).data as SoaData;

@@ -192,6 +192,7 @@ function cacheKey(query: DnsQuery): string {
 }
 
 function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`cache option ${name} must be a positive integer`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new InvalidArgumentError(`cache option ${name} must be a positive integer`);
   return value;
 }

@@ -31,7 +31,11 @@ export interface ResolveOptions {
 
 /** What layers above the core (query sets, recurring queries, SIP) need from it. */
 export interface DnsResolver {
-  resolve<T extends TypedRecordName>(name: string, type: T, options?: ResolveOptions): Promise<DnsResult<TypedRecord<T>>>;
+  resolve<T extends TypedRecordName>(
+    name: string,
+    type: T,
+    options?: ResolveOptions,
+  ): Promise<DnsResult<TypedRecord<T>>>;
   resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
 }
 
@@ -63,7 +67,11 @@ export class DnsCore implements DnsResolver {
    * on a plugin error. Rejects with InvalidQueryError for bad input, AbortError when
    * cancelled, and a DnsError when no plugin obtained an answer.
    */
-  resolve<T extends TypedRecordName>(name: string, type: T, options?: ResolveOptions): Promise<DnsResult<TypedRecord<T>>>;
+  resolve<T extends TypedRecordName>(
+    name: string,
+    type: T,
+    options?: ResolveOptions,
+  ): Promise<DnsResult<TypedRecord<T>>>;
   resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
   async resolve(name: string, type: number | string = 'A', options: ResolveOptions = {}): Promise<DnsResult> {
     const query = makeQuery(name, type, options.class);
@@ -83,7 +91,9 @@ export class DnsCore implements DnsResolver {
         ...(this.#options.random ? { random: this.#options.random } : {}),
         ...(this.#options.maxCnameChain ? { maxCnameChain: this.#options.maxCnameChain } : {}),
       });
-    const result = this.#cacheHit(query, finish) ?? (await raceAbort(this.registry.resolve(query, signal ?? new AbortController().signal, finish), signal));
+    const result =
+      this.#cacheHit(query, finish) ??
+      (await raceAbort(this.registry.resolve(query, signal ?? new AbortController().signal, finish), signal));
     return this.#reaskOutOfZone(query, result, signal, reasks);
   }
 
@@ -92,9 +102,15 @@ export class DnsCore implements DnsResolver {
    * walk through the registry. A cached answer that cannot be built goes the long way, where
    * the registry decides about fallback as for any other answer.
    */
-  #cacheHit(query: DnsQuery, finish: (answer: PluginAnswer, plugin: ResolverPlugin) => DnsResult): DnsResult | undefined {
+  #cacheHit(
+    query: DnsQuery,
+    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => DnsResult,
+  ): DnsResult | undefined {
     const first = this.registry.select().candidates[0];
-    const hit = first && typeof (first as Partial<CachingPlugin>).peek === 'function' ? (first as CachingPlugin).peek(query) : undefined;
+    const hit =
+      first && typeof (first as Partial<CachingPlugin>).peek === 'function'
+        ? (first as CachingPlugin).peek(query)
+        : undefined;
     if (!hit) return undefined;
     try {
       return finish(hit, first!);
@@ -108,13 +124,21 @@ export class DnsCore implements DnsResolver {
    * trusted; the end is asked on its own (RFC 5452 section 6). A DNSSEC-secure chain was
    * validated link by link and is kept.
    */
-  async #reaskOutOfZone(query: DnsQuery, result: DnsResult, signal: AbortSignal | undefined, reasks: number): Promise<DnsResult> {
+  async #reaskOutOfZone(
+    query: DnsQuery,
+    result: DnsResult,
+    signal: AbortSignal | undefined,
+    reasks: number,
+  ): Promise<DnsResult> {
     if (this.#options.reaskCrossZoneCnames === false || result.secure || result.bogus) return result;
-    if (query.type === RRType.CNAME || query.type === RRType.ANY || nameEquals(result.canonical, query.name)) return result;
+    if (query.type === RRType.CNAME || query.type === RRType.ANY || nameEquals(result.canonical, query.name))
+      return result;
     const end = parseName(result.canonical);
     if (chainStaysInZone(end, query.labels)) return result;
     if (reasks >= (this.#options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN)) {
-      throw new MalformedAnswerError(`${describeQuery(query)}: CNAME chains across zones go on for more than ${reasks} re-asks`);
+      throw new MalformedAnswerError(
+        `${describeQuery(query)}: CNAME chains across zones go on for more than ${reasks} re-asks`,
+      );
     }
     const target = makeQuery(result.canonical, query.type, query.class);
     return (await this.#resolve(target, signal, reasks + 1)).answering(query);

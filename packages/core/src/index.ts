@@ -28,7 +28,12 @@ export {
   DEFAULT_CACHE_MAX_NEGATIVE_TTL,
   DEFAULT_CACHE_MAX_BOGUS_TTL,
 } from './cache.js';
-export { ZoneResolver, DEFAULT_ZONE_PRIORITY, type ZoneResolverOptions, type ZoneSource } from './zone/zone-resolver.js';
+export {
+  ZoneResolver,
+  DEFAULT_ZONE_PRIORITY,
+  type ZoneResolverOptions,
+  type ZoneSource,
+} from './zone/zone-resolver.js';
 export { parseZone, type ZoneRecord, type ParseZoneOptions } from './zone/parser.js';
 export type {
   DnsRecord,
@@ -50,7 +55,17 @@ export { isRecordType } from './records/types.js';
 export { orderSrv } from './records/srv.js';
 export { orderNaptr, parseNaptrRegexp, type NaptrRegexp } from './records/naptr.js';
 export { formatRecord, formatRdata, toHex } from './presentation.js';
-export { RRType, RRClass, Rcode, typeName, className, rcodeName, parseType, parseClass, parseRcode } from './rr-types.js';
+export {
+  RRType,
+  RRClass,
+  Rcode,
+  typeName,
+  className,
+  rcodeName,
+  parseType,
+  parseClass,
+  parseRcode,
+} from './rr-types.js';
 export { parseName, formatName, nameEquals, nameKey, isSubdomain, type Labels } from './names.js';
 export { defaultRandom, seededRandom, type RandomSource } from './random.js';
 export { systemClock, systemTimers, type Clock, type Timers } from './clock.js';

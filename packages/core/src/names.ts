@@ -84,10 +84,19 @@ export function formatName(labels: Labels): string {
 function formatLabel(label: Uint8Array): string {
   let out = '';
   for (const c of label) {
-    if (c === DOT || c === BACKSLASH || c === 0x22 || c === 0x28 || c === 0x29 || c === 0x3b || c === 0x40 || c === 0x24) {
-      out += '\\' + String.fromCharCode(c);
+    if (
+      c === DOT ||
+      c === BACKSLASH ||
+      c === 0x22 ||
+      c === 0x28 ||
+      c === 0x29 ||
+      c === 0x3b ||
+      c === 0x40 ||
+      c === 0x24
+    ) {
+      out += `\\${String.fromCharCode(c)}`;
     } else if (c <= 0x20 || c >= 0x7f) {
-      out += '\\' + String(c).padStart(3, '0');
+      out += `\\${String(c).padStart(3, '0')}`;
     } else {
       out += String.fromCharCode(c);
     }

@@ -58,10 +58,10 @@ function absolute(name: string): string {
 function quote(text: string): string {
   let out = '"';
   for (const byte of Buffer.from(text, 'utf8')) {
-    if (byte === 0x22 || byte === 0x5c) out += '\\' + String.fromCharCode(byte);
-    else if (byte < 0x20 || byte === 0x7f) out += '\\' + String(byte).padStart(3, '0');
+    if (byte === 0x22 || byte === 0x5c) out += `\\${String.fromCharCode(byte)}`;
+    else if (byte < 0x20 || byte === 0x7f) out += `\\${String(byte).padStart(3, '0')}`;
     else out += String.fromCharCode(byte);
   }
   // Bytes >= 0x80 were written one by one; put UTF-8 sequences back together.
-  return Buffer.from(out + '"', 'latin1').toString('utf8');
+  return Buffer.from(`${out}"`, 'latin1').toString('utf8');
 }

@@ -53,7 +53,11 @@ export class QuerySet {
         (query): Promise<QueryOutcome> =>
           this.resolver.resolveQuery(query, running.signal).then(
             (result) => ({ query, status: 'fulfilled', result }),
-            (error: unknown) => ({ query, status: 'rejected', error: error instanceof Error ? error : new Error(String(error)) }),
+            (error: unknown) => ({
+              query,
+              status: 'rejected',
+              error: error instanceof Error ? error : new Error(String(error)),
+            }),
           ),
       ),
     );

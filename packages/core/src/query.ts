@@ -19,7 +19,11 @@ export function makeQuery(name: string, type: number | string, rrclass: number |
   if (typeof name !== 'string' || name.length === 0) throw new InvalidQueryError('the name is empty');
   const labels = parseName(name);
   // A name without escapes is its own presentation form (less the final dot).
-  const text = /^[A-Za-z0-9_.-]+$/.test(name) ? (name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name) : formatName(labels);
+  const text = /^[A-Za-z0-9_.-]+$/.test(name)
+    ? name.length > 1 && name.endsWith('.')
+      ? name.slice(0, -1)
+      : name
+    : formatName(labels);
   return Object.freeze({ name: text, labels, type: parseType(type), class: parseClass(rrclass) });
 }
 

@@ -53,12 +53,16 @@ export class RecurringQuery {
     readonly query: DnsQuery,
     private readonly options: RecurringOptions,
   ) {
-    if (typeof options.onResult !== 'function') throw new InvalidArgumentError('a recurring query needs an onResult callback');
+    if (typeof options.onResult !== 'function')
+      throw new InvalidArgumentError('a recurring query needs an onResult callback');
     this.#timers = options.timers ?? systemTimers;
     this.#margin = nonNegative(options.marginMs ?? DEFAULT_RECURRING_MARGIN_MS, 'marginMs');
     this.#floor = positive(options.floorMs ?? DEFAULT_RECURRING_FLOOR_MS, 'floorMs');
     this.#maxBackoff = positive(options.maxBackoffMs ?? DEFAULT_RECURRING_MAX_BACKOFF_MS, 'maxBackoffMs');
-    this.#maxInterval = Math.min(positive(options.maxIntervalMs ?? DEFAULT_RECURRING_MAX_INTERVAL_MS, 'maxIntervalMs'), 0x7fffffff);
+    this.#maxInterval = Math.min(
+      positive(options.maxIntervalMs ?? DEFAULT_RECURRING_MAX_INTERVAL_MS, 'maxIntervalMs'),
+      0x7fffffff,
+    );
     if (options.signal?.aborted) {
       this.#stopped = true;
       return;
@@ -144,11 +148,13 @@ function deliver(callback: () => void): void {
 }
 
 function positive(value: number, name: string): number {
-  if (!(Number.isFinite(value) && value > 0)) throw new InvalidArgumentError(`${name} must be a positive number of milliseconds`);
+  if (!(Number.isFinite(value) && value > 0))
+    throw new InvalidArgumentError(`${name} must be a positive number of milliseconds`);
   return value;
 }
 
 function nonNegative(value: number, name: string): number {
-  if (!(Number.isFinite(value) && value >= 0)) throw new InvalidArgumentError(`${name} must be zero or more milliseconds`);
+  if (!(Number.isFinite(value) && value >= 0))
+    throw new InvalidArgumentError(`${name} must be zero or more milliseconds`);
   return value;
 }

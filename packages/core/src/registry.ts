@@ -103,7 +103,11 @@ export class ResolverRegistry {
    * caller's value (and may throw, e.g. for a malformed packet, which counts as a failure).
    * If every plugin fails, the most specific error is thrown with the others as its cause.
    */
-  async resolve<T>(query: DnsQuery, signal: AbortSignal, finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T): Promise<T> {
+  async resolve<T>(
+    query: DnsQuery,
+    signal: AbortSignal,
+    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
+  ): Promise<T> {
     const { candidates, skipped } = this.select();
     if (candidates.length === 0) {
       const why = skipped.map((s) => `${s.plugin.name}: ${s.reason}`).join('; ');
@@ -119,7 +123,8 @@ export class ResolverRegistry {
         if (!shouldTryNext(failure)) throw failure;
         failures.push(failure);
         const next = candidates[i + 1];
-        if (fallbackChannel.hasSubscribers) fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: next?.name });
+        if (fallbackChannel.hasSubscribers)
+          fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: next?.name });
       }
     }
     throw mostSpecific(failures);
@@ -142,7 +147,8 @@ export class ResolverRegistry {
     if (line === this.#announced) return;
     const previous = this.#announced;
     this.#announced = line;
-    if (selectedChannel.hasSubscribers) selectedChannel.publish({ plugin: first?.name, skipped: before.map((s) => s.plugin.name) });
+    if (selectedChannel.hasSubscribers)
+      selectedChannel.publish({ plugin: first?.name, skipped: before.map((s) => s.plugin.name) });
     // Only a change worth knowing is logged: a fallback at first use, or a later change of backend.
     if (before.length > 0 || previous !== undefined) this.logger.warn(line);
   }
@@ -151,7 +157,8 @@ export class ResolverRegistry {
 function incompleteness(plugin: ResolverPlugin | null | undefined): string | undefined {
   if (!plugin || typeof plugin !== 'object') return 'not an object';
   if (typeof plugin.name !== 'string' || plugin.name.trim() === '') return 'it has no name';
-  if (typeof plugin.priority !== 'number' || !Number.isFinite(plugin.priority)) return `"${plugin.name}" has no finite priority`;
+  if (typeof plugin.priority !== 'number' || !Number.isFinite(plugin.priority))
+    return `"${plugin.name}" has no finite priority`;
   for (const method of ['available', 'resolve', 'close'] as const) {
     if (typeof plugin[method] !== 'function') return `"${plugin.name}" has no ${method}() method`;
   }
@@ -161,12 +168,22 @@ function incompleteness(plugin: ResolverPlugin | null | undefined): string | und
 /** The most informative failure (hickory-dns's most_specific), the others attached as its cause. */
 function mostSpecific(failures: Error[]): Error {
   const rank = (e: Error): number =>
-    e instanceof MalformedAnswerError || e instanceof InvalidResultError ? 3 : e instanceof TimeoutError || e instanceof NetworkError ? 2 : e instanceof DnsError ? 1 : 0;
+    e instanceof MalformedAnswerError || e instanceof InvalidResultError
+      ? 3
+      : e instanceof TimeoutError || e instanceof NetworkError
+        ? 2
+        : e instanceof DnsError
+          ? 1
+          : 0;
   let best = failures[0]!;
   for (const failure of failures) if (rank(failure) > rank(best)) best = failure;
   const others = failures.filter((f) => f !== best);
   if (others.length > 0 && best.cause === undefined) {
-    Object.defineProperty(best, 'cause', { value: new AggregateError(others, 'the other resolvers failed too'), configurable: true, writable: true });
+    Object.defineProperty(best, 'cause', {
+      value: new AggregateError(others, 'the other resolvers failed too'),
+      configurable: true,
+      writable: true,
+    });
   }
   return best;
 }

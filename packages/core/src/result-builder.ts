@@ -64,7 +64,9 @@ const parsedFromCache = new WeakMap<Uint8Array, ParsedSections>();
 
 /** `records` with `age` seconds less TTL (never below 0). */
 function aged(records: readonly DnsRecord[], age: number): DnsRecord[] {
-  return age === 0 ? [...records] : records.map((r) => Object.freeze({ ...r, ttl: Math.max(0, r.ttl - age) }) as DnsRecord);
+  return age === 0
+    ? [...records]
+    : records.map((r) => Object.freeze({ ...r, ttl: Math.max(0, r.ttl - age) }) as DnsRecord);
 }
 
 export class ResultBuilder {
@@ -80,7 +82,8 @@ export class ResultBuilder {
   /** Sets (or replaces) the result. Secure and bogus together, or an empty canonical name, are refused. */
   setResult(answer: PluginAnswer): this {
     const { rcode, secure = false, bogus = false, canonical } = answer;
-    if (secure && bogus) throw new InvalidResultError(`${describeQuery(this.query)}: a result cannot be both secure and bogus`);
+    if (secure && bogus)
+      throw new InvalidResultError(`${describeQuery(this.query)}: a result cannot be both secure and bogus`);
     if (!Number.isInteger(rcode) || rcode < 0 || rcode > 0xfff) {
       throw new InvalidResultError(`${describeQuery(this.query)}: rcode ${String(rcode)} is not 0..4095`);
     }
@@ -102,10 +105,19 @@ export class ResultBuilder {
     if (!this.#answer) throw new StateError('addRecord() before setResult()');
     checkRange(type, 'type');
     checkRange(rrclass, 'class');
-    if (!Number.isInteger(ttl) || ttl < 0 || ttl > 0x7fffffff) throw new InvalidArgumentError(`TTL ${ttl} is not 0..2147483647`);
+    if (!Number.isInteger(ttl) || ttl < 0 || ttl > 0x7fffffff)
+      throw new InvalidArgumentError(`TTL ${ttl} is not 0..2147483647`);
     if (!(rdata instanceof Uint8Array) || rdata.length === 0) throw new InvalidArgumentError('a record needs RDATA');
     const name = this.#answer.canonical ?? this.query.name;
-    const wire: WireRecord = { name, labels: parseName(name), type, class: rrclass, ttl, rdataOffset: 0, rdlength: rdata.length };
+    const wire: WireRecord = {
+      name,
+      labels: parseName(name),
+      type,
+      class: rrclass,
+      ttl,
+      rdataOffset: 0,
+      rdlength: rdata.length,
+    };
     const record = this.#decode(rdata, wire, 'answer', 0);
     if (!record) return false;
     (this.#added ??= []).push(record);
@@ -119,7 +131,13 @@ export class ResultBuilder {
     const packet = answer.answer ?? EMPTY;
     const age = Math.max(0, Math.floor(answer.age ?? 0));
     const sections = this.#added
-      ? { canonical: answer.canonical ?? this.query.name, chainEnd: this.query.labels, records: this.#added, authority: [], additional: [] }
+      ? {
+          canonical: answer.canonical ?? this.query.name,
+          chainEnd: this.query.labels,
+          records: this.#added,
+          authority: [],
+          additional: [],
+        }
       : this.#sections(answer, packet);
     let records = aged(sections.records, age);
     const authority = aged(sections.authority, age);
@@ -136,7 +154,7 @@ export class ResultBuilder {
       rcode: answer.rcode,
       secure: answer.secure ?? false,
       bogus,
-      whyBogus: bogus ? answer.whyBogus ?? 'validation failed' : undefined,
+      whyBogus: bogus ? (answer.whyBogus ?? 'validation failed') : undefined,
       canonical: sections.canonical,
       answer: packet,
       records: this.#order(records),
@@ -154,7 +172,13 @@ export class ResultBuilder {
    */
   #sections(answer: PluginAnswer, packet: Uint8Array): Sections {
     if (packet.length === 0) {
-      return { canonical: answer.canonical ?? this.query.name, chainEnd: this.query.labels, records: [], authority: [], additional: [] };
+      return {
+        canonical: answer.canonical ?? this.query.name,
+        chainEnd: this.query.labels,
+        records: [],
+        authority: [],
+        additional: [],
+      };
     }
     const key = `${this.query.class}/${this.query.type}/${this.query.name}/${answer.canonical ?? ''}/${this.options.maxCnameChain ?? ''}`;
     const cached = answer.age !== undefined ? parsedFromCache.get(packet) : undefined;
@@ -188,7 +212,10 @@ export class ResultBuilder {
       message = parseMessage(packet);
     } catch (error) {
       if (error instanceof WireError) {
-        throw new MalformedAnswerError(`answer to ${describeQuery(this.query)} is malformed: ${error.message}`, error.offset);
+        throw new MalformedAnswerError(
+          `answer to ${describeQuery(this.query)} is malformed: ${error.message}`,
+          error.offset,
+        );
       }
       throw error;
     }
@@ -196,7 +223,9 @@ export class ResultBuilder {
     const question = message.questions[0];
     if (
       question &&
-      (question.type !== this.query.type || question.class !== this.query.class || !sameName(question.labels, this.query.labels))
+      (question.type !== this.query.type ||
+        question.class !== this.query.class ||
+        !sameName(question.labels, this.query.labels))
     ) {
       throw new MalformedAnswerError(
         `answer to ${describeQuery(this.query)} is for another question (${question.name} ${typeName(question.type)})`,
@@ -216,13 +245,16 @@ export class ResultBuilder {
       );
       if (!cname) return current;
       if (hops >= limit) {
-        throw new MalformedAnswerError(`answer to ${describeQuery(this.query)} has a CNAME chain longer than ${limit} (or a loop)`);
+        throw new MalformedAnswerError(
+          `answer to ${describeQuery(this.query)} has a CNAME chain longer than ${limit} (or a loop)`,
+        );
       }
       let target;
       try {
         target = decodeRecord(message.packet, cname).data as string;
       } catch (error) {
-        if (error instanceof RdataError) throw new MalformedAnswerError(`answer to ${describeQuery(this.query)}: ${error.message}`);
+        if (error instanceof RdataError)
+          throw new MalformedAnswerError(`answer to ${describeQuery(this.query)}: ${error.message}`);
         throw error;
       }
       current = parseName(target);
@@ -237,7 +269,12 @@ export class ResultBuilder {
     return this.#section(message, matching, 'answer', age);
   }
 
-  #section(message: WireMessage, records: readonly WireRecord[], section: DroppedRecord['section'], age: number): DnsRecord[] {
+  #section(
+    message: WireMessage,
+    records: readonly WireRecord[],
+    section: DroppedRecord['section'],
+    age: number,
+  ): DnsRecord[] {
     const out: DnsRecord[] = [];
     for (const wire of records) {
       const record = this.#decode(message.packet, wire, section, age);
@@ -251,7 +288,9 @@ export class ResultBuilder {
       return decodeRecord(packet, wire, age);
     } catch (error) {
       if (!(error instanceof RdataError)) throw error;
-      this.#dropped.push(Object.freeze({ section, name: wire.name, type: typeName(wire.type), rule: error.rule, reason: error.message }));
+      this.#dropped.push(
+        Object.freeze({ section, name: wire.name, type: typeName(wire.type), rule: error.rule, reason: error.message }),
+      );
       return undefined;
     }
   }
@@ -261,7 +300,13 @@ export class ResultBuilder {
     return records.filter((r) => {
       if (inAdditionalBailiwick(r.labels, this.query.labels) || inAdditionalBailiwick(r.labels, chainEnd)) return true;
       this.#dropped.push(
-        Object.freeze({ section: 'additional' as const, name: r.name, type: typeName(r.type), rule: 'out-of-bailiwick', reason: `${r.name} is outside ${describeQuery(this.query)}'s domain` }),
+        Object.freeze({
+          section: 'additional' as const,
+          name: r.name,
+          type: typeName(r.type),
+          rule: 'out-of-bailiwick',
+          reason: `${r.name} is outside ${describeQuery(this.query)}'s domain`,
+        }),
       );
       return false;
     });
@@ -285,10 +330,18 @@ export function buildResult(query: DnsQuery, answer: PluginAnswer, options?: Res
   return new ResultBuilder(query, options).setResult(answer).build();
 }
 
-function negativeTtlOf(rcode: number, records: readonly DnsRecord[], authority: readonly DnsRecord[], chainEnd: Labels, age: number): number {
+function negativeTtlOf(
+  rcode: number,
+  records: readonly DnsRecord[],
+  authority: readonly DnsRecord[],
+  chainEnd: Labels,
+  age: number,
+): number {
   if (!(rcode === Rcode.NXDOMAIN || (rcode === Rcode.NOERROR && records.length === 0))) return 0;
   // Only the SOA of a zone that holds the name speaks for its absence (RFC 2308 section 5).
-  const soa = authority.find((r): r is TypedRecord<'SOA'> => r.type === 'SOA' && isAtOrBelow(chainEnd, parseName(r.name)));
+  const soa = authority.find(
+    (r): r is TypedRecord<'SOA'> => r.type === 'SOA' && isAtOrBelow(chainEnd, parseName(r.name)),
+  );
   // soa.ttl is already aged; MINIMUM ages with it.
   return soa ? Math.max(0, negativeTtl(soa.ttl, { ...soa.data, minimum: soa.data.minimum - age })) : 0;
 }
@@ -296,7 +349,6 @@ function negativeTtlOf(rcode: number, records: readonly DnsRecord[], authority: 
 function sameName(a: Labels, b: Labels): boolean {
   return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
 }
-
 
 function checkRange(value: number, what: string): void {
   if (!Number.isInteger(value) || value < 0 || value > 0xffff) {

@@ -78,10 +78,11 @@ function parseCode(value: number | string, what: string, prefix: string, lookup:
   } else {
     const upper = value.trim().toUpperCase();
     if (/^\d+$/.test(upper)) n = Number(upper);
-    else if (upper.startsWith(prefix) && /^\d+$/.test(upper.slice(prefix.length))) n = Number(upper.slice(prefix.length));
+    else if (upper.startsWith(prefix) && /^\d+$/.test(upper.slice(prefix.length)))
+      n = Number(upper.slice(prefix.length));
     else if (upper.startsWith('UNKNOWN_')) n = Number.NaN;
     else n = lookup(upper);
-    if (!Number.isInteger(n) || n === 0 && upper !== '0' && upper !== `${prefix}0`) {
+    if (!Number.isInteger(n) || (n === 0 && upper !== '0' && upper !== `${prefix}0`)) {
       throw new InvalidQueryError(`unknown ${what} "${value}"`);
     }
   }

@@ -2,8 +2,16 @@
  * The cache in front of any plugin: TTLs, RFC 2308 negative caching, secure/bogus kept, LRU
  * bound, never an expired entry, shared in-flight queries. The clock is a fake one.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AbortError, DnsCore, InvalidArgumentError, makeQuery, seededRandom, withCache, type Clock } from '@dnscore/core';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  AbortError,
+  DnsCore,
+  InvalidArgumentError,
+  makeQuery,
+  seededRandom,
+  withCache,
+  type Clock,
+} from '@dnscore/core';
 import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
 import { answerPacket, bytes, domain, srvRdata, u32 } from './support/packets.js';
 import { delayedAnswer, fakePlugin } from './support/fake-plugin.js';
@@ -67,7 +75,14 @@ describe('cache: nominal', () => {
   it('caches NXDOMAIN and NODATA for min(SOA TTL, SOA MINIMUM) (RFC 2308 section 5)', async () => {
     const clock = fakeClock();
     const inner = fakePlugin({
-      answer: (q) => ({ rcode: q.name === 'nx.feathers' ? 3 : 0, answer: answerPacket({ rcode: q.name === 'nx.feathers' ? 3 : 0, question: { name: q.name, type: q.type }, authorities: [soa(900, 120)] }) }),
+      answer: (q) => ({
+        rcode: q.name === 'nx.feathers' ? 3 : 0,
+        answer: answerPacket({
+          rcode: q.name === 'nx.feathers' ? 3 : 0,
+          question: { name: q.name, type: q.type },
+          authorities: [soa(900, 120)],
+        }),
+      }),
     });
     const core = new DnsCore([withCache(inner, { clock })]);
     await core.resolve('nx.feathers');
@@ -84,7 +99,14 @@ describe('cache: nominal', () => {
   it('keeps secure and bogus with the entry; a bogus entry lives briefly', async () => {
     const clock = fakeClock();
     let bogus = false;
-    const inner = fakePlugin({ answer: (q) => ({ ...positive(q, [3600]), secure: !bogus, bogus, ...(bogus ? { whyBogus: 'bad signature' } : {}) }) });
+    const inner = fakePlugin({
+      answer: (q) => ({
+        ...positive(q, [3600]),
+        secure: !bogus,
+        bogus,
+        ...(bogus ? { whyBogus: 'bad signature' } : {}),
+      }),
+    });
     const core = new DnsCore([withCache(inner, { clock, maxBogusTtl: 30 })]);
     await core.resolve('secure.feathers');
     expect((await core.resolve('secure.feathers')).secure).toBe(true);
@@ -138,7 +160,11 @@ describe('cache: nominal', () => {
       const inner = fakePlugin({ answer: (q, s) => delayedAnswer(100, positive(q))(q, s) });
       const cached = withCache(inner);
       const core = new DnsCore([cached]);
-      const all = Promise.all([core.resolve('goose.feathers'), core.resolve('goose.feathers'), core.resolve('Goose.Feathers')]);
+      const all = Promise.all([
+        core.resolve('goose.feathers'),
+        core.resolve('goose.feathers'),
+        core.resolve('Goose.Feathers'),
+      ]);
       await vi.advanceTimersByTimeAsync(100);
       expect((await all).map((r) => r.records.length)).toEqual([2, 2, 2]);
       expect(inner.calls).toHaveLength(1);
@@ -178,7 +204,13 @@ describe('cache: off-nominal', () => {
       { rcode: 3, answer: answerPacket({ rcode: 3 }) },
     ];
     let i = 0;
-    const inner = fakePlugin({ answer: () => { const next = answers[i++ % answers.length]!; if (next instanceof Error) throw next; return next; } });
+    const inner = fakePlugin({
+      answer: () => {
+        const next = answers[i++ % answers.length]!;
+        if (next instanceof Error) throw next;
+        return next;
+      },
+    });
     const core = new DnsCore([withCache(inner)]);
     for (let k = 0; k < 4; k++) await core.resolve('goose.feathers').catch(() => undefined);
     await core.resolve('goose.feathers').catch(() => undefined);
@@ -186,7 +218,13 @@ describe('cache: off-nominal', () => {
   });
 
   it('never caches an answer whose question is not the one asked (a forged answer)', async () => {
-    const forged = { rcode: 0, answer: answerPacket({ question: { name: 'victim.feathers', type: A }, answers: [{ type: A, rdata: bytes([6, 6, 6, 6]) }] }) };
+    const forged = {
+      rcode: 0,
+      answer: answerPacket({
+        question: { name: 'victim.feathers', type: A },
+        answers: [{ type: A, rdata: bytes([6, 6, 6, 6]) }],
+      }),
+    };
     const inner = fakePlugin({ answer: forged });
     const cached = withCache(inner);
     await new DnsCore([cached]).resolve('goose.feathers').catch(() => undefined);

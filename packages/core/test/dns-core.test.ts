@@ -6,7 +6,15 @@
 import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { AbortError, DNS_CORE_OPTIONS, DnsCore, InvalidQueryError, RESOLVER_PLUGIN, seededRandom, type SrvData } from '@dnscore/core';
+import {
+  AbortError,
+  DNS_CORE_OPTIONS,
+  DnsCore,
+  InvalidQueryError,
+  RESOLVER_PLUGIN,
+  seededRandom,
+  type SrvData,
+} from '@dnscore/core';
 import { answerPacket, bytes, srvRdata } from './support/packets.js';
 import { delayedAnswer, fakePlugin } from './support/fake-plugin.js';
 
@@ -23,7 +31,13 @@ describe('resolve: nominal', () => {
   });
 
   it('types the records of a typed question', async () => {
-    const srv = { rcode: 0, answer: answerPacket({ question: { name: 'goose.feathers', type: 33 }, answers: [{ type: 33, rdata: srvRdata(1, 1, 5060, 'a.example') }] }) };
+    const srv = {
+      rcode: 0,
+      answer: answerPacket({
+        question: { name: 'goose.feathers', type: 33 },
+        answers: [{ type: 33, rdata: srvRdata(1, 1, 5060, 'a.example') }],
+      }),
+    };
     const result = await new DnsCore([fakePlugin({ answer: srv })]).resolve('goose.feathers', 'SRV');
     expectTypeOf(result.records[0]!.data).toEqualTypeOf<SrvData>();
     expect(result.records[0]!.data.port).toBe(5060);
@@ -49,12 +63,18 @@ describe('resolve: off-nominal (resolver_resolve_sync_off_nominal, resolver_reso
     ['class 65536', 'goose.feathers', 'A', 65536],
   ])('%s is an InvalidQueryError and no plugin is asked', async (_name, name, type, rrclass) => {
     const mock = fakePlugin({ answer });
-    await expect(new DnsCore([mock]).resolve(name, type, rrclass === undefined ? {} : { class: rrclass })).rejects.toBeInstanceOf(InvalidQueryError);
+    await expect(
+      new DnsCore([mock]).resolve(name, type, rrclass === undefined ? {} : { class: rrclass }),
+    ).rejects.toBeInstanceOf(InvalidQueryError);
     expect(mock.calls).toHaveLength(0);
   });
 
   it('a failing resolve() rejects with its error', async () => {
-    const mock = fakePlugin({ answer: () => { throw new Error('backend down'); } });
+    const mock = fakePlugin({
+      answer: () => {
+        throw new Error('backend down');
+      },
+    });
     await expect(new DnsCore([mock]).resolve('goose.feathers')).rejects.toThrow('backend down');
   });
 });
@@ -101,13 +121,17 @@ describe('resolve: asynchronous and cancel (fake timers, the 5 s mock of test_dn
 
   it('an already aborted signal rejects without asking any plugin', async () => {
     const mock = fakePlugin({ answer });
-    await expect(new DnsCore([mock]).resolve('goose.feathers', 'A', { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
+    await expect(
+      new DnsCore([mock]).resolve('goose.feathers', 'A', { signal: AbortSignal.abort() }),
+    ).rejects.toBeInstanceOf(AbortError);
     expect(mock.calls).toHaveLength(0);
   });
 
   it('a completed query cannot be cancelled: aborting afterwards changes nothing', async () => {
     const controller = new AbortController();
-    const result = await new DnsCore([fakePlugin({ answer })]).resolve('goose.feathers', 'A', { signal: controller.signal });
+    const result = await new DnsCore([fakePlugin({ answer })]).resolve('goose.feathers', 'A', {
+      signal: controller.signal,
+    });
     controller.abort();
     expect(result.records).toHaveLength(1);
   });
@@ -127,12 +151,16 @@ describe('tsyringe composition root', () => {
     const container = rootContainer.createChildContainer();
     const srv = answerPacket({
       question: { name: 'goose.feathers', type: 33 },
-      answers: [{ type: 33, rdata: srvRdata(1, 1, 1, 'a.example') }, { type: 33, rdata: srvRdata(1, 1, 1, 'b.example') }],
+      answers: [
+        { type: 33, rdata: srvRdata(1, 1, 1, 'a.example') },
+        { type: 33, rdata: srvRdata(1, 1, 1, 'b.example') },
+      ],
     });
     container.register(RESOLVER_PLUGIN, { useValue: fakePlugin({ answer: { rcode: 0, answer: srv } }) });
     container.register(DNS_CORE_OPTIONS, { useValue: { random: () => 0 } });
     const core = container.resolve(DnsCore);
-    for (let i = 0; i < 5; i++) expect((await core.resolve('goose.feathers', 'SRV')).records[0]!.data.target).toBe('a.example');
+    for (let i = 0; i < 5; i++)
+      expect((await core.resolve('goose.feathers', 'SRV')).records[0]!.data.target).toBe('a.example');
   });
 
   it('works with no plugin registered (and says so when asked)', async () => {

@@ -43,7 +43,7 @@ describe('names: nominal', () => {
   it('accepts a 63-octet label and a 255-octet name', () => {
     const label63 = 'a'.repeat(63);
     expect(parseName(`${label63}.example`)[0]!.length).toBe(63);
-    const name255 = [...Array(3)].map(() => label63).join('.') + '.' + 'b'.repeat(61);
+    const name255 = `${[...Array(3)].map(() => label63).join('.')}.${'b'.repeat(61)}`;
     expect(wireLength(parseName(name255))).toBe(255);
   });
 });

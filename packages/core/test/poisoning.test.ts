@@ -21,7 +21,7 @@ const soa = (zone: string, minimum: number) => ({
 });
 
 describe('additional-section data', () => {
-  it('is used at or below the question\'s domain, and dropped outside it', async () => {
+  it("is used at or below the question's domain, and dropped outside it", async () => {
     const answer = answerPacket({
       question: { name: '_sip._udp.biloxi.example', type: SRV },
       answers: [{ type: SRV, rdata: srvRdata(10, 60, 5060, 'sip1.biloxi.example') }],
@@ -47,7 +47,13 @@ describe('additional-section data', () => {
 
 describe('a forged answer', () => {
   it('for another name is refused and never cached', async () => {
-    const forged = { rcode: 0, answer: answerPacket({ question: { name: 'victim.example', type: A }, answers: [{ type: A, rdata: bytes([6, 6, 6, 6]) }] }) };
+    const forged = {
+      rcode: 0,
+      answer: answerPacket({
+        question: { name: 'victim.example', type: A },
+        answers: [{ type: A, rdata: bytes([6, 6, 6, 6]) }],
+      }),
+    };
     const cached = withCache(fakePlugin({ answer: forged }));
     await expect(new DnsCore([cached]).resolve('goose.example', 'A')).rejects.toBeInstanceOf(MalformedAnswerError);
     expect(cached.stats.size).toBe(0);
@@ -56,7 +62,10 @@ describe('a forged answer', () => {
   it('records of another owner in the answer section are not the answer', async () => {
     const answer = answerPacket({
       question: { name: 'goose.example', type: A },
-      answers: [{ type: A, rdata: bytes([192, 0, 2, 1]) }, { name: 'victim.example', type: A, rdata: bytes([6, 6, 6, 6]) }],
+      answers: [
+        { type: A, rdata: bytes([192, 0, 2, 1]) },
+        { name: 'victim.example', type: A, rdata: bytes([6, 6, 6, 6]) },
+      ],
     });
     const result = await new DnsCore([fakePlugin({ answer: { rcode: 0, answer } })]).resolve('goose.example', 'A');
     expect(result.records.map((r) => r.data)).toEqual(['192.0.2.1']);
@@ -81,7 +90,13 @@ describe('a CNAME chain', () => {
             }),
           };
         }
-        return { rcode: 0, answer: answerPacket({ question: { name: query.name, type: A }, answers: [{ type: A, rdata: bytes([192, 0, 2, 1]) }] }) };
+        return {
+          rcode: 0,
+          answer: answerPacket({
+            question: { name: query.name, type: A },
+            answers: [{ type: A, rdata: bytes([192, 0, 2, 1]) }],
+          }),
+        };
       },
     });
   }
@@ -105,10 +120,15 @@ describe('a CNAME chain', () => {
   it('inside the zone is trusted (www -> the apex, or a sibling)', async () => {
     const answer = answerPacket({
       question: { name: 'www.a.example', type: A },
-      answers: [{ type: CNAME, rdata: bytes(domain('a.example')) }, { name: 'a.example', type: A, rdata: bytes([192, 0, 2, 9]) }],
+      answers: [
+        { type: CNAME, rdata: bytes(domain('a.example')) },
+        { name: 'a.example', type: A, rdata: bytes([192, 0, 2, 9]) },
+      ],
     });
     const plugin = fakePlugin({ answer: { rcode: 0, answer } });
-    expect((await new DnsCore([plugin]).resolve('www.a.example', 'A')).records.map((r) => r.data)).toEqual(['192.0.2.9']);
+    expect((await new DnsCore([plugin]).resolve('www.a.example', 'A')).records.map((r) => r.data)).toEqual([
+      '192.0.2.9',
+    ]);
     expect(plugin.calls).toHaveLength(1);
   });
 
@@ -116,10 +136,18 @@ describe('a CNAME chain', () => {
     const pingPong = fakePlugin({
       answer: (query) => {
         const next = query.name === 'a.one.example' ? 'b.two.example' : 'a.one.example';
-        return { rcode: 0, answer: answerPacket({ question: { name: query.name, type: A }, answers: [{ type: CNAME, rdata: bytes(domain(next)) }] }) };
+        return {
+          rcode: 0,
+          answer: answerPacket({
+            question: { name: query.name, type: A },
+            answers: [{ type: CNAME, rdata: bytes(domain(next)) }],
+          }),
+        };
       },
     });
-    await expect(new DnsCore([pingPong], { maxCnameChain: 4 }).resolve('a.one.example', 'A')).rejects.toThrow(/CNAME chains across zones/);
+    await expect(new DnsCore([pingPong], { maxCnameChain: 4 }).resolve('a.one.example', 'A')).rejects.toThrow(
+      /CNAME chains across zones/,
+    );
     expect(pingPong.calls).toHaveLength(5);
   });
 });
@@ -129,7 +157,10 @@ describe('a negative answer', () => {
     const plugin = fakePlugin({
       answer: (query) => {
         const zone = query.name.endsWith('good.example') ? 'good.example' : 'elsewhere.example';
-        return { rcode: 3, answer: answerPacket({ rcode: 3, question: { name: query.name, type: A }, authorities: [soa(zone, 300)] }) };
+        return {
+          rcode: 3,
+          answer: answerPacket({ rcode: 3, question: { name: query.name, type: A }, authorities: [soa(zone, 300)] }),
+        };
       },
     });
     const cached = withCache(plugin);

@@ -10,7 +10,10 @@ import { delayedAnswer, fakePlugin } from './support/fake-plugin.js';
 
 const answerFor = (query: DnsQuery): PluginAnswer => ({
   rcode: 0,
-  answer: answerPacket({ question: { name: query.name, type: query.type }, answers: query.type === 1 ? [{ type: 1, rdata: bytes([127, 0, 0, 1]) }] : [] }),
+  answer: answerPacket({
+    question: { name: query.name, type: query.type },
+    answers: query.type === 1 ? [{ type: 1, rdata: bytes([127, 0, 0, 1]) }] : [],
+  }),
 });
 
 beforeEach(() => void vi.useFakeTimers());
@@ -19,7 +22,12 @@ afterEach(() => void vi.useRealTimers());
 describe('query sets: nominal', () => {
   it('query_set: four queries run in parallel and all complete; each keeps its name, type and class', async () => {
     const mock = fakePlugin({ answer: (query, signal) => delayedAnswer(1000, answerFor(query))(query, signal) });
-    const set = new DnsCore([mock]).querySet().add('goose.feathers', 'A').add('goose.feathers', 'AAAA').add('duck.feathers', 'A').add('duck.feathers', 'AAAA', { class: 'IN' });
+    const set = new DnsCore([mock])
+      .querySet()
+      .add('goose.feathers', 'A')
+      .add('goose.feathers', 'AAAA')
+      .add('duck.feathers', 'A')
+      .add('duck.feathers', 'AAAA', { class: 'IN' });
     expect(set.size).toBe(4);
     const pending = set.resolve();
     await vi.advanceTimersByTimeAsync(0);
@@ -40,7 +48,12 @@ describe('query sets: nominal', () => {
   });
 
   it('a query that fails counts as done, with its error', async () => {
-    const mock = fakePlugin({ answer: (query) => { if (query.name === 'bad.feathers') throw new Error('no answer'); return answerFor(query); } });
+    const mock = fakePlugin({
+      answer: (query) => {
+        if (query.name === 'bad.feathers') throw new Error('no answer');
+        return answerFor(query);
+      },
+    });
     const outcomes = await new DnsCore([mock]).querySet().add('bad.feathers', 'A').add('goose.feathers', 'A').resolve();
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
     expect(outcomes[0]!.status === 'rejected' && outcomes[0]!.error.message).toBe('no answer');
@@ -50,7 +63,12 @@ describe('query sets: nominal', () => {
 describe('query sets: off-nominal', () => {
   it('query_set_nominal_cancel: all four pending, cancel rejects the set with AbortError and cancels them all', async () => {
     const mock = fakePlugin({ answer: (query, signal) => delayedAnswer(5000, answerFor(query))(query, signal) });
-    const set = new DnsCore([mock]).querySet().add('a.feathers', 'A').add('b.feathers', 'A').add('c.feathers', 'A').add('d.feathers', 'A');
+    const set = new DnsCore([mock])
+      .querySet()
+      .add('a.feathers', 'A')
+      .add('b.feathers', 'A')
+      .add('c.feathers', 'A')
+      .add('d.feathers', 'A');
     const controller = new AbortController();
     const onDone = vi.fn();
     const pending = set.resolve({ signal: controller.signal }).then(onDone);
@@ -64,15 +82,26 @@ describe('query sets: off-nominal', () => {
 
   it('query_set_off_nominal_cancel (inverted): two answered, two pending; cancel rejects the set, cancels the two still running', async () => {
     const mock = fakePlugin({
-      answer: (query, signal) => (query.name.startsWith('fast') ? answerFor(query) : delayedAnswer(5000, answerFor(query))(query, signal)),
+      answer: (query, signal) =>
+        query.name.startsWith('fast') ? answerFor(query) : delayedAnswer(5000, answerFor(query))(query, signal),
     });
-    const set = new DnsCore([mock]).querySet().add('fast1.feathers', 'A').add('slow1.feathers', 'A').add('fast2.feathers', 'A').add('slow2.feathers', 'A');
+    const set = new DnsCore([mock])
+      .querySet()
+      .add('fast1.feathers', 'A')
+      .add('slow1.feathers', 'A')
+      .add('fast2.feathers', 'A')
+      .add('slow2.feathers', 'A');
     const controller = new AbortController();
     const pending = set.resolve({ signal: controller.signal });
     await vi.advanceTimersByTimeAsync(10);
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(AbortError);
-    expect(mock.calls.filter((c) => c.signal.aborted).map((c) => c.query.name).sort()).toEqual(['fast1.feathers', 'fast2.feathers', 'slow1.feathers', 'slow2.feathers']);
+    expect(
+      mock.calls
+        .filter((c) => c.signal.aborted)
+        .map((c) => c.query.name)
+        .sort(),
+    ).toEqual(['fast1.feathers', 'fast2.feathers', 'slow1.feathers', 'slow2.feathers']);
   });
 
   it('questions are validated when added', () => {

@@ -30,7 +30,9 @@ describe('recurring queries: nominal', () => {
     const ttls = { ttl1: 5, ttl2: 20 };
     const mock = fakePlugin({ answer: () => ttlAnswer(ttls) });
     const results: number[] = [];
-    const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', { onResult: (r) => results.push(r.lowestTtl) });
+    const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', {
+      onResult: (r) => results.push(r.lowestTtl),
+    });
     await vi.advanceTimersByTimeAsync(0);
     expect(results).toEqual([5]);
     ttls.ttl1 = 45;
@@ -50,7 +52,11 @@ describe('recurring queries: nominal', () => {
   it('keeps going on TTL 0 with a floor that backs off, where Asterisk stops', async () => {
     const mock = fakePlugin({ answer: () => ttlAnswer({ ttl1: 0, ttl2: 0 }) });
     const onResult = vi.fn();
-    const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', { onResult, floorMs: 1000, maxBackoffMs: 4000 });
+    const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', {
+      onResult,
+      floorMs: 1000,
+      maxBackoffMs: 4000,
+    });
     await vi.advanceTimersByTimeAsync(0);
     const delays: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -103,7 +109,11 @@ describe('recurring queries: nominal', () => {
     const onUncaught = (error: unknown): void => void errors.push(error);
     process.on('uncaughtException', onUncaught);
     try {
-      const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', { onResult: () => { throw new Error('callback bug'); } });
+      const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', {
+        onResult: () => {
+          throw new Error('callback bug');
+        },
+      });
       await vi.advanceTimersByTimeAsync(3000);
       expect(mock.calls).toHaveLength(2);
       recurring.stop();
@@ -119,7 +129,9 @@ describe('recurring queries: off-nominal', () => {
     expect(() => core.resolveRecurring('', 'A', { onResult() {} })).toThrow(InvalidQueryError);
     expect(() => core.resolveRecurring('goose.feathers', 65536, { onResult() {} })).toThrow(InvalidQueryError);
     expect(() => core.resolveRecurring('goose.feathers', 'A', {} as never)).toThrow(InvalidArgumentError);
-    expect(() => core.resolveRecurring('goose.feathers', 'A', { onResult() {}, floorMs: 0 })).toThrow(InvalidArgumentError);
+    expect(() => core.resolveRecurring('goose.feathers', 'A', { onResult() {}, floorMs: 0 })).toThrow(
+      InvalidArgumentError,
+    );
   });
 
   it('recurring_query_cancel_between: stop after the first result; no callback afterwards', async () => {
@@ -148,7 +160,10 @@ describe('recurring queries: off-nominal', () => {
   it('stopping through the signal is the same as stop()', async () => {
     const mock = fakePlugin({ answer: () => ttlAnswer({ ttl1: 1, ttl2: 1 }) });
     const controller = new AbortController();
-    const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', { onResult() {}, signal: controller.signal });
+    const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', {
+      onResult() {},
+      signal: controller.signal,
+    });
     await vi.advanceTimersByTimeAsync(0);
     controller.abort();
     expect(recurring.stopped).toBe(true);

@@ -20,7 +20,10 @@ import { answerPacket, bytes } from './support/packets.js';
 import { fakePlugin } from './support/fake-plugin.js';
 
 const A = { question: { name: 'goose.feathers', type: 1 } };
-const answerA = (address: number[]) => ({ rcode: 0, answer: answerPacket({ ...A, answers: [{ type: 1, rdata: bytes(address) }] }) });
+const answerA = (address: number[]) => ({
+  rcode: 0,
+  answer: answerPacket({ ...A, answers: [{ type: 1, rdata: bytes(address) }] }),
+});
 
 describe('register / unregister: nominal', () => {
   it('resolver_register_unregister', () => {
@@ -34,7 +37,12 @@ describe('register / unregister: nominal', () => {
 
   it('orders by priority, lower first; equal priorities keep registration order', () => {
     const registry = new ResolverRegistry();
-    for (const [name, priority] of [['system', 2147483647], ['b', 100], ['unbound', 100], ['zone', 50]] as const) {
+    for (const [name, priority] of [
+      ['system', 2147483647],
+      ['b', 100],
+      ['unbound', 100],
+      ['zone', 50],
+    ] as const) {
       registry.register(fakePlugin({ name, priority }));
     }
     expect(registry.plugins.map((p) => p.name)).toEqual(['zone', 'b', 'unbound', 'system']);
@@ -75,7 +83,12 @@ describe('register / unregister: off-nominal', () => {
 
 describe('selection and fallback', () => {
   it('the first available plugin answers; availability is asked at selection time', async () => {
-    const first = fakePlugin({ name: 'unbound', priority: 100, available: { available: false, reason: 'binding not installed' }, answer: answerA([1, 1, 1, 1]) });
+    const first = fakePlugin({
+      name: 'unbound',
+      priority: 100,
+      available: { available: false, reason: 'binding not installed' },
+      answer: answerA([1, 1, 1, 1]),
+    });
     const second = fakePlugin({ name: 'system', priority: 200, answer: answerA([2, 2, 2, 2]) });
     const core = new DnsCore([second, first]);
     expect((await core.resolve('goose.feathers')).records[0]!.data).toBe('2.2.2.2');
@@ -87,7 +100,13 @@ describe('selection and fallback', () => {
   });
 
   it('a plugin error falls through to the next plugin', async () => {
-    const failing = fakePlugin({ name: 'a', priority: 1, answer: () => { throw new TimeoutError('no answer'); } });
+    const failing = fakePlugin({
+      name: 'a',
+      priority: 1,
+      answer: () => {
+        throw new TimeoutError('no answer');
+      },
+    });
     const next = fakePlugin({ name: 'b', priority: 2, answer: answerA([2, 2, 2, 2]) });
     const result = await new DnsCore([failing, next]).resolve('goose.feathers');
     expect(result.resolver).toBe('b');
@@ -103,7 +122,15 @@ describe('selection and fallback', () => {
   it.each([
     ['NXDOMAIN', { rcode: 3, answer: answerPacket({ ...A, rcode: 3 }) }],
     ['NODATA', { rcode: 0, answer: answerPacket(A) }],
-    ['bogus', { rcode: 0, bogus: true, whyBogus: 'signature expired', answer: answerPacket({ ...A, answers: [{ type: 1, rdata: bytes([6, 6, 6, 6]) }] }) }],
+    [
+      'bogus',
+      {
+        rcode: 0,
+        bogus: true,
+        whyBogus: 'signature expired',
+        answer: answerPacket({ ...A, answers: [{ type: 1, rdata: bytes([6, 6, 6, 6]) }] }),
+      },
+    ],
     ['SERVFAIL', { rcode: 2 }],
   ])('a definite answer (%s) never falls through', async (_name, answer) => {
     const validating = fakePlugin({ name: 'unbound', priority: 100, answer });
@@ -118,40 +145,72 @@ describe('selection and fallback', () => {
     class InsecureError extends NetworkError {
       override readonly definite = true;
     }
-    const strict = fakePlugin({ name: 'unbound', priority: 100, answer: () => { throw new InsecureError('insecure'); } });
+    const strict = fakePlugin({
+      name: 'unbound',
+      priority: 100,
+      answer: () => {
+        throw new InsecureError('insecure');
+      },
+    });
     const other = fakePlugin({ name: 'system', priority: 200, answer: answerA([6, 6, 6, 6]) });
     await expect(new DnsCore([strict, other]).resolve('goose.feathers')).rejects.toBeInstanceOf(InsecureError);
     expect(other.calls).toHaveLength(0);
   });
 
   it('when every plugin fails, the most specific error wins with the others as its cause', async () => {
-    const plain = fakePlugin({ name: 'a', priority: 1, answer: () => { throw new Error('binding crashed'); } });
-    const timeout = fakePlugin({ name: 'b', priority: 2, answer: () => { throw new TimeoutError('every server timed out'); } });
+    const plain = fakePlugin({
+      name: 'a',
+      priority: 1,
+      answer: () => {
+        throw new Error('binding crashed');
+      },
+    });
+    const timeout = fakePlugin({
+      name: 'b',
+      priority: 2,
+      answer: () => {
+        throw new TimeoutError('every server timed out');
+      },
+    });
     const error = await new DnsCore([plain, timeout]).resolve('goose.feathers').catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error.cause as AggregateError).errors.map((e: Error) => e.message)).toEqual(['binding crashed']);
   });
 
   it('no available plugin: NoResolverError with every reason', async () => {
-    const core = new DnsCore([fakePlugin({ name: 'unbound', available: { available: false, reason: 'libunbound missing' } })]);
+    const core = new DnsCore([
+      fakePlugin({ name: 'unbound', available: { available: false, reason: 'libunbound missing' } }),
+    ]);
     await expect(core.resolve('goose.feathers')).rejects.toThrow(NoResolverError);
     await expect(core.resolve('goose.feathers')).rejects.toThrow(/unbound: libunbound missing/);
   });
 
   it('an available() that throws counts as unavailable', async () => {
-    const broken = { ...fakePlugin({ name: 'broken', priority: 1 }), available: () => { throw new Error('boom'); } };
+    const broken = {
+      ...fakePlugin({ name: 'broken', priority: 1 }),
+      available: () => {
+        throw new Error('boom');
+      },
+    };
     const next = fakePlugin({ name: 'next', priority: 2, answer: answerA([2, 2, 2, 2]) });
     expect((await new DnsCore([broken, next]).resolve('goose.feathers')).resolver).toBe('next');
   });
 
   it('says once which backend answers and why, and again only when that changes', async () => {
     const warn = vi.fn();
-    const unbound = fakePlugin({ name: 'unbound', priority: 100, available: { available: false, reason: 'binding not installed' }, answer: answerA([1, 1, 1, 1]) });
+    const unbound = fakePlugin({
+      name: 'unbound',
+      priority: 100,
+      available: { available: false, reason: 'binding not installed' },
+      answer: answerA([1, 1, 1, 1]),
+    });
     const system = fakePlugin({ name: 'system', priority: 200, answer: answerA([2, 2, 2, 2]) });
     const core = new DnsCore([unbound, system], { logger: { info() {}, warn } });
     await core.resolve('goose.feathers');
     await core.resolve('goose.feathers');
-    expect(warn.mock.calls).toEqual([['dnscore: resolving with "system" (unbound unavailable: binding not installed)']]);
+    expect(warn.mock.calls).toEqual([
+      ['dnscore: resolving with "system" (unbound unavailable: binding not installed)'],
+    ]);
     unbound.availability = true;
     await core.resolve('goose.feathers');
     expect(warn).toHaveBeenLastCalledWith('dnscore: resolving with "unbound"');
@@ -162,8 +221,16 @@ describe('selection and fallback', () => {
     const listener = (message: unknown): void => void events.push(message);
     diagnostics.subscribe('dnscore:registry:fallback', listener);
     try {
-      const failing = fakePlugin({ name: 'a', priority: 1, answer: () => { throw new NetworkError('ECONNREFUSED'); } });
-      await new DnsCore([failing, fakePlugin({ name: 'b', priority: 2, answer: answerA([2, 2, 2, 2]) })]).resolve('goose.feathers');
+      const failing = fakePlugin({
+        name: 'a',
+        priority: 1,
+        answer: () => {
+          throw new NetworkError('ECONNREFUSED');
+        },
+      });
+      await new DnsCore([failing, fakePlugin({ name: 'b', priority: 2, answer: answerA([2, 2, 2, 2]) })]).resolve(
+        'goose.feathers',
+      );
     } finally {
       diagnostics.unsubscribe('dnscore:registry:fallback', listener);
     }

@@ -10,7 +10,8 @@ import { answerPacket, bytes, domain, u32 } from './support/packets.js';
 const query = makeQuery('goose.feathers', 'A');
 const A = 1;
 const CNAME = 5;
-const soa = (minimum: number) => bytes(domain('ns1.feathers'), domain('hostmaster.feathers'), u32(1), u32(2), u32(3), u32(4), u32(minimum));
+const soa = (minimum: number) =>
+  bytes(domain('ns1.feathers'), domain('hostmaster.feathers'), u32(1), u32(2), u32(3), u32(4), u32(minimum));
 
 describe('set_result: nominal', () => {
   it.each([
@@ -20,7 +21,11 @@ describe('set_result: nominal', () => {
     ['insecure NXDOMAIN', false, false, 3],
   ])('resolver_set_result: %s reads back', (_name, secure, bogus, rcode) => {
     const answer = answerPacket({ rcode, answers: [] });
-    const result = buildResult(query, { rcode, secure, bogus, canonical: 'goose.feathers', answer }, { resolver: 'mock' });
+    const result = buildResult(
+      query,
+      { rcode, secure, bogus, canonical: 'goose.feathers', answer },
+      { resolver: 'mock' },
+    );
     expect(result).toMatchObject({ rcode, secure, bogus, canonical: 'goose.feathers', resolver: 'mock' });
     expect(Array.from(result.answer)).toEqual(Array.from(answer));
   });
@@ -40,7 +45,9 @@ describe('set_result: nominal', () => {
 
 describe('set_result: off-nominal', () => {
   it('resolver_set_result_off_nominal: secure and bogus together', () => {
-    expect(() => new ResultBuilder(query).setResult({ rcode: 0, secure: true, bogus: true })).toThrow(InvalidResultError);
+    expect(() => new ResultBuilder(query).setResult({ rcode: 0, secure: true, bogus: true })).toThrow(
+      InvalidResultError,
+    );
   });
 
   it('resolver_set_result_off_nominal: an empty canonical name', () => {
@@ -58,7 +65,10 @@ describe('set_result: off-nominal', () => {
 
 describe('add_record: nominal', () => {
   it('resolver_add_record: an A then an AAAA, both retrievable with their fields', () => {
-    const builder = new ResultBuilder(makeQuery('goose.feathers', 'ANY')).setResult({ rcode: 0, canonical: 'goose.feathers' });
+    const builder = new ResultBuilder(makeQuery('goose.feathers', 'ANY')).setResult({
+      rcode: 0,
+      canonical: 'goose.feathers',
+    });
     expect(builder.addRecord(1, 1, 12345, bytes([127, 0, 0, 1]))).toBe(true);
     expect(builder.addRecord(28, 1, 12345, bytes([...Array(15).fill(0), 1]))).toBe(true);
     const result = builder.build();
@@ -140,8 +150,11 @@ describe('answers parsed from the packet', () => {
     expect(result.negativeTtl).toBe(60);
   });
 
-  it('never presents a bogus answer\'s data as usable', () => {
-    const answer = answerPacket({ answers: [{ type: A, rdata: bytes([6, 6, 6, 6]) }], additionals: [{ name: 'x.feathers', type: A, rdata: bytes([6, 6, 6, 6]) }] });
+  it("never presents a bogus answer's data as usable", () => {
+    const answer = answerPacket({
+      answers: [{ type: A, rdata: bytes([6, 6, 6, 6]) }],
+      additionals: [{ name: 'x.feathers', type: A, rdata: bytes([6, 6, 6, 6]) }],
+    });
     const result = buildResult(query, { rcode: 0, bogus: true, whyBogus: 'signature expired', answer });
     expect(result.bogus).toBe(true);
     expect(result.whyBogus).toBe('signature expired');
@@ -151,7 +164,10 @@ describe('answers parsed from the packet', () => {
   });
 
   it('is immutable', () => {
-    const result = buildResult(query, { rcode: 0, answer: answerPacket({ answers: [{ type: A, rdata: bytes([1, 2, 3, 4]) }] }) });
+    const result = buildResult(query, {
+      rcode: 0,
+      answer: answerPacket({ answers: [{ type: A, rdata: bytes([1, 2, 3, 4]) }] }),
+    });
     expect(Object.isFrozen(result)).toBe(true);
     expect(Object.isFrozen(result.records)).toBe(true);
     expect(() => (result.records as unknown[]).push(1)).toThrow();
@@ -205,15 +221,30 @@ describe('answers parsed from the packet: off-nominal', () => {
   });
 
   it('keeps the other records when one is invalid, and says why', () => {
-    const answer = answerPacket({ answers: [{ type: A, rdata: bytes([1, 2, 3]) }, { type: A, rdata: bytes([1, 2, 3, 4]) }] });
+    const answer = answerPacket({
+      answers: [
+        { type: A, rdata: bytes([1, 2, 3]) },
+        { type: A, rdata: bytes([1, 2, 3, 4]) },
+      ],
+    });
     const result = buildResult(query, { rcode: 0, answer });
     expect(result.records.map((r) => r.data)).toEqual(['1.2.3.4']);
-    expect(result.dropped).toEqual([{ section: 'answer', name: 'goose.feathers', type: 'A', rule: 'rdlength', reason: 'A RDATA: IPv4 address needs 4 bytes, 3 left' }]);
+    expect(result.dropped).toEqual([
+      {
+        section: 'answer',
+        name: 'goose.feathers',
+        type: 'A',
+        rule: 'rdlength',
+        reason: 'A RDATA: IPv4 address needs 4 bytes, 3 left',
+      },
+    ]);
   });
 
   it('drops an invalid additional record with its section', () => {
     const answer = answerPacket({ additionals: [{ name: 'x.feathers', type: 28, rdata: bytes([1]) }] });
-    expect(buildResult(query, { rcode: 0, answer }).dropped).toEqual([expect.objectContaining({ section: 'additional', type: 'AAAA' })]);
+    expect(buildResult(query, { rcode: 0, answer }).dropped).toEqual([
+      expect.objectContaining({ section: 'additional', type: 'AAAA' }),
+    ]);
   });
 
   it('refuses a record with a wrong class in the answer (it is not part of it)', () => {

@@ -48,7 +48,15 @@ export class BridgeTry {
 
   constructor(ctx: TryContext, attempt: SipAttempt, target: TryTarget, signal: AbortSignal) {
     this.#ctx = ctx;
-    this.record = { target: attempt.target, outcome: 'timeout', status: null, ms: 0, penalized: attempt.penalized, pinned: attempt.pinned, switched: attempt.switched };
+    this.record = {
+      target: attempt.target,
+      outcome: 'timeout',
+      status: null,
+      ms: 0,
+      penalized: attempt.penalized,
+      pinned: attempt.pinned,
+      switched: attempt.switched,
+    };
     this.first = new Promise<TryOutcome>((resolve, reject) => {
       this.#resolveFirst = resolve;
       this.#rejectFirst = reject;
@@ -56,9 +64,17 @@ export class BridgeTry {
     const via: SipVia[] = [{ params: {} }, ...ctx.upstream];
     ctx.request.headers.via = via;
     try {
-      this.#handle = ctx.endpoint.attempt({ ...ctx.request, headers: { ...ctx.request.headers, via } }, target, (event) => this.#onEvent(event));
+      this.#handle = ctx.endpoint.attempt(
+        { ...ctx.request, headers: { ...ctx.request.headers, via } },
+        target,
+        (event) => this.#onEvent(event),
+      );
       // Retransmissions ride the transaction; a CANCEL or non-2xx ACK finds the target by branch.
-      if (this.#handle.branch) ctx.transactions.bind(this.#handle.branch, { ...attempt.target, ...(target.serverName ? { serverName: target.serverName } : {}) });
+      if (this.#handle.branch)
+        ctx.transactions.bind(this.#handle.branch, {
+          ...attempt.target,
+          ...(target.serverName ? { serverName: target.serverName } : {}),
+        });
     } catch (error) {
       this.#phase = 'dropped';
       this.#rejectFirst(error instanceof Error ? error : new Error(String(error)));
@@ -133,7 +149,12 @@ export class BridgeTry {
   }
 
   #settle(outcome: AttemptOutcome, status: number | null, error?: Error): void {
-    Object.assign(this.record, { outcome, status, ms: Math.round(performance.now() - this.#started), ...(error ? { error } : {}) });
+    Object.assign(this.record, {
+      outcome,
+      status,
+      ms: Math.round(performance.now() - this.#started),
+      ...(error ? { error } : {}),
+    });
   }
 
   /** `sip` 0.0.6 drops Timer F on a 1xx; a non-INVITE must still end (RFC 3261 section 17.1.2.2). */

@@ -27,7 +27,9 @@ export class UnknownTransactionError extends ExtResolverError {
   override name = 'UnknownTransactionError';
   override readonly code = 'EXT_ERR_NO_TRANSACTION';
   constructor(readonly branch: string) {
-    super(`no client transaction with branch "${branch}": a CANCEL or non-2xx ACK must follow a request the bridge sent`);
+    super(
+      `no client transaction with branch "${branch}": a CANCEL or non-2xx ACK must follow a request the bridge sent`,
+    );
   }
 }
 

@@ -4,7 +4,14 @@
  * host, an IPv6 host adds IPV6. locatorUri() turns a host info back into the URI @dnscore/sip
  * resolves, with the choices Asterisk's sip_resolve() makes for an unspecified type.
  */
-import { UnsupportedTransportError, formatHost, parseHost, parseSipUri, type SipTarget, type SipTransport } from '@dnscore/sip';
+import {
+  UnsupportedTransportError,
+  formatHost,
+  parseHost,
+  parseSipUri,
+  type SipTarget,
+  type SipTransport,
+} from '@dnscore/sip';
 import { InvalidHostInfoError } from './errors.js';
 import { PjsipTransportFlag as Flag, PjsipTransportType as Type, type PjsipHostInfo } from './pjsip-types.js';
 
@@ -50,7 +57,11 @@ export function hostInfoFromUri(targetUri: string, requestUri?: string): PjsipHo
   // sips:host;transport=tcp is TLS (pjproject#1319): a type without SECURE becomes TLS.
   if (secure && (flagOfType(type) & Flag.SECURE) === 0) type = Type.TLS;
   if (type !== Type.UNSPECIFIED && host.kind === 'ipv6') type |= Type.IPV6;
-  return Object.freeze({ flag: flagOfType(type), type, addr: Object.freeze({ host: host.host, port: target.port ?? 0 }) });
+  return Object.freeze({
+    flag: flagOfType(type),
+    type,
+    addr: Object.freeze({ host: host.host, port: target.port ?? 0 }),
+  });
 }
 
 /** The transport of a type: undefined for UNSPECIFIED; null for a type dnscore cannot reach (DTLS, SCTP, loop). */
@@ -82,10 +93,15 @@ export function checkHostInfo(target: unknown): PjsipHostInfo {
     throw new InvalidHostInfoError('a pjsip_host_info needs flag, type and addr {host, port}');
   }
   const { flag, type, addr } = info;
-  if (!Number.isInteger(flag) || flag < 0 || flag > 7) throw new InvalidHostInfoError(`flag ${String(flag)} is not a combination of RELIABLE (1), SECURE (2), DATAGRAM (4)`);
-  if (!Number.isInteger(type) || type < 0 || type > 255) throw new InvalidHostInfoError(`type ${String(type)} is not a pjsip_transport_type_e`);
+  if (!Number.isInteger(flag) || flag < 0 || flag > 7)
+    throw new InvalidHostInfoError(
+      `flag ${String(flag)} is not a combination of RELIABLE (1), SECURE (2), DATAGRAM (4)`,
+    );
+  if (!Number.isInteger(type) || type < 0 || type > 255)
+    throw new InvalidHostInfoError(`type ${String(type)} is not a pjsip_transport_type_e`);
   if (typeof addr.host !== 'string' || addr.host === '') throw new InvalidHostInfoError('addr.host is empty');
-  if (!Number.isInteger(addr.port) || addr.port < 0 || addr.port > 65535) throw new InvalidHostInfoError(`addr.port ${String(addr.port)} is outside 0..65535 (0 means none)`);
+  if (!Number.isInteger(addr.port) || addr.port < 0 || addr.port > 65535)
+    throw new InvalidHostInfoError(`addr.port ${String(addr.port)} is outside 0..65535 (0 means none)`);
   return info;
 }
 
@@ -95,10 +111,16 @@ export function checkHostInfo(target: unknown): PjsipHostInfo {
  * RELIABLE flag is TCP (Asterisk's sip_resolve()); otherwise RFC 3263 picks the transport.
  */
 export function locatorUri(info: PjsipHostInfo): string {
-  const parsed = parseHost(info.addr.host.includes(':') && !info.addr.host.startsWith('[') ? `[${info.addr.host}]` : info.addr.host);
+  const parsed = parseHost(
+    info.addr.host.includes(':') && !info.addr.host.startsWith('[') ? `[${info.addr.host}]` : info.addr.host,
+  );
   if (!parsed.ok) throw new InvalidHostInfoError(`addr.host: ${parsed.reason}`);
   const transport = transportOfType(info.type);
-  if (transport === null) throw new UnsupportedTransportError(`type ${info.type} is a transport dnscore does not resolve for (udp, tcp, tls)`, String(info.type));
+  if (transport === null)
+    throw new UnsupportedTransportError(
+      `type ${info.type} is a transport dnscore does not resolve for (udp, tcp, tls)`,
+      String(info.type),
+    );
   const secure = transport === 'tls' || (transport === undefined && (info.flag & Flag.SECURE) !== 0);
   const port = info.addr.port > 0 ? `:${info.addr.port}` : '';
   const host = formatHost(parsed.host);

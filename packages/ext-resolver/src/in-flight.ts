@@ -19,7 +19,11 @@ export class InFlightTracker implements DnsResolver {
     return this.#running;
   }
 
-  resolve<T extends TypedRecordName>(name: string, type: T, options?: ResolveOptions): Promise<DnsResult<TypedRecord<T>>>;
+  resolve<T extends TypedRecordName>(
+    name: string,
+    type: T,
+    options?: ResolveOptions,
+  ): Promise<DnsResult<TypedRecord<T>>>;
   resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
   resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult> {
     const pending = this.inner.resolve(name, type, options);
@@ -35,10 +39,12 @@ export class InFlightTracker implements DnsResolver {
   /** Runs `work`; settles like it, but only after every question it asked has settled. */
   async track<R>(work: () => Promise<R>): Promise<R> {
     const asked = new Set<Promise<unknown>>();
-    const outcome = await this.#store.run(asked, () => work().then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
-    ));
+    const outcome = await this.#store.run(asked, () =>
+      work().then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      ),
+    );
     // A settled question can have led to a new one in the same call: wait until the set is stable.
     for (let size = -1; size !== asked.size; ) {
       size = asked.size;

@@ -26,7 +26,14 @@ export {
 export { hostInfoFromUri, locatorUri, flagOfType, transportOfType, typeOfTarget, checkHostInfo } from './host-info.js';
 export { statusOfError } from './pjsip-status.js';
 export { InFlightTracker } from './in-flight.js';
-export { SipBridge, newBranch, type SipBridgeOptions, type SendReport, type BridgeAttempt, type AttemptOutcome } from './sip-bridge.js';
+export {
+  SipBridge,
+  newBranch,
+  type SipBridgeOptions,
+  type SendReport,
+  type BridgeAttempt,
+  type AttemptOutcome,
+} from './sip-bridge.js';
 export { SipEndpoint, type SipEndpointOptions, type TryTarget, type TryEvent, type TryHandle } from './sip-endpoint.js';
 export { StreamConnections, type StreamTarget, type StreamConnectionsOptions } from './stream-connections.js';
 export { nextHop, routeSet, parseRouteHeader, type NextHop } from './route.js';

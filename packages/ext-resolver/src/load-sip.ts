@@ -6,6 +6,9 @@ export async function loadSipStack(): Promise<SipStack> {
   try {
     return (await import('sip')).default;
   } catch (error) {
-    throw new InvalidArgumentError(`the npm package "sip" is needed for the bridge and could not be loaded: ${(error as Error).message}`, { cause: error });
+    throw new InvalidArgumentError(
+      `the npm package "sip" is needed for the bridge and could not be loaded: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }

@@ -6,7 +6,14 @@
  * carries at least one entry, with priority and weight filled.
  */
 import { InvalidArgumentError, type DnsResolver } from '@dnscore/core';
-import { SipLocator, isSipTransport, normalizeAddress, type SipLocatorOptions, type SipTarget, type SipTransport } from '@dnscore/sip';
+import {
+  SipLocator,
+  isSipTransport,
+  normalizeAddress,
+  type SipLocatorOptions,
+  type SipTarget,
+  type SipTransport,
+} from '@dnscore/sip';
 import { PJSIP_MAX_RESOLVED_ADDRESSES } from './defaults.js';
 import { checkHostInfo, locatorUri, transportOfType, typeOfTarget } from './host-info.js';
 import { InFlightTracker } from './in-flight.js';
@@ -47,10 +54,15 @@ export interface PjsipStyleResolver extends PjsipExtResolver {
 /** sizeof(pj_sockaddr_in) and sizeof(pj_sockaddr_in6). */
 const ADDR_LEN = { 4: 16, 6: 28 } as const;
 
-export function createPjsipExtResolver(resolver: DnsResolver, options: PjsipExtResolverOptions = {}): PjsipStyleResolver {
+export function createPjsipExtResolver(
+  resolver: DnsResolver,
+  options: PjsipExtResolverOptions = {},
+): PjsipStyleResolver {
   const { maxAddresses = PJSIP_MAX_RESOLVED_ADDRESSES, ...locatorOptions } = options;
-  if (!Number.isInteger(maxAddresses) || maxAddresses < 1) throw new InvalidArgumentError('maxAddresses must be a positive integer');
-  if (!resolver || typeof resolver.resolve !== 'function') throw new InvalidArgumentError('createPjsipExtResolver needs a DnsResolver (a DnsCore)');
+  if (!Number.isInteger(maxAddresses) || maxAddresses < 1)
+    throw new InvalidArgumentError('maxAddresses must be a positive integer');
+  if (!resolver || typeof resolver.resolve !== 'function')
+    throw new InvalidArgumentError('createPjsipExtResolver needs a DnsResolver (a DnsCore)');
   const tracker = new InFlightTracker(resolver);
   const locator = new SipLocator(tracker, locatorOptions);
   const { penaltyBox } = locator;
@@ -60,7 +72,8 @@ export function createPjsipExtResolver(resolver: DnsResolver, options: PjsipExtR
     const address = normalizeAddress(server.address);
     if (!address) throw new InvalidArgumentError(`"${String(server.address)}" is not an IP address`);
     const typed = server.type === undefined ? undefined : transportOfType(server.type);
-    if (server.type !== undefined && !typed) throw new InvalidArgumentError(`type ${String(server.type)} is not UDP, TCP or TLS`);
+    if (server.type !== undefined && !typed)
+      throw new InvalidArgumentError(`type ${String(server.type)} is not UDP, TCP or TLS`);
     const transports = typed ? [typed] : [...locator.client.transports].filter(isSipTransport);
     return transports.map((transport) => ({ transport, address: address.address, port: server.port }));
   };
@@ -75,7 +88,10 @@ export function createPjsipExtResolver(resolver: DnsResolver, options: PjsipExtR
       const open = resolution.targets.filter((t) => !penaltyBox.isPenalized(t));
       const boxed = resolution.targets.filter((t) => penaltyBox.isPenalized(t));
       const entry = [...open, ...boxed].slice(0, maxAddresses).map(record);
-      return { status: PjStatus.PJ_SUCCESS, addresses: Object.freeze({ count: entry.length, entry: Object.freeze(entry) }) };
+      return {
+        status: PjStatus.PJ_SUCCESS,
+        addresses: Object.freeze({ count: entry.length, entry: Object.freeze(entry) }),
+      };
     } catch (error) {
       return { status: statusOfError(error), addresses: null };
     }
@@ -83,7 +99,13 @@ export function createPjsipExtResolver(resolver: DnsResolver, options: PjsipExtR
 
   return {
     locator,
-    resolve<T>(_resolver: unknown, _pool: unknown, target: PjsipHostInfo, token: T, cb: PjsipResolverCallback<T>): void {
+    resolve<T>(
+      _resolver: unknown,
+      _pool: unknown,
+      target: PjsipHostInfo,
+      token: T,
+      cb: PjsipResolverCallback<T>,
+    ): void {
       if (typeof cb !== 'function') throw new InvalidArgumentError('pjsip_ext_resolver.resolve needs a callback');
       void lookup(target).then(({ status, addresses }) => {
         // Outside the promise chain: an exception in the consumer's callback is its own, and
@@ -92,8 +114,12 @@ export function createPjsipExtResolver(resolver: DnsResolver, options: PjsipExtR
       });
     },
     setServerFailed(server: FailedServer, durationMs: number): void {
-      if (!Number.isFinite(durationMs) || durationMs < 0) throw new InvalidArgumentError(`a failure duration must be a non-negative number of ms, not ${String(durationMs)}`);
-      for (const destination of destinations(server)) penaltyBox.markFailed(destination, { durationMs, reason: 'set failed by the SIP stack' });
+      if (!Number.isFinite(durationMs) || durationMs < 0)
+        throw new InvalidArgumentError(
+          `a failure duration must be a non-negative number of ms, not ${String(durationMs)}`,
+        );
+      for (const destination of destinations(server))
+        penaltyBox.markFailed(destination, { durationMs, reason: 'set failed by the SIP stack' });
     },
     isServerFailed(server: FailedServer): boolean {
       return destinations(server).some((d) => penaltyBox.isPenalized(d));

@@ -3,7 +3,13 @@
  * one arm per error kind; anything not listed is PJ_EUNKNOWN, never PJ_SUCCESS.
  */
 import { InvalidArgumentError, TimeoutError } from '@dnscore/core';
-import { AddressFamilyError, BogusAnswerError, NoTargetsError, SipsWithoutTlsError, UnsupportedTransportError } from '@dnscore/sip';
+import {
+  AddressFamilyError,
+  BogusAnswerError,
+  NoTargetsError,
+  SipsWithoutTlsError,
+  UnsupportedTransportError,
+} from '@dnscore/sip';
 import { PjStatus } from './pjsip-types.js';
 
 export function statusOfError(error: unknown): number {
@@ -16,7 +22,8 @@ export function statusOfError(error: unknown): number {
   // A DNSSEC-bogus answer: what a validating resolver tells a stub (SERVFAIL), never a fallback.
   if (error instanceof BogusAnswerError) return PjStatus.PJLIB_UTIL_EDNS_SERVFAIL;
   // sips: without TLS, transport=sctp, a DTLS type: the consumer asked for a transport we lack.
-  if (error instanceof SipsWithoutTlsError || error instanceof UnsupportedTransportError) return PjStatus.PJSIP_EUNSUPTRANSPORT;
+  if (error instanceof SipsWithoutTlsError || error instanceof UnsupportedTransportError)
+    return PjStatus.PJSIP_EUNSUPTRANSPORT;
   // An IP literal of a family that is off.
   if (error instanceof AddressFamilyError) return PjStatus.PJ_EAFNOTSUP;
   // A host info PJSIP could not have built, a host name outside the grammar.

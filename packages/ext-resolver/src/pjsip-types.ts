@@ -86,7 +86,11 @@ export interface PjsipServerAddresses {
 }
 
 /** pjsip_resolver_callback: `addresses` is null when status is not PJ_SUCCESS. */
-export type PjsipResolverCallback<T = unknown> = (status: number, token: T, addresses: PjsipServerAddresses | null) => void;
+export type PjsipResolverCallback<T = unknown> = (
+  status: number,
+  token: T,
+  addresses: PjsipServerAddresses | null,
+) => void;
 
 /** pjsip_ext_resolver. `resolver` and `pool` are PJSIP's opaque handles, passed through untouched. */
 export interface PjsipExtResolver {

@@ -25,7 +25,8 @@ export function parseRouteHeader(value: string): SipNameAddr[] {
   while (rest !== '') {
     const open = rest.indexOf('<');
     const close = rest.indexOf('>', open + 1);
-    if (open < 0 || close < 0) throw new InvalidSipMessageError(`a Route value must be a name-addr in angle brackets: "${value}"`);
+    if (open < 0 || close < 0)
+      throw new InvalidSipMessageError(`a Route value must be a name-addr in angle brackets: "${value}"`);
     const uri = rest.slice(open + 1, close).trim();
     const after = rest.slice(close + 1);
     const comma = after.indexOf(',');
@@ -38,7 +39,9 @@ export function parseRouteHeader(value: string): SipNameAddr[] {
 
 function routeParam(text: string): [string, string | null] {
   const eq = text.indexOf('=');
-  return eq < 0 ? [text.trim().toLowerCase(), null] : [text.slice(0, eq).trim().toLowerCase(), text.slice(eq + 1).trim()];
+  return eq < 0
+    ? [text.trim().toLowerCase(), null]
+    : [text.slice(0, eq).trim().toLowerCase(), text.slice(eq + 1).trim()];
 }
 
 /** The Route set of a request as a list (parsing a string value in place, as `sip` does). */
@@ -49,7 +52,8 @@ export function routeSet(request: SipRequest): SipNameAddr[] {
     request.headers.route = parseRouteHeader(route);
     return request.headers.route;
   }
-  if (!Array.isArray(route)) throw new InvalidSipMessageError('the Route header must be a string or a list of name-addr values');
+  if (!Array.isArray(route))
+    throw new InvalidSipMessageError('the Route header must be a string or a list of name-addr values');
   return route;
 }
 
@@ -59,7 +63,10 @@ function sipUri(stack: SipStack, uri: string | SipUriObject, what: string): SipU
   try {
     return parseSipUri(text);
   } catch (error) {
-    throw new InvalidSipMessageError(`${what} "${text}" is not a SIP or SIPS URI the bridge can route on: ${(error as Error).message}`, { cause: error });
+    throw new InvalidSipMessageError(
+      `${what} "${text}" is not a SIP or SIPS URI the bridge can route on: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 

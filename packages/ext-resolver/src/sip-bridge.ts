@@ -12,13 +12,32 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { DnsError, InvalidArgumentError, isAbortError } from '@dnscore/core';
-import { TargetsExhaustedError, destinationKey, type SipAttempt, type SipLocator, type SipTarget, type TryOutcome } from '@dnscore/sip';
-import { BRANCH_MAGIC_COOKIE, DEFAULT_MAX_FORWARDS, DEFAULT_NON_INVITE_TIMEOUT_MS, DEFAULT_TLS_SERVER_NAME } from './defaults.js';
+import {
+  TargetsExhaustedError,
+  destinationKey,
+  type SipAttempt,
+  type SipLocator,
+  type SipTarget,
+  type TryOutcome,
+} from '@dnscore/sip';
+import {
+  BRANCH_MAGIC_COOKIE,
+  DEFAULT_MAX_FORWARDS,
+  DEFAULT_NON_INVITE_TIMEOUT_MS,
+  DEFAULT_TLS_SERVER_NAME,
+} from './defaults.js';
 import { BridgeClosedError, InvalidSipMessageError, UnknownTransactionError } from './errors.js';
 import { nextHop, type NextHop } from './route.js';
 import { BridgeTry, type TryContext } from './bridge-try.js';
 import { SipEndpoint, reportWarning, type SipEndpointOptions, type TryTarget } from './sip-endpoint.js';
-import { isRequest, type SipMessage, type SipRequest, type SipResponse, type SipStack, type SipVia } from './sip-stack.js';
+import {
+  isRequest,
+  type SipMessage,
+  type SipRequest,
+  type SipResponse,
+  type SipStack,
+  type SipVia,
+} from './sip-stack.js';
 
 export interface SipBridgeOptions extends SipEndpointOptions {
   /** Certificate name of a TLS target: the next hop URI's host ("domain", RFC 5922) or the SRV target ("target"). */
@@ -77,14 +96,20 @@ export class SipBridge {
     options: SipBridgeOptions,
   ) {
     this.#serverName = options.tlsServerName ?? DEFAULT_TLS_SERVER_NAME;
-    if (this.#serverName !== 'domain' && this.#serverName !== 'target') throw new InvalidArgumentError('tlsServerName must be "domain" or "target"');
+    if (this.#serverName !== 'domain' && this.#serverName !== 'target')
+      throw new InvalidArgumentError('tlsServerName must be "domain" or "target"');
     this.#timerF = options.nonInviteTimeoutMs ?? DEFAULT_NON_INVITE_TIMEOUT_MS;
-    if (!Number.isInteger(this.#timerF) || this.#timerF < 1) throw new InvalidArgumentError('nonInviteTimeoutMs must be a positive integer');
+    if (!Number.isInteger(this.#timerF) || this.#timerF < 1)
+      throw new InvalidArgumentError('nonInviteTimeoutMs must be a positive integer');
     this.#onError = options.onError ?? reportWarning;
     // Requests from the far side pin their Call-ID to where they came from (IPVS SIP persistence).
     endpoint.onIncoming((request, remote) => {
       try {
-        this.locator.dialogs.learnIncoming(String(request.headers['call-id']), { transport: remote.protocol.toLowerCase() as SipTarget['transport'], address: remote.address, port: remote.port });
+        this.locator.dialogs.learnIncoming(String(request.headers['call-id']), {
+          transport: remote.protocol.toLowerCase() as SipTarget['transport'],
+          address: remote.address,
+          port: remote.port,
+        });
       } catch {
         // An over-long Call-ID or an odd source gets no affinity; the request is still delivered.
       }
@@ -93,7 +118,8 @@ export class SipBridge {
 
   /** Opens the `sip` transport on the local address and port (checked first) and returns the bridge. */
   static async create(stack: SipStack, locator: SipLocator, options: SipBridgeOptions = {}): Promise<SipBridge> {
-    if (!locator || typeof locator.cursor !== 'function') throw new InvalidArgumentError('SipBridge needs a SipLocator');
+    if (!locator || typeof locator.cursor !== 'function')
+      throw new InvalidArgumentError('SipBridge needs a SipLocator');
     const endpoint = await SipEndpoint.create(stack, options);
     try {
       return new SipBridge(endpoint, locator, options);
@@ -117,7 +143,8 @@ export class SipBridge {
       throw new InvalidSipMessageError('a SIP message needs headers');
     }
     if (!isRequest(message)) {
-      if (!this.endpoint.respond(message)) throw new UnknownTransactionError(String(message.headers.via?.[0]?.params.branch ?? ''));
+      if (!this.endpoint.respond(message))
+        throw new UnknownTransactionError(String(message.headers.via?.[0]?.params.branch ?? ''));
       return Promise.resolve(undefined);
     }
     checkRequest(message);
@@ -140,9 +167,18 @@ export class SipBridge {
       callId = await this.#affinity(hop, String(request.headers['call-id']));
     } catch (caught) {
       if (!isAbortError(caught)) throw caught;
-      return Object.freeze({ hop, attempts: [], answeredBy: null, response: null, error: new BridgeClosedError('the bridge was closed during the request', { cause: caught }) });
+      return Object.freeze({
+        hop,
+        attempts: [],
+        answeredBy: null,
+        response: null,
+        error: new BridgeClosedError('the bridge was closed during the request', { cause: caught }),
+      });
     }
-    const cursor = this.locator.cursor(hop.uri, { ...(callId ? { callId } : {}), messageSize: this.#size(request, upstream) });
+    const cursor = this.locator.cursor(hop.uri, {
+      ...(callId ? { callId } : {}),
+      messageSize: this.#size(request, upstream),
+    });
     const context: TryContext = {
       endpoint: this.endpoint,
       transactions: this.locator.transactions,
@@ -196,7 +232,10 @@ export class SipBridge {
         break;
       }
       // Silent after its provisional response (Timer F): the request failed there.
-      error = new TargetsExhaustedError(`${ran.attempt.target.host} sent a provisional response and then nothing`, tries.size);
+      error = new TargetsExhaustedError(
+        `${ran.attempt.target.host} sent a provisional response and then nothing`,
+        tries.size,
+      );
       response = stack.makeResponse(request, 408, 'Request Timeout');
       context.deliver(response);
       break;
@@ -209,9 +248,12 @@ export class SipBridge {
   /** No target answered: the last real 503, else 408 after silence, else 503 (RFC 3261 section 8.1.3.1). */
   #closingResponse(request: SipRequest, last: BridgeTry | undefined, error: DnsError): SipResponse {
     const { stack } = this.endpoint;
-    if (!(error instanceof TargetsExhaustedError) || !last) return stack.makeResponse(request, 503, 'Service Unavailable');
+    if (!(error instanceof TargetsExhaustedError) || !last)
+      return stack.makeResponse(request, 503, 'Service Unavailable');
     if (last.record.outcome === '503' && last.response503) return last.response503;
-    return last.record.outcome === 'timeout' ? stack.makeResponse(request, 408, 'Request Timeout') : stack.makeResponse(request, 503, 'Service Unavailable');
+    return last.record.outcome === 'timeout'
+      ? stack.makeResponse(request, 408, 'Request Timeout')
+      : stack.makeResponse(request, 503, 'Service Unavailable');
   }
 
   /**
@@ -252,7 +294,10 @@ export class SipBridge {
 
   async #sendAck(request: SipRequest): Promise<SendReport> {
     const branch = request.headers.via?.[0]?.params.branch;
-    const bound = typeof branch === 'string' && branch !== '' ? (this.locator.transactions.lookup(branch) as BoundTarget | undefined) : undefined;
+    const bound =
+      typeof branch === 'string' && branch !== ''
+        ? (this.locator.transactions.lookup(branch) as BoundTarget | undefined)
+        : undefined;
     const hop = nextHop(this.endpoint.stack, request);
     if (bound) {
       // The ACK of a non-2xx belongs to its INVITE's transaction: same target.
@@ -271,7 +316,10 @@ export class SipBridge {
   #sendCancel(request: SipRequest, onResponse: ResponseCallback | undefined): Promise<SendReport> {
     const top = request.headers.via?.[0];
     const branch = top?.params.branch;
-    const bound = typeof branch === 'string' && branch !== '' ? (this.locator.transactions.lookup(branch) as BoundTarget | undefined) : undefined;
+    const bound =
+      typeof branch === 'string' && branch !== ''
+        ? (this.locator.transactions.lookup(branch) as BoundTarget | undefined)
+        : undefined;
     if (!bound || !top) throw new UnknownTransactionError(String(branch ?? ''));
     // RFC 3261 section 9.1: one Via, the request's own; it goes where the request went, no failover.
     request.headers.via = [top];
@@ -282,8 +330,25 @@ export class SipBridge {
       const finish = (outcome: AttemptOutcome, status: number | null, response: SipResponse, error?: Error): void => {
         if (done) return;
         done = true;
-        const record: BridgeAttempt = Object.freeze({ target: bound, outcome, status, ms: Math.round(performance.now() - started), penalized: false, pinned: false, switched: false, ...(error ? { error } : {}) });
-        resolve(Object.freeze({ hop, attempts: Object.freeze([record]), answeredBy: outcome === 'response' ? bound : null, response, ...(error ? { error } : {}) }));
+        const record: BridgeAttempt = Object.freeze({
+          target: bound,
+          outcome,
+          status,
+          ms: Math.round(performance.now() - started),
+          penalized: false,
+          pinned: false,
+          switched: false,
+          ...(error ? { error } : {}),
+        });
+        resolve(
+          Object.freeze({
+            hop,
+            attempts: Object.freeze([record]),
+            answeredBy: outcome === 'response' ? bound : null,
+            response,
+            ...(error ? { error } : {}),
+          }),
+        );
       };
       this.endpoint.attempt(request, this.#boundTarget(bound), (event) => {
         if (event.type === 'transport-error') {
@@ -292,28 +357,53 @@ export class SipBridge {
           return finish('transport-error', null, response, event.error);
         }
         this.#deliver(onResponse, event.response);
-        if (event.response.status >= 200) finish(event.response.status === 503 ? '503' : 'response', event.response.status, event.response);
+        if (event.response.status >= 200)
+          finish(event.response.status === 503 ? '503' : 'response', event.response.status, event.response);
       });
     });
     return this.#untilClosed(cancelled).then(
-      (report) => report ?? Object.freeze({ hop, attempts: [], answeredBy: null, response: null, error: new BridgeClosedError('the bridge was closed during the CANCEL') }),
+      (report) =>
+        report ??
+        Object.freeze({
+          hop,
+          attempts: [],
+          answeredBy: null,
+          response: null,
+          error: new BridgeClosedError('the bridge was closed during the CANCEL'),
+        }),
     );
   }
 
   #tryTarget(target: SipTarget, hop: NextHop): TryTarget {
     if (target.transport !== 'tls') return { transport: target.transport, address: target.address, port: target.port };
-    const name = this.#serverName === 'target' ? target.host : hop.uri.hostKind === 'hostname' ? hop.uri.host : undefined;
+    const name =
+      this.#serverName === 'target' ? target.host : hop.uri.hostKind === 'hostname' ? hop.uri.host : undefined;
     // Never the IP: an IP literal URI has no name, and Node then checks the certificate against the address.
-    return { transport: 'tls', address: target.address, port: target.port, ...(name && isIP(name) === 0 ? { serverName: name } : {}) };
+    return {
+      transport: 'tls',
+      address: target.address,
+      port: target.port,
+      ...(name && isIP(name) === 0 ? { serverName: name } : {}),
+    };
   }
 
   #boundTarget(target: BoundTarget): TryTarget {
-    return { transport: target.transport, address: target.address, port: target.port, ...(target.serverName ? { serverName: target.serverName } : {}) };
+    return {
+      transport: target.transport,
+      address: target.address,
+      port: target.port,
+      ...(target.serverName ? { serverName: target.serverName } : {}),
+    };
   }
 
   /** The request's size with our Via on top, for the 1300-byte rule. */
   #size(request: SipRequest, upstream: readonly SipVia[]): number {
-    const via: SipVia = { protocol: 'UDP', host: this.endpoint.viaHost, port: this.endpoint.port, params: { branch: `${BRANCH_MAGIC_COOKIE}0000000`, rport: null } };
+    const via: SipVia = {
+      protocol: 'UDP',
+      host: this.endpoint.viaHost,
+      port: this.endpoint.port,
+      params: { branch: `${BRANCH_MAGIC_COOKIE}0000000`, rport: null },
+    };
     const probe: SipRequest = { ...request, headers: { ...request.headers, via: [via, ...upstream] } };
     return Buffer.byteLength(this.endpoint.stack.stringify(probe), 'binary');
   }
@@ -333,10 +423,15 @@ export class SipBridge {
 function checkRequest(request: SipRequest): void {
   const { method, headers } = request;
   if (!/^[A-Za-z0-9\-.!%*_+`'~]+$/.test(method)) throw new InvalidSipMessageError(`"${method}" is not a SIP method`);
-  if (request.uri === undefined || request.uri === null || request.uri === '') throw new InvalidSipMessageError('the request has no Request-URI');
-  if (typeof headers['call-id'] !== 'string' || headers['call-id'] === '') throw new InvalidSipMessageError('the request has no Call-ID');
+  if (request.uri === undefined || request.uri === null || request.uri === '')
+    throw new InvalidSipMessageError('the request has no Request-URI');
+  if (typeof headers['call-id'] !== 'string' || headers['call-id'] === '')
+    throw new InvalidSipMessageError('the request has no Call-ID');
   const cseq = headers.cseq;
-  const cseqOk = typeof cseq === 'string' ? /^\s*\d+\s+\S+\s*$/.test(cseq) : !!cseq && Number.isInteger(cseq.seq) && typeof cseq.method === 'string';
+  const cseqOk =
+    typeof cseq === 'string'
+      ? /^\s*\d+\s+\S+\s*$/.test(cseq)
+      : !!cseq && Number.isInteger(cseq.seq) && typeof cseq.method === 'string';
   if (!cseqOk) throw new InvalidSipMessageError('the request has no valid CSeq');
   if (!headers.from || !headers.to) throw new InvalidSipMessageError('the request needs From and To');
   if (headers.via !== undefined && !Array.isArray(headers.via)) throw new InvalidSipMessageError('Via must be a list');

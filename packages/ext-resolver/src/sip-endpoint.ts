@@ -55,7 +55,9 @@ export interface TryTarget {
 }
 
 /** What a try reports: every response of its client transaction, or a transport failure. */
-export type TryEvent = { readonly type: 'response'; readonly response: SipResponse } | { readonly type: 'transport-error'; readonly error: Error };
+export type TryEvent =
+  | { readonly type: 'response'; readonly response: SipResponse }
+  | { readonly type: 'transport-error'; readonly error: Error };
 
 export interface TryHandle {
   /** The Via branch the transaction layer gave this try. */
@@ -87,7 +89,8 @@ export class SipEndpoint {
     this.port = options.port ?? DEFAULT_LOCAL_PORT;
     this.udpFamily = isIP(this.address) === 6 ? 6 : 4;
     const wildcard = this.address === '0.0.0.0' || this.address === '::';
-    const viaHost = options.publicAddress ?? (wildcard ? hostname() : this.udpFamily === 6 ? `[${this.address}]` : this.address);
+    const viaHost =
+      options.publicAddress ?? (wildcard ? hostname() : this.udpFamily === 6 ? `[${this.address}]` : this.address);
     this.viaHost = viaHost;
     this.#onRequest = options.onRequest;
     this.#onError = options.onError ?? reportWarning;
@@ -101,7 +104,9 @@ export class SipEndpoint {
       via: { host: viaHost, port: this.port },
       idleMs: options.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
     });
-    this.#transactions = stack.makeTransactionLayer({ 'max-forwards': DEFAULT_MAX_FORWARDS }, (target, onError) => this.#openRemote(target, onError));
+    this.#transactions = stack.makeTransactionLayer({ 'max-forwards': DEFAULT_MAX_FORWARDS }, (target, onError) =>
+      this.#openRemote(target, onError),
+    );
   }
 
   /**
@@ -115,7 +120,8 @@ export class SipEndpoint {
     const address = options.address ?? '0.0.0.0';
     const port = options.port ?? DEFAULT_LOCAL_PORT;
     if (isIP(address) === 0) throw new InvalidArgumentError(`the local address "${address}" is not an IP address`);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError(`the local port ${String(port)} is outside 1..65535`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new InvalidArgumentError(`the local port ${String(port)} is outside 1..65535`);
     await checkFree(address, port, options.tcpListener ?? true);
     return new SipEndpoint(stack, options);
   }
@@ -184,11 +190,22 @@ export class SipEndpoint {
     if (target.transport === 'udp') {
       // `sip`'s UDP socket would emit an unhandled 'error' for an address of the other family.
       if ((isIP(target.address) === 6 ? 6 : 4) !== this.udpFamily) {
-        throw new SipTransportError(`cannot send over UDP to ${target.address} from an IPv${this.udpFamily} socket`, `udp ${target.address} ${target.port}`);
+        throw new SipTransportError(
+          `cannot send over UDP to ${target.address} from an IPv${this.udpFamily} socket`,
+          `udp ${target.address} ${target.port}`,
+        );
       }
       return this.#transport.open({ protocol: 'UDP', address: target.address, port: target.port }, onError);
     }
-    return this.#streams.open({ transport: target.transport, address: target.address, port: target.port, ...(target.serverName ? { serverName: target.serverName } : {}) }, onError);
+    return this.#streams.open(
+      {
+        transport: target.transport,
+        address: target.address,
+        port: target.port,
+        ...(target.serverName ? { serverName: target.serverName } : {}),
+      },
+      onError,
+    );
   }
 
   /** Stops every transaction and closes every socket. */
@@ -265,5 +282,6 @@ async function checkFree(address: string, port: number, tcp: boolean): Promise<v
     server.once('error', resolve);
     server.listen(port, address, () => server.close(() => resolve(undefined)));
   });
-  if (stream) throw new LocalBindError(`cannot listen on TCP ${address} port ${port}: ${stream.message}`, { cause: stream });
+  if (stream)
+    throw new LocalBindError(`cannot listen on TCP ${address} port ${port}: ${stream.message}`, { cause: stream });
 }

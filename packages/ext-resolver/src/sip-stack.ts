@@ -101,7 +101,11 @@ export interface SipServerTransaction {
 export interface SipTransactionLayer {
   createServerTransaction(request: SipRequest, connection: SipConnection): SipServerTransaction;
   /** Sets a new Via branch (except for CANCEL) and starts Timer A/B or E/F; `callback` gets every response. */
-  createClientTransaction(connection: SipConnection, request: SipRequest, callback: (response: SipResponse) => void): SipClientTransaction;
+  createClientTransaction(
+    connection: SipConnection,
+    request: SipRequest,
+    callback: (response: SipResponse) => void,
+  ): SipClientTransaction;
   getServer(message: SipMessage): SipServerTransaction | undefined;
   getClient(message: SipMessage): SipClientTransaction | undefined;
   destroy(): void;
@@ -119,10 +123,26 @@ export interface SipTransportOptions {
 
 /** The exports of `sip` the bridge calls. */
 export interface SipStack {
-  makeTransport(options: SipTransportOptions, onMessage: (message: SipMessage, remote: SipRemote, stream?: unknown) => void): SipTransport;
-  makeTransactionLayer(options: { readonly 'max-forwards'?: number }, open: (target: SipRemote, onError?: (error: Error) => void) => SipConnection): SipTransactionLayer;
-  makeResponse(request: SipRequest, status: number, reason?: string, extension?: { headers?: SipHeaders; content?: string }): SipResponse;
-  makeStreamParser(onMessage: (message: SipMessage) => void, onFlood?: () => void, maxBytesHeaders?: number, maxContentLength?: number): (data: string) => void;
+  makeTransport(
+    options: SipTransportOptions,
+    onMessage: (message: SipMessage, remote: SipRemote, stream?: unknown) => void,
+  ): SipTransport;
+  makeTransactionLayer(
+    options: { readonly 'max-forwards'?: number },
+    open: (target: SipRemote, onError?: (error: Error) => void) => SipConnection,
+  ): SipTransactionLayer;
+  makeResponse(
+    request: SipRequest,
+    status: number,
+    reason?: string,
+    extension?: { headers?: SipHeaders; content?: string },
+  ): SipResponse;
+  makeStreamParser(
+    onMessage: (message: SipMessage) => void,
+    onFlood?: () => void,
+    maxBytesHeaders?: number,
+    maxContentLength?: number,
+  ): (data: string) => void;
   stringify(message: SipMessage): string;
   stringifyUri(uri: string | SipUriObject): string;
   parseUri(text: string | SipUriObject): SipUriObject | undefined;

@@ -50,7 +50,9 @@ export class StreamConnections {
   ) {
     this.#tls = options.tls ?? {};
     if (this.#tls.rejectUnauthorized === false) {
-      throw new InvalidArgumentError('tls.rejectUnauthorized: false is refused: give the test CA with tls.ca instead of turning certificate checks off');
+      throw new InvalidArgumentError(
+        'tls.rejectUnauthorized: false is refused: give the test CA with tls.ca instead of turning certificate checks off',
+      );
     }
     this.#idleMs = options.idleMs ?? DEFAULT_STREAM_IDLE_MS;
   }
@@ -66,7 +68,11 @@ export class StreamConnections {
   /** The open connection a message from `remote` came on, for a response or an in-dialog request. */
   get(remote: SipRemote, onError?: (error: Error) => void): SipConnection | undefined {
     for (const flow of this.#flows.values()) {
-      if (flow.remote.protocol === remote.protocol.toUpperCase() && flow.remote.address === remote.address && flow.remote.port === remote.port) {
+      if (
+        flow.remote.protocol === remote.protocol.toUpperCase() &&
+        flow.remote.address === remote.address &&
+        flow.remote.port === remote.port
+      ) {
         return this.#hold(flow, onError);
       }
     }
@@ -87,7 +93,12 @@ export class StreamConnections {
   #connect(target: StreamTarget, key: string): Flow {
     const socket =
       target.transport === 'tls'
-        ? tlsConnect({ ...this.#tls, host: target.address, port: target.port, ...(target.serverName ? { servername: target.serverName } : {}) })
+        ? tlsConnect({
+            ...this.#tls,
+            host: target.address,
+            port: target.port,
+            ...(target.serverName ? { servername: target.serverName } : {}),
+          })
         : netConnect({ host: target.address, port: target.port });
     const remote: SipRemote = { protocol: target.transport.toUpperCase(), address: target.address, port: target.port };
     const flow: Flow = { socket, remote, errorListeners: new Set(), refs: 0 };
@@ -106,7 +117,9 @@ export class StreamConnections {
     );
     socket.on('data', (data: string) => parse(data));
     socket.on('error', (error: Error) => {
-      const wrapped = new SipTransportError(`${describe(target)}: ${error.message}`, describe(target), { cause: error });
+      const wrapped = new SipTransportError(`${describe(target)}: ${error.message}`, describe(target), {
+        cause: error,
+      });
       for (const listener of [...flow.errorListeners]) listener(wrapped);
     });
     socket.on('end', () => socket.end());
@@ -146,7 +159,11 @@ export class StreamConnections {
 }
 
 /** What `sip`'s transport wrapper does to a request's top Via before sending. */
-export function stampVia(request: { headers: { via?: { host?: string; port?: number; protocol?: string }[] } }, protocol: string, via: { readonly host: string; readonly port: number }): void {
+export function stampVia(
+  request: { headers: { via?: { host?: string; port?: number; protocol?: string }[] } },
+  protocol: string,
+  via: { readonly host: string; readonly port: number },
+): void {
   const top = request.headers.via?.[0];
   if (!top) return;
   top.host = via.host;

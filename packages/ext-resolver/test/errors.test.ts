@@ -1,7 +1,15 @@
 /** Every error has a stable code and extends the core's classes, so instanceof and code checks hold. */
 import { describe, expect, it } from 'vitest';
 import { DnsError, InvalidArgumentError, StateError } from '@dnscore/core';
-import { BridgeClosedError, ExtResolverError, InvalidHostInfoError, InvalidSipMessageError, LocalBindError, SipTransportError, UnknownTransactionError } from '../src/index.js';
+import {
+  BridgeClosedError,
+  ExtResolverError,
+  InvalidHostInfoError,
+  InvalidSipMessageError,
+  LocalBindError,
+  SipTransportError,
+  UnknownTransactionError,
+} from '../src/index.js';
 
 describe('errors', () => {
   it('have the codes of the README table and the right parents', () => {
@@ -23,7 +31,11 @@ describe('errors', () => {
 
   it('carry what a caller needs', () => {
     const transport = new SipTransportError('refused', 'tcp 192.0.2.1 5060', { cause: new Error('ECONNREFUSED') });
-    expect([transport.destination, (transport.cause as Error).message, transport.name]).toEqual(['tcp 192.0.2.1 5060', 'ECONNREFUSED', 'SipTransportError']);
+    expect([transport.destination, (transport.cause as Error).message, transport.name]).toEqual([
+      'tcp 192.0.2.1 5060',
+      'ECONNREFUSED',
+      'SipTransportError',
+    ]);
     const unknown = new UnknownTransactionError('z9hG4bKabc');
     expect([unknown.branch, unknown.message]).toEqual(['z9hG4bKabc', expect.stringContaining('z9hG4bKabc')]);
     expect(new BridgeClosedError('x').definite).toBe(true);

@@ -58,7 +58,9 @@ describe('InFlightTracker: off-nominal', () => {
 
   it('a question that fails counts as settled', async () => {
     const tracker = new InFlightTracker(new DnsCore([gated(ZONE)]));
-    await expect(tracker.track(() => tracker.resolve('elsewhere.example', 'A'))).rejects.toMatchObject({ code: expect.any(String) });
+    await expect(tracker.track(() => tracker.resolve('elsewhere.example', 'A'))).rejects.toMatchObject({
+      code: expect.any(String),
+    });
     expect(tracker.inFlight).toBe(0);
   });
 });

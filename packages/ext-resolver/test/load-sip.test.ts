@@ -7,7 +7,16 @@ describe('loadSipStack', () => {
   it('returns the `sip` module with the pieces the bridge uses', async () => {
     const stack = await loadSipStack();
     expect(stack).toBe(sip);
-    for (const name of ['makeTransport', 'makeTransactionLayer', 'makeResponse', 'makeStreamParser', 'stringify', 'stringifyUri', 'parseUri', 'parse']) {
+    for (const name of [
+      'makeTransport',
+      'makeTransactionLayer',
+      'makeResponse',
+      'makeStreamParser',
+      'stringify',
+      'stringifyUri',
+      'parseUri',
+      'parse',
+    ]) {
       expect(typeof (stack as unknown as Record<string, unknown>)[name]).toBe('function');
     }
   });

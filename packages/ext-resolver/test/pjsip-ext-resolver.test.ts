@@ -22,7 +22,10 @@ import { gated } from './support/gated-plugin.js';
 const BILOXI = fileURLToPath(new URL('../../../examples/zones/biloxi.example.zone', import.meta.url));
 
 function biloxi(options: PjsipExtResolverOptions = {}, seed = 1): PjsipStyleResolver {
-  return createPjsipExtResolver(new DnsCore([new ZoneResolver({ files: [BILOXI] })], { random: seededRandom(seed) }), options);
+  return createPjsipExtResolver(
+    new DnsCore([new ZoneResolver({ files: [BILOXI] })], { random: seededRandom(seed) }),
+    options,
+  );
 }
 
 interface Called {
@@ -35,7 +38,12 @@ interface Called {
   readonly synchronous: boolean;
 }
 
-function call(resolver: PjsipStyleResolver, target: PjsipHostInfo, token: unknown = { id: 7 }, onCallback?: () => void): Promise<Called> {
+function call(
+  resolver: PjsipStyleResolver,
+  target: PjsipHostInfo,
+  token: unknown = { id: 7 },
+  onCallback?: () => void,
+): Promise<Called> {
   return new Promise((resolve) => {
     let calls = 0;
     let returned = false;
@@ -43,18 +51,24 @@ function call(resolver: PjsipStyleResolver, target: PjsipHostInfo, token: unknow
       calls++;
       onCallback?.();
       const synchronous = !returned;
-      if (calls === 1) setImmediate(() => setImmediate(() => resolve({ status, token: back, addresses, calls, synchronous })));
+      if (calls === 1)
+        setImmediate(() => setImmediate(() => resolve({ status, token: back, addresses, calls, synchronous })));
     });
     returned = true;
   });
 }
 
 const entries = (addresses: PjsipServerAddresses | null) =>
-  addresses!.entry.map((e) => `${e.type} ${e.addr.address}:${e.addr.port} ${e.name} ${e.priority}/${e.weight} len ${e.addr_len}`);
+  addresses!.entry.map(
+    (e) => `${e.type} ${e.addr.address}:${e.addr.port} ${e.name} ${e.priority}/${e.weight} len ${e.addr_len}`,
+  );
 
 describe('createPjsipExtResolver: nominal', () => {
   it('resolves RFC 3263 (NAPTR -> SIPS SRV) with PJSIP types, priority and weight filled, once and later', async () => {
-    const { status, token, addresses, calls, synchronous } = await call(biloxi(), hostInfoFromUri('sip:bob@biloxi.example'));
+    const { status, token, addresses, calls, synchronous } = await call(
+      biloxi(),
+      hostInfoFromUri('sip:bob@biloxi.example'),
+    );
     expect([status, calls, synchronous]).toEqual([PjStatus.PJ_SUCCESS, 1, false]);
     expect(token).toEqual({ id: 7 });
     expect(addresses!.count).toBe(3);
@@ -67,14 +81,25 @@ describe('createPjsipExtResolver: nominal', () => {
 
   it('follows the type PJSIP gives: transport=udp is UDP SRV, an explicit port is A at that port', async () => {
     const udp = await call(biloxi(), hostInfoFromUri('sip:bob@biloxi.example;transport=udp'));
-    expect(entries(udp.addresses).map((e) => e.split(' ').slice(0, 2).join(' '))).toEqual([`${Type.UDP} 203.0.113.12:5060`, `${Type.UDP} 203.0.113.11:5060`, `${Type.UDP} 198.51.100.50:5060`]);
-    const port = await call(biloxi(), { flag: 0, type: Type.UNSPECIFIED, addr: { host: 'sip1.biloxi.example', port: 5070 } });
+    expect(entries(udp.addresses).map((e) => e.split(' ').slice(0, 2).join(' '))).toEqual([
+      `${Type.UDP} 203.0.113.12:5060`,
+      `${Type.UDP} 203.0.113.11:5060`,
+      `${Type.UDP} 198.51.100.50:5060`,
+    ]);
+    const port = await call(biloxi(), {
+      flag: 0,
+      type: Type.UNSPECIFIED,
+      addr: { host: 'sip1.biloxi.example', port: 5070 },
+    });
     expect(entries(port.addresses)).toEqual([`${Type.UDP} 203.0.113.11:5070 sip1.biloxi.example 0/0 len 16`]);
   });
 
   it('an IP literal is one entry, still called back asynchronously (pjproject #2641)', async () => {
     const v4 = await call(biloxi(), hostInfoFromUri('sip:192.0.2.9:5080'));
-    expect([v4.synchronous, entries(v4.addresses)]).toEqual([false, [`${Type.UDP} 192.0.2.9:5080 192.0.2.9 0/0 len 16`]]);
+    expect([v4.synchronous, entries(v4.addresses)]).toEqual([
+      false,
+      [`${Type.UDP} 192.0.2.9:5080 192.0.2.9 0/0 len 16`],
+    ]);
     const v6 = await call(biloxi(), hostInfoFromUri('sips:[2001:db8::9]'));
     expect(entries(v6.addresses)).toEqual([`${Type.TLS6} 2001:db8::9:5061 2001:db8::9 0/0 len 28`]);
   });
@@ -86,7 +111,11 @@ describe('createPjsipExtResolver: nominal', () => {
     const target = hostInfoFromUri('sips:bob@biloxi.example');
     resolver.setServerFailed({ address: '203.0.113.12', port: 5061, type: Type.TLS }, 30_000);
     expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(true);
-    expect(entries((await call(resolver, target)).addresses).map((e) => e.split(' ')[1])).toEqual(['203.0.113.11:5061', '198.51.100.50:5061', '203.0.113.12:5061']);
+    expect(entries((await call(resolver, target)).addresses).map((e) => e.split(' ')[1])).toEqual([
+      '203.0.113.11:5061',
+      '198.51.100.50:5061',
+      '203.0.113.12:5061',
+    ]);
     now += 30_001;
     expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(false);
     expect(entries((await call(resolver, target)).addresses)[0]).toContain('203.0.113.12:5061');
@@ -95,7 +124,8 @@ describe('createPjsipExtResolver: nominal', () => {
   it('a failed server without a type is failed for every transport; clearFailedServers forgets them all', async () => {
     const resolver = biloxi();
     resolver.setServerFailed({ address: '203.0.113.12', port: 5060 }, 60_000);
-    for (const type of [Type.UDP, Type.TCP, Type.TLS]) expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5060, type })).toBe(true);
+    for (const type of [Type.UDP, Type.TCP, Type.TLS])
+      expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5060, type })).toBe(true);
     expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5061, type: Type.TLS })).toBe(false);
     expect(resolver.locator.penaltyBox.size).toBe(3);
     resolver.clearFailedServers();
@@ -126,17 +156,28 @@ describe('createPjsipExtResolver: off-nominal', () => {
   });
 
   it('a transport dnscore cannot reach: PJSIP_EUNSUPTRANSPORT', async () => {
-    expect((await call(biloxi(), { flag: Flag.RELIABLE, type: Type.SCTP, addr: { host: 'biloxi.example', port: 0 } })).status).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
-    expect((await call(biloxi({ transports: ['udp', 'tcp'] }), hostInfoFromUri('sips:bob@biloxi.example'))).status).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
+    expect(
+      (await call(biloxi(), { flag: Flag.RELIABLE, type: Type.SCTP, addr: { host: 'biloxi.example', port: 0 } }))
+        .status,
+    ).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
+    expect(
+      (await call(biloxi({ transports: ['udp', 'tcp'] }), hostInfoFromUri('sips:bob@biloxi.example'))).status,
+    ).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
   });
 
   it('never calls back while a query is still out: a bogus AAAA ends the resolution, the held A is waited for', async () => {
-    const zone = '$ORIGIN h.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\nhost IN A 192.0.2.1\nhost IN AAAA 2001:db8::1\n';
+    const zone =
+      '$ORIGIN h.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\nhost IN A 192.0.2.1\nhost IN AAAA 2001:db8::1\n';
     const plugin = gated(zone, { bogus: ['host.h.example AAAA'] });
     const resolver = createPjsipExtResolver(new DnsCore([plugin]));
     plugin.hold('host.h.example A');
     let pendingAtCallback = -1;
-    const called = call(resolver, { flag: 0, type: 0, addr: { host: 'host.h.example', port: 5060 } }, 't', () => (pendingAtCallback = plugin.pending));
+    const called = call(
+      resolver,
+      { flag: 0, type: 0, addr: { host: 'host.h.example', port: 5060 } },
+      't',
+      () => (pendingAtCallback = plugin.pending),
+    );
     await new Promise((r) => setImmediate(() => setImmediate(r)));
     expect(plugin.asked).toEqual(['host.h.example AAAA', 'host.h.example A']);
     expect(pendingAtCallback).toBe(-1); // the bogus answer is in, the A is not: no callback yet
@@ -147,7 +188,9 @@ describe('createPjsipExtResolver: off-nominal', () => {
 
   it('refuses a missing callback and bad options at once', () => {
     const resolver = biloxi();
-    expect(() => resolver.resolve(null, null, hostInfoFromUri('sip:biloxi.example'), 1, undefined as never)).toThrow(InvalidArgumentError);
+    expect(() => resolver.resolve(null, null, hostInfoFromUri('sip:biloxi.example'), 1, undefined as never)).toThrow(
+      InvalidArgumentError,
+    );
     expect(() => biloxi({ maxAddresses: 0 })).toThrow(/maxAddresses/);
     expect(() => createPjsipExtResolver(undefined as never)).toThrow(/DnsResolver/);
   });
@@ -157,6 +200,8 @@ describe('createPjsipExtResolver: off-nominal', () => {
     expect(() => resolver.setServerFailed({ address: 'not-an-ip', port: 5060 }, 1000)).toThrow(/not an IP address/);
     expect(() => resolver.setServerFailed({ address: '192.0.2.1', port: 5060 }, -1)).toThrow(/non-negative/);
     expect(() => resolver.setServerFailed({ address: '192.0.2.1', port: 0 }, 1000)).toThrow(/port 0/);
-    expect(() => resolver.setServerFailed({ address: '192.0.2.1', port: 5060, type: Type.SCTP }, 1000)).toThrow(/not UDP, TCP or TLS/);
+    expect(() => resolver.setServerFailed({ address: '192.0.2.1', port: 5060, type: Type.SCTP }, 1000)).toThrow(
+      /not UDP, TCP or TLS/,
+    );
   });
 });

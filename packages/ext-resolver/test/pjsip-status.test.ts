@@ -1,7 +1,15 @@
 /** One status per kind of failure; never PJ_SUCCESS for an error. */
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, NetworkError, TimeoutError } from '@dnscore/core';
-import { AddressFamilyError, BogusAnswerError, InvalidSipUriError, NoTargetsError, SipsWithoutTlsError, TargetsExhaustedError, UnsupportedTransportError } from '@dnscore/sip';
+import {
+  AddressFamilyError,
+  BogusAnswerError,
+  InvalidSipUriError,
+  NoTargetsError,
+  SipsWithoutTlsError,
+  TargetsExhaustedError,
+  UnsupportedTransportError,
+} from '@dnscore/sip';
 import { InvalidHostInfoError, PjStatus, statusOfError } from '../src/index.js';
 
 describe('statusOfError: nominal', () => {

@@ -20,7 +20,13 @@ describe('PJSIP constants', () => {
 
   it('flags and types are those of sip_types.h', () => {
     expect(PjsipTransportFlag).toEqual({ RELIABLE: 1, SECURE: 2, DATAGRAM: 4 });
-    expect([PjsipTransportType.UNSPECIFIED, PjsipTransportType.UDP, PjsipTransportType.TCP, PjsipTransportType.TLS, PjsipTransportType.IPV6]).toEqual([0, 1, 2, 3, 128]);
+    expect([
+      PjsipTransportType.UNSPECIFIED,
+      PjsipTransportType.UDP,
+      PjsipTransportType.TCP,
+      PjsipTransportType.TLS,
+      PjsipTransportType.IPV6,
+    ]).toEqual([0, 1, 2, 3, 128]);
     expect([PjsipTransportType.UDP6, PjsipTransportType.TCP6, PjsipTransportType.TLS6]).toEqual([129, 130, 131]);
   });
 

@@ -4,7 +4,11 @@ import { SipLocator } from '@dnscore/sip';
 import { SipBridge, createPjsipExtResolver, hostInfoFromUri, type SendReport } from '@dnscore/ext-resolver';
 
 // An application on the npm `sip` stack: its requests go to RFC 3263 targets, with failover.
-export async function bridgeExample(zoneFile: string, localPort: number, onStatus: (status: number) => void): Promise<SendReport> {
+export async function bridgeExample(
+  zoneFile: string,
+  localPort: number,
+  onStatus: (status: number) => void,
+): Promise<SendReport> {
   const core = new DnsCore([new ZoneResolver({ files: [zoneFile] })]);
   const locator = new SipLocator(core, { targetTimeoutMs: 500 }); // per-target timer, not Timer B's 32 s
   const bridge = await SipBridge.create(sip, locator, { address: '127.0.0.1', port: localPort });
@@ -31,7 +35,11 @@ export function pjsipExample(zoneFile: string): Promise<string[]> {
   const target = hostInfoFromUri('sips:bob@tls.example.test'); // what pjsip_get_dest_info() gives: TLS
   return new Promise((resolve) =>
     resolver.resolve(null, null, target, 'token', (status, _token, addresses) =>
-      resolve(addresses ? addresses.entry.map((e) => `${e.type} ${e.addr.address}:${e.addr.port} ${e.priority}/${e.weight}`) : [`status ${status}`]),
+      resolve(
+        addresses
+          ? addresses.entry.map((e) => `${e.type} ${e.addr.address}:${e.addr.port} ${e.priority}/${e.weight}`)
+          : [`status ${status}`],
+      ),
     ),
   );
 }

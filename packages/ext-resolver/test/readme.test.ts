@@ -39,13 +39,16 @@ afterAll(async () => {
 describe('README', () => {
   it('shows test/readme-example.ts verbatim', () => {
     const code = readFileSync(new URL('./readme-example.ts', import.meta.url), 'utf8');
-    expect(readme).toContain('```ts\n' + code + '```');
+    expect(readme).toContain(`\`\`\`ts\n${code}\`\`\``);
   });
 
   it('the bridge example fails over from the 503 to the second server', async () => {
     const statuses: number[] = [];
     const report = await bridgeExample(zoneFile, await freePort(), (s) => statuses.push(s));
-    expect(report.attempts.map((a) => `${a.target.host} ${a.outcome}`)).toEqual(['sip1.example.test 503', 'sip2.example.test response']);
+    expect(report.attempts.map((a) => `${a.target.host} ${a.outcome}`)).toEqual([
+      'sip1.example.test 503',
+      'sip2.example.test response',
+    ]);
     expect(statuses).toEqual([200]);
     expect(peers[1]!.requests[0]!.uri).toBe('sip:bob@example.test');
   });

@@ -4,7 +4,17 @@ import sip from 'sip';
 import { InvalidSipMessageError, nextHop, parseRouteHeader, routeSet, type SipRequest } from '../src/index.js';
 
 function request(uri: string, route?: SipRequest['headers']['route']): SipRequest {
-  return { method: 'OPTIONS', uri, headers: { ...(route === undefined ? {} : { route }), 'call-id': 'c', cseq: { seq: 1, method: 'OPTIONS' }, from: { uri: 'sip:a@x.example' }, to: { uri } } };
+  return {
+    method: 'OPTIONS',
+    uri,
+    headers: {
+      ...(route === undefined ? {} : { route }),
+      'call-id': 'c',
+      cseq: { seq: 1, method: 'OPTIONS' },
+      from: { uri: 'sip:a@x.example' },
+      to: { uri },
+    },
+  };
 }
 
 describe('nextHop: nominal', () => {
@@ -15,7 +25,10 @@ describe('nextHop: nominal', () => {
   });
 
   it('a loose first Route (;lr) decides; the request is left as it is', () => {
-    const rq = request('sip:bob@biloxi.example', [{ uri: 'sip:proxy.atlanta.example;lr' }, { uri: 'sip:p2.example;lr' }]);
+    const rq = request('sip:bob@biloxi.example', [
+      { uri: 'sip:proxy.atlanta.example;lr' },
+      { uri: 'sip:p2.example;lr' },
+    ]);
     expect(nextHop(sip, rq)).toMatchObject({ from: 'loose-route', uri: { host: 'proxy.atlanta.example' } });
     expect(rq.uri).toBe('sip:bob@biloxi.example');
     expect(rq.headers.route).toHaveLength(2);
@@ -24,16 +37,24 @@ describe('nextHop: nominal', () => {
   it('a Route header given as text is parsed in place, as `sip` does', () => {
     const rq = request('sip:bob@biloxi.example', '<sip:proxy.atlanta.example;lr>;foo=bar, <sip:p2.example;lr>');
     expect(nextHop(sip, rq).uri.host).toBe('proxy.atlanta.example');
-    expect(rq.headers.route).toEqual([{ uri: 'sip:proxy.atlanta.example;lr', params: { foo: 'bar' } }, { uri: 'sip:p2.example;lr', params: {} }]);
+    expect(rq.headers.route).toEqual([
+      { uri: 'sip:proxy.atlanta.example;lr', params: { foo: 'bar' } },
+      { uri: 'sip:p2.example;lr', params: {} },
+    ]);
   });
 
   it('a Route parsed by `sip` (URI objects) works the same', () => {
-    const parsed = sip.parse('OPTIONS sip:bob@biloxi.example SIP/2.0\r\nRoute: <sip:proxy.atlanta.example;lr>\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\n\r\n') as SipRequest;
+    const parsed = sip.parse(
+      'OPTIONS sip:bob@biloxi.example SIP/2.0\r\nRoute: <sip:proxy.atlanta.example;lr>\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\n\r\n',
+    ) as SipRequest;
     expect(nextHop(sip, parsed)).toMatchObject({ from: 'loose-route', uri: { host: 'proxy.atlanta.example' } });
   });
 
   it('a strict first Route becomes the Request-URI (without method=), the remote target goes last', () => {
-    const rq = request('sip:bob@192.0.2.4', [{ uri: 'sip:strict.example;method=INVITE;transport=tcp' }, { uri: 'sip:p2.example;lr' }]);
+    const rq = request('sip:bob@192.0.2.4', [
+      { uri: 'sip:strict.example;method=INVITE;transport=tcp' },
+      { uri: 'sip:p2.example;lr' },
+    ]);
     const hop = nextHop(sip, rq);
     expect(hop.from).toBe('strict-route');
     expect(hop.uri.text).toBe('sip:strict.example;transport=tcp');

@@ -19,7 +19,16 @@ import {
   type SipRequest,
   type SipResponse,
 } from '../src/index.js';
-import { PEER, answer, freePort, makeCertificate, silent, startSipPeer, type SipPeer, type TestCertificate } from './support/peers.js';
+import {
+  PEER,
+  answer,
+  freePort,
+  makeCertificate,
+  silent,
+  startSipPeer,
+  type SipPeer,
+  type TestCertificate,
+} from './support/peers.js';
 
 const ORIGIN = 'bridge.test';
 const A = {
@@ -78,8 +87,15 @@ strict IN A ${A.strict}
 tls-target IN A ${A.tls}
 `;
   cert = makeCertificate({ dns: [`tls-target.${ORIGIN}`] });
-  const start = (name: string, address: string, behaviour: Parameters<typeof startSipPeer>[0]['behaviour'], transport: 'udp' | 'tcp' | 'tls' = 'udp') =>
-    startSipPeer({ transport, address, port, behaviour, ...(transport === 'tls' ? { tls: cert } : {}) }).then((p) => (peers[name] = p));
+  const start = (
+    name: string,
+    address: string,
+    behaviour: Parameters<typeof startSipPeer>[0]['behaviour'],
+    transport: 'udp' | 'tcp' | 'tls' = 'udp',
+  ) =>
+    startSipPeer({ transport, address, port, behaviour, ...(transport === 'tls' ? { tls: cert } : {}) }).then(
+      (p) => (peers[name] = p),
+    );
   await start('busy', A.busy, answer(503, { 'retry-after': '20' }));
   await start('busy2', A.busy2, answer(503, { 'retry-after': '7 (maintenance)' }));
   await start('live', A.live, answer(200));
@@ -89,7 +105,9 @@ tls-target IN A ${A.tls}
   await start('ringSilent', A.ringSilent, () => [{ status: 183 }]);
   await start('cancel', A.cancel, (rq, earlier) => {
     if (rq.method === 'INVITE') return [{ status: 180 }];
-    const invite = earlier.find((r) => r.method === 'INVITE' && r.headers.via[0]!.params.branch === rq.headers.via[0]!.params.branch);
+    const invite = earlier.find(
+      (r) => r.method === 'INVITE' && r.headers.via[0]!.params.branch === rq.headers.via[0]!.params.branch,
+    );
     return rq.method === 'CANCEL' && invite ? [{ status: 200 }, { status: 487, request: invite }] : [];
   });
   await start('contact', A.contact, silent);
@@ -103,18 +121,39 @@ afterAll(async () => {
 });
 
 async function bridge(options: SipBridgeOptions = {}): Promise<SipBridge> {
-  const locator = new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(3) }), { ipv6: false, targetTimeoutMs: 300 });
-  return SipBridge.create(sip, locator, { address: '127.0.0.1', port: await freePort(), tls: { ca: cert.cert }, ...options });
+  const locator = new SipLocator(
+    new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(3) }),
+    { ipv6: false, targetTimeoutMs: 300 },
+  );
+  return SipBridge.create(sip, locator, {
+    address: '127.0.0.1',
+    port: await freePort(),
+    tls: { ca: cert.cert },
+    ...options,
+  });
 }
 
 let seq = 0;
 function request(uri: string, method = 'OPTIONS', extra: Partial<SipRequest['headers']> = {}): SipRequest {
   seq++;
-  return { method, uri, headers: { to: { uri }, from: { uri: 'sip:alice@127.0.0.1', params: { tag: `b${seq}` } }, 'call-id': `bridge-${seq}`, cseq: { method, seq: 1 }, ...extra } };
+  return {
+    method,
+    uri,
+    headers: {
+      to: { uri },
+      from: { uri: 'sip:alice@127.0.0.1', params: { tag: `b${seq}` } },
+      'call-id': `bridge-${seq}`,
+      cseq: { method, seq: 1 },
+      ...extra,
+    },
+  };
 }
 
 function tries(report: SendReport): string[] {
-  return report.attempts.map((a) => `${a.target.transport} ${a.target.address} ${a.outcome} ${a.status ?? '-'}${a.pinned ? ' pinned' : ''}${a.switched ? ' switched' : ''}`);
+  return report.attempts.map(
+    (a) =>
+      `${a.target.transport} ${a.target.address} ${a.outcome} ${a.status ?? '-'}${a.pinned ? ' pinned' : ''}${a.switched ? ' switched' : ''}`,
+  );
 }
 
 async function send(b: SipBridge, rq: SipRequest): Promise<{ report: SendReport; statuses: number[] }> {
@@ -123,7 +162,8 @@ async function send(b: SipBridge, rq: SipRequest): Promise<{ report: SendReport;
   return { report, statuses };
 }
 
-const last = (peer: SipPeer, method?: string) => [...peer.requests].reverse().find((r) => !method || r.method === method)!;
+const last = (peer: SipPeer, method?: string) =>
+  [...peer.requests].reverse().find((r) => !method || r.method === method)!;
 
 describe('SipBridge: failover', () => {
   it('503 fails over at once; Retry-After sets the penalty; the application sees only the answer', async () => {
@@ -146,8 +186,13 @@ describe('SipBridge: failover', () => {
   it('silence fails over after the per-target timer, and the silent target is boxed for the next request', async () => {
     const b = await bridge();
     try {
-      expect(tries((await send(b, request(`sip:svc@silent.${ORIGIN}`))).report)).toEqual([`udp ${A.silent} timeout -`, `udp ${A.live} response 200`]);
-      expect(tries((await send(b, request(`sip:svc@silent.${ORIGIN}`))).report)).toEqual([`udp ${A.live} response 200`]);
+      expect(tries((await send(b, request(`sip:svc@silent.${ORIGIN}`))).report)).toEqual([
+        `udp ${A.silent} timeout -`,
+        `udp ${A.live} response 200`,
+      ]);
+      expect(tries((await send(b, request(`sip:svc@silent.${ORIGIN}`))).report)).toEqual([
+        `udp ${A.live} response 200`,
+      ]);
     } finally {
       b.close();
     }
@@ -197,7 +242,11 @@ describe('SipBridge: failover', () => {
       expect(busy.report.response?.headers['retry-after']).toBe('7 (maintenance)');
       expect(busy.statuses).toEqual([503]);
       const quiet = await send(b, request(`sip:svc@allsilent.${ORIGIN}`));
-      expect([quiet.report.response?.status, quiet.statuses, quiet.report.error]).toEqual([408, [408], expect.any(TargetsExhaustedError)]);
+      expect([quiet.report.response?.status, quiet.statuses, quiet.report.error]).toEqual([
+        408,
+        [408],
+        expect.any(TargetsExhaustedError),
+      ]);
     } finally {
       b.close();
     }
@@ -227,14 +276,26 @@ describe('SipBridge: what stays on the target that took the request', () => {
         if (rs.status === 180) ringing();
       });
       await rang;
-      const cancel: SipRequest = { method: 'CANCEL', uri: invite.uri, headers: { via: [invite.headers.via![0]!], to: invite.headers.to, from: invite.headers.from, 'call-id': invite.headers['call-id'], cseq: { method: 'CANCEL', seq: 1 } } };
+      const cancel: SipRequest = {
+        method: 'CANCEL',
+        uri: invite.uri,
+        headers: {
+          via: [invite.headers.via![0]!],
+          to: invite.headers.to,
+          from: invite.headers.from,
+          'call-id': invite.headers['call-id'],
+          cseq: { method: 'CANCEL', seq: 1 },
+        },
+      };
       const cancelled = await b.send(cancel);
       expect(tries(cancelled)).toEqual([`udp ${A.cancel} response 200`]);
       const report = await walk;
       expect(tries(report)).toEqual([`udp ${A.silent} timeout -`, `udp ${A.cancel} response 487`]);
       expect(statuses).toEqual([180, 487]);
       while (!peers.cancel!.requests.some((r) => r.method === 'ACK')) await new Promise((r) => setTimeout(r, 5));
-      const methods = peers.cancel!.requests.map((r) => `${r.method} ${r.headers.via[0]!.params.branch === invite.headers.via![0]!.params.branch}`);
+      const methods = peers.cancel!.requests.map(
+        (r) => `${r.method} ${r.headers.via[0]!.params.branch === invite.headers.via![0]!.params.branch}`,
+      );
       expect(methods).toEqual(['INVITE true', 'CANCEL true', 'ACK true']);
     } finally {
       b.close();
@@ -251,7 +312,14 @@ describe('SipBridge: what stays on the target that took the request', () => {
       const ack = (uri: string, route?: SipRequest['headers']['route']): SipRequest => ({
         method: 'ACK',
         uri,
-        headers: { via: [...invite.headers.via!], to: ok.response!.headers.to, from: invite.headers.from, 'call-id': invite.headers['call-id'], cseq: { method: 'ACK', seq: 1 }, ...(route ? { route } : {}) },
+        headers: {
+          via: [...invite.headers.via!],
+          to: ok.response!.headers.to,
+          from: invite.headers.from,
+          'call-id': invite.headers['call-id'],
+          cseq: { method: 'ACK', seq: 1 },
+          ...(route ? { route } : {}),
+        },
       });
       const direct = await b.send(ack(`sip:bob@${A.contact}:${port}`));
       expect(direct.sentTo?.address).toBe(A.contact);
@@ -271,7 +339,9 @@ describe('SipBridge: what stays on the target that took the request', () => {
   it('a strict first route becomes the Request-URI; the remote target goes last in Route', async () => {
     const b = await bridge();
     try {
-      const rq = request(`sip:bob@${A.contact}:${port}`, 'OPTIONS', { route: [{ uri: `sip:strict.${ORIGIN}:${port}` }] });
+      const rq = request(`sip:bob@${A.contact}:${port}`, 'OPTIONS', {
+        route: [{ uri: `sip:strict.${ORIGIN}:${port}` }],
+      });
       expect(tries(await b.send(rq))).toEqual([`udp ${A.strict} response 200`]);
       const seen = last(peers.strict!);
       expect(seen.uri).toBe(`sip:strict.${ORIGIN}:${port}`);
@@ -284,7 +354,10 @@ describe('SipBridge: what stays on the target that took the request', () => {
   it('a request over 1300 bytes for a UDP target goes over TCP to the same address and port', async () => {
     const b = await bridge();
     try {
-      const rq = { ...request(`sip:svc@live.${ORIGIN}`, 'MESSAGE', { 'content-type': 'text/plain' }), content: 'x'.repeat(1400) };
+      const rq = {
+        ...request(`sip:svc@live.${ORIGIN}`, 'MESSAGE', { 'content-type': 'text/plain' }),
+        content: 'x'.repeat(1400),
+      };
       const report = await b.send(rq);
       expect(tries(report)).toEqual([`tcp ${A.live} response 200 switched`]);
       expect(last(peers.liveTcp!).headers.via[0]).toMatchObject({ protocol: 'TCP' });
@@ -298,9 +371,15 @@ describe('SipBridge: what stays on the target that took the request', () => {
     try {
       b.locator.dialogs.learnIncoming('dialog-1', { transport: 'udp', address: A.busy, port });
       b.locator.dialogs.learnIncoming('dialog-2', { transport: 'udp', address: A.busy, port });
-      const pinned = await b.send({ ...request(`sip:svc@cluster.${ORIGIN}`), headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-1' } });
+      const pinned = await b.send({
+        ...request(`sip:svc@cluster.${ORIGIN}`),
+        headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-1' },
+      });
       expect(tries(pinned)[0]).toBe(`udp ${A.busy} 503 503 pinned`);
-      const literal = await b.send({ ...request(`sip:svc@${A.live}:${port}`), headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-2' } });
+      const literal = await b.send({
+        ...request(`sip:svc@${A.live}:${port}`),
+        headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-2' },
+      });
       expect(tries(literal)).toEqual([`udp ${A.live} response 200`]);
     } finally {
       b.close();
@@ -325,14 +404,26 @@ describe('SipBridge: off-nominal', () => {
   it('refuses messages it cannot route, at once', async () => {
     const b = await bridge();
     try {
-      const { ['call-id']: _callId, ...noCallId } = request('sip:a@b.example').headers;
-      expect(() => b.send({ method: 'OPTIONS', uri: 'sip:a@b.example', headers: noCallId })).toThrow(InvalidSipMessageError);
+      const { 'call-id': _callId, ...noCallId } = request('sip:a@b.example').headers;
+      expect(() => b.send({ method: 'OPTIONS', uri: 'sip:a@b.example', headers: noCallId })).toThrow(
+        InvalidSipMessageError,
+      );
       expect(() => b.send({ ...request('sip:a@b.example'), method: 'BAD METHOD' })).toThrow(/not a SIP method/);
       expect(() => b.send(request('tel:+1555'))).toThrow(InvalidSipMessageError);
-      expect(() => b.send({ ...request('sip:a@b.example'), headers: { ...request('x').headers, cseq: 'one' } })).toThrow(/CSeq/);
+      expect(() =>
+        b.send({ ...request('sip:a@b.example'), headers: { ...request('x').headers, cseq: 'one' } }),
+      ).toThrow(/CSeq/);
       const cancel = request('sip:a@b.example', 'CANCEL', { via: [{ params: { branch: 'z9hG4bKnever' } }] });
       expect(() => b.send(cancel)).toThrow(UnknownTransactionError);
-      expect(() => b.send(sip.makeResponse(request('sip:a@b.example', 'OPTIONS', { via: [{ params: { branch: 'z9hG4bKx' } }] }), 200, 'OK') as SipResponse)).toThrow(UnknownTransactionError);
+      expect(() =>
+        b.send(
+          sip.makeResponse(
+            request('sip:a@b.example', 'OPTIONS', { via: [{ params: { branch: 'z9hG4bKx' } }] }),
+            200,
+            'OK',
+          ) as SipResponse,
+        ),
+      ).toThrow(UnknownTransactionError);
     } finally {
       b.close();
     }

@@ -3,22 +3,49 @@ import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { InvalidArgumentError } from '@dnscore/core';
-import { BridgeClosedError, LocalBindError, SipEndpoint, SipTransportError, isRequest, type SipRequest, type TryEvent } from '../src/index.js';
+import {
+  BridgeClosedError,
+  LocalBindError,
+  SipEndpoint,
+  SipTransportError,
+  isRequest,
+  type SipRequest,
+  type TryEvent,
+} from '../src/index.js';
 import { PEER, answer, freePort, startSipPeer, type SipPeer } from './support/peers.js';
 
 let udp: SipPeer;
 beforeAll(async () => {
-  udp = await startSipPeer({ transport: 'udp', address: PEER(5), port: await freePort(PEER(5)), behaviour: answer(200) });
+  udp = await startSipPeer({
+    transport: 'udp',
+    address: PEER(5),
+    port: await freePort(PEER(5)),
+    behaviour: answer(200),
+  });
 });
 afterAll(async () => udp.close());
 
 let seq = 0;
 function options(uri: string, method = 'OPTIONS'): SipRequest {
   seq++;
-  return { method, uri, headers: { via: [{ params: {} }], to: { uri }, from: { uri: 'sip:t@127.0.0.1', params: { tag: 'e' } }, 'call-id': `e${seq}`, cseq: { seq: 1, method } } };
+  return {
+    method,
+    uri,
+    headers: {
+      via: [{ params: {} }],
+      to: { uri },
+      from: { uri: 'sip:t@127.0.0.1', params: { tag: 'e' } },
+      'call-id': `e${seq}`,
+      cseq: { seq: 1, method },
+    },
+  };
 }
 
-function firstEvent(endpoint: SipEndpoint, request: SipRequest, target: Parameters<SipEndpoint['attempt']>[1]): Promise<{ event: TryEvent; branch: string }> {
+function firstEvent(
+  endpoint: SipEndpoint,
+  request: SipRequest,
+  target: Parameters<SipEndpoint['attempt']>[1],
+): Promise<{ event: TryEvent; branch: string }> {
   return new Promise((resolve) => {
     const handle = endpoint.attempt(request, target, (event) => {
       handle.stop();
@@ -28,7 +55,9 @@ function firstEvent(endpoint: SipEndpoint, request: SipRequest, target: Paramete
 }
 
 /** A raw UDP socket on loopback that plays a remote client. */
-async function rawClient(address: string): Promise<{ socket: Socket; port: number; send: (text: string, port: number) => void; next: () => Promise<string> }> {
+async function rawClient(
+  address: string,
+): Promise<{ socket: Socket; port: number; send: (text: string, port: number) => void; next: () => Promise<string> }> {
   const socket = createSocket('udp4');
   const inbox: string[] = [];
   let wake: (() => void) | undefined;
@@ -55,11 +84,19 @@ describe('SipEndpoint: nominal', () => {
   it('one try is one client transaction with a new branch; its responses come as events', async () => {
     const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort() });
     try {
-      const { event, branch } = await firstEvent(endpoint, options(`sip:a@${udp.address}`), { transport: 'udp', address: udp.address, port: udp.port });
+      const { event, branch } = await firstEvent(endpoint, options(`sip:a@${udp.address}`), {
+        transport: 'udp',
+        address: udp.address,
+        port: udp.port,
+      });
       expect(event.type === 'response' && event.response.status).toBe(200);
       expect(branch).toMatch(/^z9hG4bK/);
       expect(udp.requests.at(-1)!.headers.via[0]!.params.branch).toBe(branch);
-      expect(udp.requests.at(-1)!.headers.via[0]).toMatchObject({ protocol: 'UDP', host: '127.0.0.1', port: endpoint.port });
+      expect(udp.requests.at(-1)!.headers.via[0]).toMatchObject({
+        protocol: 'UDP',
+        host: '127.0.0.1',
+        port: endpoint.port,
+      });
     } finally {
       endpoint.close();
     }
@@ -91,7 +128,11 @@ describe('SipEndpoint: nominal', () => {
     const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort() });
     try {
       const before = udp.requests.length;
-      endpoint.sendStateless(options(`sip:a@${udp.address}`, 'ACK'), { transport: 'udp', address: udp.address, port: udp.port });
+      endpoint.sendStateless(options(`sip:a@${udp.address}`, 'ACK'), {
+        transport: 'udp',
+        address: udp.address,
+        port: udp.port,
+      });
       while (udp.requests.length === before) await new Promise((r) => setTimeout(r, 5));
       expect(udp.requests.at(-1)!.method).toBe('ACK');
     } finally {
@@ -121,7 +162,11 @@ describe('SipEndpoint: off-nominal', () => {
   it('a UDP target of the other family is a transport error, not a crash of `sip`’s socket', async () => {
     const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort() });
     try {
-      const { event } = await firstEvent(endpoint, options('sip:a@[::1]'), { transport: 'udp', address: '::1', port: 5060 });
+      const { event } = await firstEvent(endpoint, options('sip:a@[::1]'), {
+        transport: 'udp',
+        address: '::1',
+        port: 5060,
+      });
       expect(event.type).toBe('transport-error');
       expect(event.type === 'transport-error' && event.error).toBeInstanceOf(SipTransportError);
     } finally {
@@ -132,7 +177,14 @@ describe('SipEndpoint: off-nominal', () => {
   it('an exception in onRequest answers 500 and goes to onError', async () => {
     const errors: unknown[] = [];
     const port = await freePort();
-    const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port, onRequest: () => { throw new Error('app bug'); }, onError: (e) => errors.push(e) });
+    const endpoint = await SipEndpoint.create(sip, {
+      address: '127.0.0.1',
+      port,
+      onRequest: () => {
+        throw new Error('app bug');
+      },
+      onError: (e) => errors.push(e),
+    });
     const raw = await rawClient(PEER(6));
     try {
       raw.send(rawOptions(port, PEER(6), raw.port, 'in2'), port);
@@ -148,7 +200,9 @@ describe('SipEndpoint: off-nominal', () => {
     const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort() });
     expect(endpoint.respond(sip.makeResponse(options('sip:a@b.example'), 200, 'OK'))).toBe(false);
     endpoint.close();
-    expect(() => endpoint.attempt(options('sip:a@b.example'), { transport: 'udp', address: '127.0.0.1', port: 9 }, () => {})).toThrow(BridgeClosedError);
+    expect(() =>
+      endpoint.attempt(options('sip:a@b.example'), { transport: 'udp', address: '127.0.0.1', port: 9 }, () => {}),
+    ).toThrow(BridgeClosedError);
     expect(isRequest(options('sip:a@b.example'))).toBe(true);
     expect(isRequest(sip.makeResponse(options('sip:a@b.example'), 200, 'OK'))).toBe(false);
   });

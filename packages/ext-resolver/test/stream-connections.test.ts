@@ -2,9 +2,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { InvalidArgumentError } from '@dnscore/core';
-import { SipTransportError, StreamConnections, type SipMessage, type SipRemote, type SipRequest } from '../src/index.js';
+import {
+  SipTransportError,
+  StreamConnections,
+  type SipMessage,
+  type SipRemote,
+  type SipRequest,
+} from '../src/index.js';
 import { stampVia, wellFormed } from '../src/stream-connections.js';
-import { PEER, answer, freePort, makeCertificate, startSipPeer, type SipPeer, type TestCertificate } from './support/peers.js';
+import {
+  PEER,
+  answer,
+  freePort,
+  makeCertificate,
+  startSipPeer,
+  type SipPeer,
+  type TestCertificate,
+} from './support/peers.js';
 
 let tcp: SipPeer;
 let tls: SipPeer;
@@ -12,21 +26,40 @@ let cert: TestCertificate;
 
 beforeAll(async () => {
   cert = makeCertificate({ dns: ['right.example'], ip: [PEER(2)] });
-  tcp = await startSipPeer({ transport: 'tcp', address: PEER(1), port: await freePort(PEER(1)), behaviour: answer(200) });
-  tls = await startSipPeer({ transport: 'tls', address: PEER(2), port: await freePort(PEER(2)), behaviour: answer(200), tls: cert });
+  tcp = await startSipPeer({
+    transport: 'tcp',
+    address: PEER(1),
+    port: await freePort(PEER(1)),
+    behaviour: answer(200),
+  });
+  tls = await startSipPeer({
+    transport: 'tls',
+    address: PEER(2),
+    port: await freePort(PEER(2)),
+    behaviour: answer(200),
+    tls: cert,
+  });
 });
 afterAll(async () => {
   await tcp.close();
   await tls.close();
 });
 
-function collect(): { streams: StreamConnections; received: { message: SipMessage; remote: SipRemote }[]; next: () => Promise<{ message: SipMessage; remote: SipRemote }> } {
+function collect(): {
+  streams: StreamConnections;
+  received: { message: SipMessage; remote: SipRemote }[];
+  next: () => Promise<{ message: SipMessage; remote: SipRemote }>;
+} {
   const received: { message: SipMessage; remote: SipRemote }[] = [];
   let waiter: (() => void) | undefined;
-  const streams = new StreamConnections(sip, (message, remote) => {
-    received.push({ message, remote });
-    waiter?.();
-  }, { via: { host: '127.0.0.1', port: 5999 }, tls: { ca: cert.cert } });
+  const streams = new StreamConnections(
+    sip,
+    (message, remote) => {
+      received.push({ message, remote });
+      waiter?.();
+    },
+    { via: { host: '127.0.0.1', port: 5999 }, tls: { ca: cert.cert } },
+  );
   const next = async () => {
     const count = received.length;
     while (received.length === count) await new Promise<void>((r) => (waiter = r));
@@ -38,7 +71,17 @@ function collect(): { streams: StreamConnections; received: { message: SipMessag
 let seq = 0;
 function options(uri: string): SipRequest {
   seq++;
-  return { method: 'OPTIONS', uri, headers: { via: [{ params: { branch: `z9hG4bKstream${seq}` } }], to: { uri }, from: { uri: 'sip:t@127.0.0.1', params: { tag: 'a' } }, 'call-id': `s${seq}`, cseq: { seq: 1, method: 'OPTIONS' } } };
+  return {
+    method: 'OPTIONS',
+    uri,
+    headers: {
+      via: [{ params: { branch: `z9hG4bKstream${seq}` } }],
+      to: { uri },
+      from: { uri: 'sip:t@127.0.0.1', params: { tag: 'a' } },
+      'call-id': `s${seq}`,
+      cseq: { seq: 1, method: 'OPTIONS' },
+    },
+  };
 }
 
 describe('StreamConnections: nominal', () => {
@@ -65,7 +108,12 @@ describe('StreamConnections: nominal', () => {
   it('TLS: connects to the address and sends the server name as SNI; the certificate is checked against it', async () => {
     const { streams, next } = collect();
     try {
-      const connection = streams.open({ transport: 'tls', address: tls.address, port: tls.port, serverName: 'right.example' });
+      const connection = streams.open({
+        transport: 'tls',
+        address: tls.address,
+        port: tls.port,
+        serverName: 'right.example',
+      });
       connection.send(options('sips:a@right.example'));
       expect((await next()).remote).toMatchObject({ protocol: 'TLS', address: tls.address });
       expect(tls.serverNames.at(-1)).toBe('right.example');
@@ -90,7 +138,9 @@ describe('StreamConnections: off-nominal', () => {
     const { streams } = collect();
     try {
       const port = await freePort(PEER(3));
-      const error = await new Promise<Error>((resolve) => streams.open({ transport: 'tcp', address: PEER(3), port }, resolve));
+      const error = await new Promise<Error>((resolve) =>
+        streams.open({ transport: 'tcp', address: PEER(3), port }, resolve),
+      );
       expect(error).toBeInstanceOf(SipTransportError);
       expect(error).toMatchObject({ code: 'EXT_ERR_TRANSPORT', destination: `tcp ${PEER(3)} ${port}` });
       expect((error.cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
@@ -102,7 +152,9 @@ describe('StreamConnections: off-nominal', () => {
   it('a certificate for another name fails the handshake, although it names the address', async () => {
     const { streams } = collect();
     try {
-      const error = await new Promise<Error>((resolve) => streams.open({ transport: 'tls', address: tls.address, port: tls.port, serverName: 'wrong.example' }, resolve));
+      const error = await new Promise<Error>((resolve) =>
+        streams.open({ transport: 'tls', address: tls.address, port: tls.port, serverName: 'wrong.example' }, resolve),
+      );
       expect((error.cause as NodeJS.ErrnoException).code).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
       expect(tls.serverNames.at(-1)).toBe('wrong.example');
     } finally {
@@ -111,7 +163,9 @@ describe('StreamConnections: off-nominal', () => {
   });
 
   it('refuses to turn certificate checks off, and to open after close', () => {
-    expect(() => new StreamConnections(sip, () => {}, { via: { host: 'h', port: 1 }, tls: { rejectUnauthorized: false } })).toThrow(InvalidArgumentError);
+    expect(
+      () => new StreamConnections(sip, () => {}, { via: { host: 'h', port: 1 }, tls: { rejectUnauthorized: false } }),
+    ).toThrow(InvalidArgumentError);
     const { streams } = collect();
     streams.close();
     expect(() => streams.open({ transport: 'tcp', address: tcp.address, port: tcp.port })).toThrow(/closed/);

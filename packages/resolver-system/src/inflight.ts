@@ -22,7 +22,11 @@ export class InflightTable<T> {
    * Joins the query for `key`, or starts it with `start(sharedSignal)`. Returns whether this
    * call joined an existing one, and the caller's promise.
    */
-  join(key: string, signal: AbortSignal, start: (signal: AbortSignal) => Promise<T>): { joined: boolean; promise: Promise<T> } {
+  join(
+    key: string,
+    signal: AbortSignal,
+    start: (signal: AbortSignal) => Promise<T>,
+  ): { joined: boolean; promise: Promise<T> } {
     if (signal.aborted) return { joined: false, promise: Promise.reject(abortError(signal)) };
     let entry = this.#entries.get(key);
     const joined = entry !== undefined;

@@ -6,7 +6,7 @@
  * back at all, the most specific failure is thrown (malformed > network > timeout).
  */
 import {
-  DnsError,
+  type DnsError,
   MalformedAnswerError,
   NetworkError,
   Rcode,
@@ -44,7 +44,12 @@ const TRY_NEXT = new Set<number>([Rcode.SERVFAIL, Rcode.NOTIMP, Rcode.REFUSED, R
 
 type Answered = Extract<ExchangeOutcome, { kind: 'answer' }>;
 
-export async function walkNameservers(query: DnsQuery, settings: WalkSettings, start: number, signal: AbortSignal): Promise<PluginAnswer> {
+export async function walkNameservers(
+  query: DnsQuery,
+  settings: WalkSettings,
+  start: number,
+  signal: AbortSignal,
+): Promise<PluginAnswer> {
   const servers = settings.nameservers;
   let last: Answered | undefined;
   const failures: DnsError[] = [];
@@ -69,7 +74,12 @@ export async function walkNameservers(query: DnsQuery, settings: WalkSettings, s
 }
 
 /** One server: UDP (EDNS, then without it after FORMERR), TCP when the answer did not fit. */
-async function askOne(query: DnsQuery, server: ServerAddress, settings: WalkSettings, signal: AbortSignal): Promise<ExchangeOutcome> {
+async function askOne(
+  query: DnsQuery,
+  server: ServerAddress,
+  settings: WalkSettings,
+  signal: AbortSignal,
+): Promise<ExchangeOutcome> {
   const context: ExchangeContext = {
     server,
     query,
@@ -118,7 +128,10 @@ function noAnswer(query: DnsQuery, settings: WalkSettings, failures: readonly Dn
   if (malformed) return malformed;
   const droppedNote = dropped > 0 ? `; ${dropped} message(s) refused (wrong source, ID or question, or malformed)` : '';
   if (failures.some((f) => f instanceof NetworkError)) {
-    return new NetworkError(`no answer to ${describeQuery(query)} from ${servers}: ${failures.map((f) => f.message).join('; ')}${droppedNote}`, cause);
+    return new NetworkError(
+      `no answer to ${describeQuery(query)} from ${servers}: ${failures.map((f) => f.message).join('; ')}${droppedNote}`,
+      cause,
+    );
   }
   return new TimeoutError(
     `no answer to ${describeQuery(query)} from ${servers} (${settings.attempts} attempt(s), ${settings.timeoutMs} ms each)${droppedNote}`,

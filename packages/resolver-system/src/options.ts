@@ -61,8 +61,10 @@ export interface SystemResolverOptions {
 export function validateOptions(options: SystemResolverOptions): void {
   if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options must be an object');
   const o = options;
-  if (o.name !== undefined && (typeof o.name !== 'string' || o.name.trim() === '')) bad('options.name', o.name, 'a non-empty string');
-  if (o.priority !== undefined && !(typeof o.priority === 'number' && Number.isFinite(o.priority))) bad('options.priority', o.priority, 'a finite number');
+  if (o.name !== undefined && (typeof o.name !== 'string' || o.name.trim() === ''))
+    bad('options.name', o.name, 'a non-empty string');
+  if (o.priority !== undefined && !(typeof o.priority === 'number' && Number.isFinite(o.priority)))
+    bad('options.priority', o.priority, 'a finite number');
   integer('options.timeoutMs', o.timeoutMs, 1, 2_147_483_647);
   integer('options.attempts', o.attempts, 1, 100);
   integer('options.maxInFlight', o.maxInFlight, 1, 65_535);
@@ -73,10 +75,14 @@ export function validateOptions(options: SystemResolverOptions): void {
   for (const key of ['rotate', 'trustAd', 'useHosts', 'edns', 'forceTcp', 'recursionDesired'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') bad(`options.${key}`, o[key], 'true or false');
   }
-  if (o.timers !== undefined && (typeof o.timers?.setTimeout !== 'function' || typeof o.timers?.clearTimeout !== 'function')) {
+  if (
+    o.timers !== undefined &&
+    (typeof o.timers?.setTimeout !== 'function' || typeof o.timers?.clearTimeout !== 'function')
+  ) {
     bad('options.timers', o.timers, 'an object with setTimeout and clearTimeout');
   }
-  if (o.clock !== undefined && typeof o.clock?.now !== 'function') bad('options.clock', o.clock, 'an object with now()');
+  if (o.clock !== undefined && typeof o.clock?.now !== 'function')
+    bad('options.clock', o.clock, 'an object with now()');
   if (o.hostname !== undefined && typeof o.hostname !== 'string') bad('options.hostname', o.hostname, 'a string');
 }
 
@@ -84,7 +90,8 @@ export function validateOptions(options: SystemResolverOptions): void {
 export function validateConfig(config: SystemResolverConfig): void {
   if (config === null || typeof config !== 'object') throw new InvalidArgumentError('config must be an object');
   if (config.nameservers !== undefined) {
-    if (!Array.isArray(config.nameservers) || config.nameservers.length === 0) bad('config.nameservers', config.nameservers, 'a non-empty array of addresses');
+    if (!Array.isArray(config.nameservers) || config.nameservers.length === 0)
+      bad('config.nameservers', config.nameservers, 'a non-empty array of addresses');
   }
   if (config.search !== undefined) {
     if (!Array.isArray(config.search)) bad('config.search', config.search, 'an array of domain names');
@@ -99,7 +106,8 @@ export function validateConfig(config: SystemResolverConfig): void {
   }
   integer('config.ndots', config.ndots, 0, MAX_NDOTS);
   for (const key of ['resolvConf', 'hosts'] as const) {
-    if (config[key] !== undefined && (typeof config[key] !== 'string' || config[key] === '')) bad(`config.${key}`, config[key], 'a file path');
+    if (config[key] !== undefined && (typeof config[key] !== 'string' || config[key] === ''))
+      bad(`config.${key}`, config[key], 'a file path');
   }
 }
 

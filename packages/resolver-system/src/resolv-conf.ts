@@ -60,7 +60,8 @@ export function parseResolvConf(text: string, hostname = ''): ResolvConf {
         try {
           // resolv.conf gives an address alone: the port is always 53.
           const server = parseServerAddress(args[0] ?? '');
-          if (server.port !== 53 || args[0]!.startsWith('[')) throw new Error('resolv.conf takes an address without a port');
+          if (server.port !== 53 || args[0]!.startsWith('['))
+            throw new Error('resolv.conf takes an address without a port');
           nameservers.push(server);
         } catch (error) {
           skipped.push(`${where}: ${(error as Error).message}`);
@@ -75,7 +76,8 @@ export function parseResolvConf(text: string, hostname = ''): ResolvConf {
         for (const option of args) {
           const [name, value] = option.split(':', 2) as [string, string | undefined];
           if (name === 'ndots') ndots = clamp(value, 0, MAX_NDOTS) ?? ndots;
-          else if (name === 'timeout') timeoutMs = (clamp(value, 1, MAX_RESOLV_CONF_TIMEOUT_S) ?? timeoutMs / 1000) * 1000;
+          else if (name === 'timeout')
+            timeoutMs = (clamp(value, 1, MAX_RESOLV_CONF_TIMEOUT_S) ?? timeoutMs / 1000) * 1000;
           else if (name === 'attempts') attempts = clamp(value, 1, MAX_RESOLV_CONF_ATTEMPTS) ?? attempts;
           else if (name === 'rotate') rotate = true;
           else if (name === 'use-vc') useVc = true;

@@ -66,7 +66,10 @@ export function emptyStats(): SystemResolverStats {
 }
 
 /** Counts a dropped message by its verdict. */
-export function countDropped(stats: SystemResolverStats, kind: 'garbage' | 'wrong-id' | 'wrong-question' | 'malformed'): void {
+export function countDropped(
+  stats: SystemResolverStats,
+  kind: 'garbage' | 'wrong-id' | 'wrong-question' | 'malformed',
+): void {
   if (kind === 'garbage') stats.garbage++;
   else if (kind === 'wrong-id') stats.wrongId++;
   else if (kind === 'wrong-question') stats.wrongQuestion++;

@@ -114,7 +114,11 @@ export class SystemResolver implements ResolverPlugin {
    * REFUSED, else the NXDOMAIN of the name as typed. A failure (timeout, ...) ends the search.
    * Build the result with the returned query: `buildResult(found.query, found.answer)`.
    */
-  async resolveName(name: string, type: number | string = 'A', options: { class?: number | string; signal?: AbortSignal } = {}): Promise<NameAnswer> {
+  async resolveName(
+    name: string,
+    type: number | string = 'A',
+    options: { class?: number | string; signal?: AbortSignal } = {},
+  ): Promise<NameAnswer> {
     const signal = options.signal ?? new AbortController().signal;
     throwIfAborted(signal);
     this.#stats.queries++;

@@ -40,7 +40,9 @@ export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
     const onAbort = (): void => finish(() => reject(abortError(signal)));
     const fail = (reason: string, cause?: Error): void => {
       stats.networkErrors++;
-      finish(() => resolve({ kind: 'failed', error: new NetworkError(`${where}: ${reason}`, cause ? { cause } : undefined) }));
+      finish(() =>
+        resolve({ kind: 'failed', error: new NetworkError(`${where}: ${reason}`, cause ? { cause } : undefined) }),
+      );
     };
     const take = (message: Uint8Array): void => {
       const verdict = inspectResponse(message, id, query);
@@ -51,7 +53,10 @@ export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
       countDropped(stats, verdict.kind);
       dropped++;
       if (verdict.kind === 'malformed') {
-        const error = new MalformedAnswerError(`${where}: the answer is malformed: ${verdict.error.message}`, verdict.error.offset);
+        const error = new MalformedAnswerError(
+          `${where}: the answer is malformed: ${verdict.error.message}`,
+          verdict.error.offset,
+        );
         finish(() => resolve({ kind: 'failed', error }));
       }
     };

@@ -18,11 +18,23 @@ export const HOSTILE_ZONE = {
     type: 'SOA',
     name: 'hostile.example',
     ttl: 300,
-    data: { mname: 'ns1.hostile.example', rname: 'hostmaster.hostile.example', serial: 1, refresh: 7200, retry: 900, expire: 1209600, minimum: 60 },
+    data: {
+      mname: 'ns1.hostile.example',
+      rname: 'hostmaster.hostile.example',
+      serial: 1,
+      refresh: 7200,
+      retry: 900,
+      expire: 1209600,
+      minimum: 60,
+    },
   } as import('dns-packet').Answer,
 };
 
-export function exchangeContext(endpoint: string, query: DnsQuery = makeQuery('www.hostile.example', 'A'), overrides: Partial<ExchangeContext> = {}): ExchangeContext {
+export function exchangeContext(
+  endpoint: string,
+  query: DnsQuery = makeQuery('www.hostile.example', 'A'),
+  overrides: Partial<ExchangeContext> = {},
+): ExchangeContext {
   return {
     server: parseServerAddress(endpoint),
     query,

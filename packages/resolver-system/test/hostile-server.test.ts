@@ -22,7 +22,18 @@ function query(name = 'www.hostile.example', type: dnsPacket.RecordType = 'A', i
     id,
     flags: dnsPacket.RECURSION_DESIRED,
     questions: [{ name, type, class: 'IN' }],
-    additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }],
+    additionals: [
+      {
+        type: 'OPT',
+        name: '.',
+        udpPayloadSize: 1232,
+        extendedRcode: 0,
+        ednsVersion: 0,
+        flags: 0,
+        flag_do: false,
+        options: [],
+      },
+    ],
   });
 }
 
@@ -48,18 +59,35 @@ describe('hostile server, nominal', () => {
     const [reply] = await udp(['answer'], 1);
     const answer = dnsPacket.decode(reply!.msg);
     expect(answer).toMatchObject({ id: 0x1234, type: 'response', rcode: 'NOERROR' });
-    expect(answer.answers).toEqual([expect.objectContaining({ name: 'www.hostile.example', type: 'A', data: '192.0.2.80' })]);
+    expect(answer.answers).toEqual([
+      expect.objectContaining({ name: 'www.hostile.example', type: 'A', data: '192.0.2.80' }),
+    ]);
     expect(answer.additionals).toEqual([expect.objectContaining({ type: 'OPT', udpPayloadSize: 1232 })]);
-    expect(server.received[before]).toMatchObject({ transport: 'udp', id: 0x1234, name: 'www.hostile.example', type: 'A', rd: true, udpPayloadSize: 1232, nth: expect.any(Number) });
+    expect(server.received[before]).toMatchObject({
+      transport: 'udp',
+      id: 0x1234,
+      name: 'www.hostile.example',
+      type: 'A',
+      rd: true,
+      udpPayloadSize: 1232,
+      nth: expect.any(Number),
+    });
   });
 
   it('follows CNAMEs, and answers NXDOMAIN and NODATA with the SOA', async () => {
     const [alias] = await udp(['answer'], 1, query('alias.hostile.example'));
     expect(dnsPacket.decode(alias!.msg).answers!.map((r) => r.type)).toEqual(['CNAME', 'A']);
     const [nx] = await udp(['answer'], 1, query('missing.hostile.example'));
-    expect(dnsPacket.decode(nx!.msg)).toMatchObject({ rcode: 'NXDOMAIN', authorities: [expect.objectContaining({ type: 'SOA' })] });
+    expect(dnsPacket.decode(nx!.msg)).toMatchObject({
+      rcode: 'NXDOMAIN',
+      authorities: [expect.objectContaining({ type: 'SOA' })],
+    });
     const [nodata] = await udp(['answer'], 1, query('www.hostile.example', 'MX'));
-    expect(dnsPacket.decode(nodata!.msg)).toMatchObject({ rcode: 'NOERROR', answers: [], authorities: [expect.objectContaining({ type: 'SOA' })] });
+    expect(dnsPacket.decode(nodata!.msg)).toMatchObject({
+      rcode: 'NOERROR',
+      answers: [],
+      authorities: [expect.objectContaining({ type: 'SOA' })],
+    });
   });
 
   it('answers over TCP with a length prefix', async () => {
@@ -76,7 +104,8 @@ describe('hostile server, nominal', () => {
 describe('hostile server, each behaviour', () => {
   it('sends error rcodes, TC, and AD', async () => {
     const rcodes: number[] = [];
-    for (const b of ['servfail', 'refused', 'notimp', 'formerr'] as const) rcodes.push(parseMessage((await udp([b], 1))[0]!.msg).header.rcode);
+    for (const b of ['servfail', 'refused', 'notimp', 'formerr'] as const)
+      rcodes.push(parseMessage((await udp([b], 1))[0]!.msg).header.rcode);
     expect(rcodes).toEqual([2, 5, 4, 1]);
     expect(dnsPacket.decode((await udp(['formerr'], 1))[0]!.msg).additionals).toEqual([]);
     const tc = dnsPacket.decode((await udp(['truncate'], 1))[0]!.msg);
@@ -93,7 +122,10 @@ describe('hostile server, each behaviour', () => {
   });
 
   it('sends wrong IDs, questions and types, and a changed case', async () => {
-    const got = await udp(['wrong-id', 'wrong-question', 'wrong-type', 'case-changed', 'no-question', 'not-response'], 6);
+    const got = await udp(
+      ['wrong-id', 'wrong-question', 'wrong-type', 'case-changed', 'no-question', 'not-response'],
+      6,
+    );
     const [wrongId, wrongQuestion, wrongType, caseChanged, noQuestion, notResponse] = got.map((g) => g.msg);
     expect(dnsPacket.decode(wrongId!).id).toBe(0x1235);
     expect(dnsPacket.decode(wrongQuestion!).questions![0]!.name).toBe('evil.www.hostile.example');
@@ -130,7 +162,9 @@ describe('hostile server, off-nominal', () => {
   it('ignores what it cannot decode', async () => {
     const before = server.received.length;
     const socket = createSocket('udp4');
-    await new Promise<void>((resolve) => socket.send(Buffer.from('junk'), server.port, server.address, () => resolve()));
+    await new Promise<void>((resolve) =>
+      socket.send(Buffer.from('junk'), server.port, server.address, () => resolve()),
+    );
     socket.close();
     await udp(['answer'], 1); // a later query is still served, and the junk was not recorded
     expect(server.received.length - before).toBe(1);

@@ -26,11 +26,17 @@ describe('HostsTable, nominal', () => {
 
   it('answers AAAA and aliases', () => {
     const aaaa = makeQuery('pbx.biloxi.example', 'AAAA');
-    expect(buildResult(aaaa, { rcode: 0, answer: hosts.answer(aaaa, 60)! }).records.map((r) => [r.data, r.ttl])).toEqual([['2001:db8::10', 60]]);
+    expect(
+      buildResult(aaaa, { rcode: 0, answer: hosts.answer(aaaa, 60)! }).records.map((r) => [r.data, r.ttl]),
+    ).toEqual([['2001:db8::10', 60]]);
     const alias = makeQuery('ip6-localhost', 'AAAA');
-    expect(buildResult(alias, { rcode: 0, answer: hosts.answer(alias, 0)! }).records.map((r) => r.data)).toEqual(['::1']);
+    expect(buildResult(alias, { rcode: 0, answer: hosts.answer(alias, 0)! }).records.map((r) => r.data)).toEqual([
+      '::1',
+    ]);
     const short = makeQuery('pbx', 'A');
-    expect(buildResult(short, { rcode: 0, answer: hosts.answer(short, 0)! }).records.map((r) => r.data)).toEqual(['192.0.2.10']);
+    expect(buildResult(short, { rcode: 0, answer: hosts.answer(short, 0)! }).records.map((r) => r.data)).toEqual([
+      '192.0.2.10',
+    ]);
   });
 
   it('writes an authoritative NOERROR response echoing the question', () => {

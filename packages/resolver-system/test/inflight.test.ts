@@ -4,7 +4,12 @@ import { InflightTable } from '../src/inflight.js';
 
 /** A shared query that settles when told to and records whether it was cancelled. */
 function work() {
-  const state = { starts: 0, signal: undefined as AbortSignal | undefined, resolve: (_v: string) => {}, reject: (_e: Error) => {} };
+  const state = {
+    starts: 0,
+    signal: undefined as AbortSignal | undefined,
+    resolve: (_v: string) => {},
+    reject: (_e: Error) => {},
+  };
   const start = (signal: AbortSignal): Promise<string> => {
     state.starts++;
     state.signal = signal;

@@ -24,7 +24,10 @@ const www = makeQuery('www.hostile.example', 'A');
 const never = new AbortController().signal;
 
 beforeAll(async () => {
-  [one, two] = await Promise.all([startHostileServer({ zone: HOSTILE_ZONE }), startHostileServer({ zone: HOSTILE_ZONE })]);
+  [one, two] = await Promise.all([
+    startHostileServer({ zone: HOSTILE_ZONE }),
+    startHostileServer({ zone: HOSTILE_ZONE }),
+  ]);
 });
 afterAll(() => Promise.all([one.close(), two.close()]));
 afterEach(() => {
@@ -68,7 +71,7 @@ function addresses(query: DnsQuery, answer: Awaited<ReturnType<typeof walkNamese
 }
 
 describe('walkNameservers, nominal', () => {
-  it('hands back the first server\'s answer as raw packet, rcode and secure false', async () => {
+  it("hands back the first server's answer as raw packet, rcode and secure false", async () => {
     const before = counts();
     const answer = await walkNameservers(www, settings(), 0, never);
     expect(answer).toMatchObject({ rcode: 0, secure: false, bogus: false });
@@ -253,9 +256,13 @@ describe('walkNameservers, off-nominal', () => {
   });
 
   it('throws NetworkError when the servers cannot be reached', async () => {
-    const error = await walkNameservers(www, settings({ attempts: 1 }, ['255.255.255.255:53']), 0, never).catch((e: unknown) => e);
+    const error = await walkNameservers(www, settings({ attempts: 1 }, ['255.255.255.255:53']), 0, never).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as Error).message).toMatch(/^no answer to www\.hostile\.example IN A from 255\.255\.255\.255:53: .*EACCES/);
+    expect((error as Error).message).toMatch(
+      /^no answer to www\.hostile\.example IN A from 255\.255\.255\.255:53: .*EACCES/,
+    );
     expect((error as Error).cause).toBeInstanceOf(AggregateError);
   });
 

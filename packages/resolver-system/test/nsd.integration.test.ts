@@ -18,7 +18,7 @@ function zoneText(): string {
   const lines = [readFileSync(new URL('./fixtures/system.example.zone', import.meta.url), 'utf8')];
   for (let i = 0; i < BIG; i++) lines.push(`big IN A 10.9.${i >> 8}.${i & 255}`);
   for (let i = 0; i < HOSTS; i++) lines.push(`h${i} IN A 10.1.${i >> 8}.${i & 255}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 let nsd: NsdServer;
@@ -28,7 +28,10 @@ beforeAll(async () => {
 afterAll(() => nsd?.stop());
 
 function system(options: SystemResolverOptions = {}, nameservers = [nsd.endpoint]): SystemResolver {
-  return new SystemResolver({ nameservers, resolvConf: '/nonexistent/resolv.conf', search: [] }, { timeoutMs: 2000, attempts: 2, ...options });
+  return new SystemResolver(
+    { nameservers, resolvConf: '/nonexistent/resolv.conf', search: [] },
+    { timeoutMs: 2000, attempts: 2, ...options },
+  );
 }
 
 function data(result: DnsResult): unknown[] {
@@ -46,16 +49,42 @@ describe.runIf(nsdInstalled())('SystemResolver against nsd', () => {
     const result = await new DnsCore([system()]).resolve('_sip._udp.system.example', 'SRV');
     const srv = result.records as readonly TypedRecord<'SRV'>[];
     expect(srv).toHaveLength(3);
-    expect(srv.slice(0, 2).map((r) => r.data.target).sort()).toEqual(['sip1.system.example', 'sip2.system.example']);
+    expect(
+      srv
+        .slice(0, 2)
+        .map((r) => r.data.target)
+        .sort(),
+    ).toEqual(['sip1.system.example', 'sip2.system.example']);
     expect(srv[2]!.data).toEqual({ priority: 20, weight: 0, port: 5060, target: 'backup.system.example' });
   });
 
   it('answers NAPTR in order', async () => {
     const result = await new DnsCore([system()]).resolve('system.example', 'NAPTR');
     expect(data(result)).toEqual([
-      { order: 50, preference: 50, flags: 's', services: 'SIPS+D2T', regexp: '', replacement: '_sips._tcp.system.example' },
-      { order: 90, preference: 50, flags: 's', services: 'SIP+D2T', regexp: '', replacement: '_sip._tcp.system.example' },
-      { order: 100, preference: 50, flags: 's', services: 'SIP+D2U', regexp: '', replacement: '_sip._udp.system.example' },
+      {
+        order: 50,
+        preference: 50,
+        flags: 's',
+        services: 'SIPS+D2T',
+        regexp: '',
+        replacement: '_sips._tcp.system.example',
+      },
+      {
+        order: 90,
+        preference: 50,
+        flags: 's',
+        services: 'SIP+D2T',
+        regexp: '',
+        replacement: '_sip._tcp.system.example',
+      },
+      {
+        order: 100,
+        preference: 50,
+        flags: 's',
+        services: 'SIP+D2U',
+        regexp: '',
+        replacement: '_sip._udp.system.example',
+      },
     ]);
   });
 
@@ -97,7 +126,10 @@ describe.runIf(nsdInstalled())('SystemResolver against nsd', () => {
   });
 
   it('finds a short name through the search list', async () => {
-    const r = new SystemResolver({ nameservers: [nsd.endpoint], resolvConf: '/nonexistent', search: ['system.example'] }, { attempts: 1 });
+    const r = new SystemResolver(
+      { nameservers: [nsd.endpoint], resolvConf: '/nonexistent', search: ['system.example'] },
+      { attempts: 1 },
+    );
     const found = await r.resolveName('sip1', 'A');
     expect(found.query.name).toBe('sip1.system.example');
     expect(data(buildResult(found.query, found.answer))).toEqual(['192.0.2.11']);
@@ -106,7 +138,9 @@ describe.runIf(nsdInstalled())('SystemResolver against nsd', () => {
   it('resolves 1,000 distinct questions in flight at once, each correctly', async () => {
     const r = system({ attempts: 3 });
     const core = new DnsCore([r]);
-    const results = await Promise.all(Array.from({ length: HOSTS }, (_, i) => core.resolve(`h${i}.system.example`, 'A')));
+    const results = await Promise.all(
+      Array.from({ length: HOSTS }, (_, i) => core.resolve(`h${i}.system.example`, 'A')),
+    );
     results.forEach((result, i) => {
       expect(result.query.name).toBe(`h${i}.system.example`);
       expect(data(result)).toEqual([`10.1.${i >> 8}.${i & 255}`]);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@dnscore/core/plugin';
-import { validateConfig, validateOptions, type SystemResolverConfig, type SystemResolverOptions } from '../src/options.js';
+import {
+  validateConfig,
+  validateOptions,
+  type SystemResolverConfig,
+  type SystemResolverOptions,
+} from '../src/options.js';
 
 describe('validateOptions, nominal', () => {
   it('accepts every option at its bounds', () => {
@@ -61,7 +66,13 @@ describe('validateOptions, off-nominal', () => {
 describe('validateConfig, nominal', () => {
   it('accepts a full config', () => {
     expect(() =>
-      validateConfig({ nameservers: ['127.0.0.1:5300'], search: ['biloxi.example.'], ndots: 15, resolvConf: '/x', hosts: '/y' }),
+      validateConfig({
+        nameservers: ['127.0.0.1:5300'],
+        search: ['biloxi.example.'],
+        ndots: 15,
+        resolvConf: '/x',
+        hosts: '/y',
+      }),
     ).not.toThrow();
   });
 });

@@ -61,7 +61,10 @@ describe('parseResolvConf, nominal', () => {
   it('reads a file; a missing file is an empty one', () => {
     const file = join(dir, 'resolv.conf');
     writeFileSync(file, 'nameserver 127.0.0.1\r\noptions attempts:1\r\n');
-    expect(readResolvConf(file)).toMatchObject({ nameservers: [{ address: '127.0.0.1', port: 53, family: 4 }], attempts: 1 });
+    expect(readResolvConf(file)).toMatchObject({
+      nameservers: [{ address: '127.0.0.1', port: 53, family: 4 }],
+      attempts: 1,
+    });
     expect(readResolvConf(join(dir, 'missing.conf')).nameservers).toEqual([]);
   });
 });
@@ -74,7 +77,9 @@ describe('parseResolvConf, off-nominal', () => {
   });
 
   it('skips nameservers that are not addresses, or carry a port, with the line number', () => {
-    const conf = parseResolvConf('nameserver ns1.example\nnameserver 192.0.2.1:5300\nnameserver [::1]\nnameserver\nnameserver 192.0.2.9');
+    const conf = parseResolvConf(
+      'nameserver ns1.example\nnameserver 192.0.2.1:5300\nnameserver [::1]\nnameserver\nnameserver 192.0.2.9',
+    );
     expect(conf.nameservers.map((s) => s.address)).toEqual(['192.0.2.9']);
     expect(conf.skipped).toHaveLength(4);
     expect(conf.skipped[0]).toMatch(/^line 1: invalid nameserver address "ns1.example"/);
@@ -91,11 +96,13 @@ describe('parseResolvConf, off-nominal', () => {
   });
 
   it('ignores unknown keywords, unknown options and bad option values', () => {
-    const conf = parseResolvConf('sortlist 130.155.160.0/255.255.240.0\nlookup file bind\noptions ndots:x timeout: attempts:-1 inet6 no-aaaa');
+    const conf = parseResolvConf(
+      'sortlist 130.155.160.0/255.255.240.0\nlookup file bind\noptions ndots:x timeout: attempts:-1 inet6 no-aaaa',
+    );
     expect(conf).toMatchObject({ ndots: 1, timeoutMs: 5000, attempts: 2, rotate: false, skipped: [] });
   });
 
-  it('does not honour trust-ad: trusting AD is the application\'s decision', () => {
+  it("does not honour trust-ad: trusting AD is the application's decision", () => {
     expect(Object.keys(parseResolvConf('options trust-ad'))).not.toContain('trustAd');
   });
 

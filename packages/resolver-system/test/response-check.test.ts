@@ -27,7 +27,9 @@ describe('inspectResponse, nominal', () => {
 
   it('accepts error rcodes and TC answers: what to do with them is decided later', () => {
     expect(inspectResponse(response({ flags: 2, answers: [] }), 4242, query).kind).toBe('accept');
-    expect(inspectResponse(response({ flags: dnsPacket.TRUNCATED_RESPONSE, answers: [] }), 4242, query).kind).toBe('accept');
+    expect(inspectResponse(response({ flags: dnsPacket.TRUNCATED_RESPONSE, answers: [] }), 4242, query).kind).toBe(
+      'accept',
+    );
   });
 });
 

@@ -7,11 +7,19 @@ const search = ['biloxi.example', 'atlanta.example'];
 describe('searchCandidates, nominal', () => {
   it('tries a name with fewer dots than ndots under each domain first', () => {
     expect(searchCandidates('sip1', search, 1)).toEqual(['sip1.biloxi.example', 'sip1.atlanta.example', 'sip1']);
-    expect(searchCandidates('pbx.lab', search, 2)).toEqual(['pbx.lab.biloxi.example', 'pbx.lab.atlanta.example', 'pbx.lab']);
+    expect(searchCandidates('pbx.lab', search, 2)).toEqual([
+      'pbx.lab.biloxi.example',
+      'pbx.lab.atlanta.example',
+      'pbx.lab',
+    ]);
   });
 
   it('tries a name with at least ndots dots as it is first', () => {
-    expect(searchCandidates('pbx.lab', search, 1)).toEqual(['pbx.lab', 'pbx.lab.biloxi.example', 'pbx.lab.atlanta.example']);
+    expect(searchCandidates('pbx.lab', search, 1)).toEqual([
+      'pbx.lab',
+      'pbx.lab.biloxi.example',
+      'pbx.lab.atlanta.example',
+    ]);
     expect(searchCandidates('sip1', search, 0)).toEqual(['sip1', 'sip1.biloxi.example', 'sip1.atlanta.example']);
   });
 

@@ -9,14 +9,24 @@ import { resolveSettings } from '../src/settings.js';
 const dir = mkdtempSync(join(tmpdir(), 'settings-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const resolvConf = join(dir, 'resolv.conf');
-writeFileSync(resolvConf, 'nameserver 192.0.2.1\nnameserver 192.0.2.2\nsearch biloxi.example\noptions ndots:3 timeout:2 attempts:3 rotate use-vc\n');
+writeFileSync(
+  resolvConf,
+  'nameserver 192.0.2.1\nnameserver 192.0.2.2\nsearch biloxi.example\noptions ndots:3 timeout:2 attempts:3 rotate use-vc\n',
+);
 const empty = join(dir, 'missing.conf');
 
 describe('resolveSettings, nominal', () => {
   it('takes resolv.conf when nothing is given', () => {
     const s = resolveSettings({ resolvConf }, {});
     expect(s.nameservers.map((n) => `${n.address}:${n.port}`)).toEqual(['192.0.2.1:53', '192.0.2.2:53']);
-    expect(s).toMatchObject({ search: ['biloxi.example'], ndots: 3, timeoutMs: 2000, attempts: 3, rotate: true, forceTcp: true });
+    expect(s).toMatchObject({
+      search: ['biloxi.example'],
+      ndots: 3,
+      timeoutMs: 2000,
+      attempts: 3,
+      rotate: true,
+      forceTcp: true,
+    });
   });
 
   it('lets config and options replace resolv.conf', () => {
@@ -54,7 +64,9 @@ describe('resolveSettings, nominal', () => {
   });
 
   it('turns EDNS off with edns: false', () => {
-    expect(resolveSettings({ resolvConf: empty }, { edns: false, udpPayloadSize: 4096 }).udpPayloadSize).toBeUndefined();
+    expect(
+      resolveSettings({ resolvConf: empty }, { edns: false, udpPayloadSize: 4096 }).udpPayloadSize,
+    ).toBeUndefined();
   });
 
   it('freezes what it returns', () => {
@@ -66,7 +78,9 @@ describe('resolveSettings, nominal', () => {
 
 describe('resolveSettings, off-nominal', () => {
   it('refuses a bad nameserver address with InvalidServerAddressError', () => {
-    expect(() => resolveSettings({ resolvConf: empty, nameservers: ['127.0.0.1', 'ns1.example'] }, {})).toThrow(InvalidServerAddressError);
+    expect(() => resolveSettings({ resolvConf: empty, nameservers: ['127.0.0.1', 'ns1.example'] }, {})).toThrow(
+      InvalidServerAddressError,
+    );
   });
 
   it('refuses bad options before reading any file', () => {

@@ -13,7 +13,12 @@ import {
   makeQuery,
 } from '@dnscore/core/plugin';
 import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
-import { DEFAULT_SYSTEM_PRIORITY, InvalidServerAddressError, SystemResolver, type SystemResolverOptions } from '../src/index.js';
+import {
+  DEFAULT_SYSTEM_PRIORITY,
+  InvalidServerAddressError,
+  SystemResolver,
+  type SystemResolverOptions,
+} from '../src/index.js';
 import { HOSTILE_ZONE, handles, trackingTimers, turn, until } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'system-resolver-test-'));
@@ -22,7 +27,10 @@ let server: HostileServer;
 let second: HostileServer;
 
 beforeAll(async () => {
-  [server, second] = await Promise.all([startHostileServer({ zone: HOSTILE_ZONE }), startHostileServer({ zone: HOSTILE_ZONE })]);
+  [server, second] = await Promise.all([
+    startHostileServer({ zone: HOSTILE_ZONE }),
+    startHostileServer({ zone: HOSTILE_ZONE }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([server.close(), second.close()]);
@@ -34,7 +42,10 @@ afterEach(() => {
 });
 
 function resolver(options: SystemResolverOptions = {}, nameservers = [server.endpoint]): SystemResolver {
-  return new SystemResolver({ nameservers, resolvConf: noResolvConf, search: [] }, { timeoutMs: 2000, attempts: 1, ...options });
+  return new SystemResolver(
+    { nameservers, resolvConf: noResolvConf, search: [] },
+    { timeoutMs: 2000, attempts: 1, ...options },
+  );
 }
 
 describe('SystemResolver, nominal', () => {
@@ -51,7 +62,13 @@ describe('SystemResolver, nominal', () => {
   it('answers through DnsCore: typed records, CNAME chain, secure false', async () => {
     const core = new DnsCore([resolver()]);
     const a = await core.resolve('www.hostile.example', 'A');
-    expect(a).toMatchObject({ resolver: 'system', rcode: 0, secure: false, bogus: false, canonical: 'www.hostile.example' });
+    expect(a).toMatchObject({
+      resolver: 'system',
+      rcode: 0,
+      secure: false,
+      bogus: false,
+      canonical: 'www.hostile.example',
+    });
     expect(a.records.map((r) => r.data)).toEqual(['192.0.2.80']);
     const alias = await core.resolve('alias.hostile.example', 'AAAA');
     expect(alias.canonical).toBe('www.hostile.example');
@@ -63,7 +80,12 @@ describe('SystemResolver, nominal', () => {
     const nx = await core.resolve('missing.hostile.example', 'A');
     expect([nx.rcodeName, nx.nxDomain, nx.noData, nx.negativeTtl]).toEqual(['NXDOMAIN', true, false, 60]);
     const nodata = await core.resolve('www.hostile.example', 'MX');
-    expect([nodata.rcodeName, nodata.nxDomain, nodata.noData, nodata.negativeTtl]).toEqual(['NOERROR', false, true, 60]);
+    expect([nodata.rcodeName, nodata.nxDomain, nodata.noData, nodata.negativeTtl]).toEqual([
+      'NOERROR',
+      false,
+      true,
+      60,
+    ]);
   });
 
   it('reports SERVFAIL and REFUSED as what they are', async () => {
@@ -96,8 +118,12 @@ describe('SystemResolver, nominal', () => {
   it('rotates the first nameserver with rotate', async () => {
     const r = resolver({ rotate: true }, [server.endpoint, second.endpoint]);
     const before = [server.received.length, second.received.length];
-    for (const name of ['www', 'alias', 'missing']) await r.resolve(makeQuery(`${name}.hostile.example`, 'A'), new AbortController().signal);
-    expect(server.received.slice(before[0]).map((q) => q.name)).toEqual(['www.hostile.example', 'missing.hostile.example']);
+    for (const name of ['www', 'alias', 'missing'])
+      await r.resolve(makeQuery(`${name}.hostile.example`, 'A'), new AbortController().signal);
+    expect(server.received.slice(before[0]).map((q) => q.name)).toEqual([
+      'www.hostile.example',
+      'missing.hostile.example',
+    ]);
     expect(second.received.slice(before[1]).map((q) => q.name)).toEqual(['alias.hostile.example']);
   });
 
@@ -113,7 +139,10 @@ describe('SystemResolver, the hosts file', () => {
   writeFileSync(hosts, '192.0.2.200 pbx.hostile.example pbx\nbad line here\n');
 
   it('answers A from the hosts file with useHosts, and other questions from the nameservers', async () => {
-    const r = new SystemResolver({ nameservers: [server.endpoint], resolvConf: noResolvConf, hosts }, { useHosts: true, attempts: 1 });
+    const r = new SystemResolver(
+      { nameservers: [server.endpoint], resolvConf: noResolvConf, hosts },
+      { useHosts: true, attempts: 1 },
+    );
     const core = new DnsCore([r]);
     const before = server.received.length;
     const a = await core.resolve('PBX.hostile.example', 'A');
@@ -136,7 +165,12 @@ describe('SystemResolver, the hosts file', () => {
 describe('SystemResolver.resolveName, the search list', () => {
   function searching(): SystemResolver {
     return new SystemResolver(
-      { nameservers: [server.endpoint], resolvConf: noResolvConf, search: ['nothere.example', 'hostile.example'], ndots: 1 },
+      {
+        nameservers: [server.endpoint],
+        resolvConf: noResolvConf,
+        search: ['nothere.example', 'hostile.example'],
+        ndots: 1,
+      },
       { attempts: 1 },
     );
   }
@@ -172,7 +206,10 @@ describe('SystemResolver.resolveName, the search list', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     server.setPlan({ udp: ['drop'] });
     const before = server.received.length;
-    const r = new SystemResolver({ nameservers: [server.endpoint], resolvConf: noResolvConf, search: ['a.example', 'b.example'] }, { attempts: 1, timeoutMs: 1000 });
+    const r = new SystemResolver(
+      { nameservers: [server.endpoint], resolvConf: noResolvConf, search: ['a.example', 'b.example'] },
+      { attempts: 1, timeoutMs: 1000 },
+    );
     const search = r.resolveName('www', 'A');
     await server.waitForQueries(before + 1);
     vi.advanceTimersByTime(1000);
@@ -182,7 +219,9 @@ describe('SystemResolver.resolveName, the search list', () => {
 
   it('refuses an invalid name and an aborted signal', async () => {
     await expect(searching().resolveName('a..b')).rejects.toThrow(InvalidArgumentError);
-    await expect(searching().resolveName('www', 'A', { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
+    await expect(searching().resolveName('www', 'A', { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      AbortError,
+    );
   });
 });
 
@@ -315,14 +354,18 @@ describe('SystemResolver, off-nominal', () => {
   });
 
   it('validates its config and options once, in the constructor', () => {
-    expect(() => new SystemResolver({ nameservers: ['ns1.example'], resolvConf: noResolvConf })).toThrow(InvalidServerAddressError);
+    expect(() => new SystemResolver({ nameservers: ['ns1.example'], resolvConf: noResolvConf })).toThrow(
+      InvalidServerAddressError,
+    );
     expect(() => new SystemResolver({ resolvConf: noResolvConf }, { maxInFlight: 0 })).toThrow(InvalidArgumentError);
     expect(() => new SystemResolver({ resolvConf: noResolvConf }, { udpPayloadSize: 9000 })).toThrow(/udpPayloadSize/);
   });
 
   it('rejects an already cancelled call without asking', async () => {
     const r = resolver();
-    await expect(r.resolve(makeQuery('www.hostile.example', 'A'), AbortSignal.abort())).rejects.toBeInstanceOf(AbortError);
+    await expect(r.resolve(makeQuery('www.hostile.example', 'A'), AbortSignal.abort())).rejects.toBeInstanceOf(
+      AbortError,
+    );
     expect(r.stats.udpSent).toBe(0);
   });
 });

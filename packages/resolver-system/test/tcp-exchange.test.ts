@@ -25,7 +25,12 @@ describe('tcpExchange, nominal', () => {
     expect(outcome.kind).toBe('answer');
     if (outcome.kind !== 'answer') return;
     expect(outcome.message.answers.map((r) => r.type)).toEqual([5, 1]);
-    expect(server.received[before]).toMatchObject({ transport: 'tcp', name: 'alias.hostile.example', type: 'A', udpPayloadSize: 1232 });
+    expect(server.received[before]).toMatchObject({
+      transport: 'tcp',
+      name: 'alias.hostile.example',
+      type: 'A',
+      udpPayloadSize: 1232,
+    });
     expect(context.stats).toMatchObject({ tcpSent: 1, udpSent: 0 });
   });
 
@@ -64,7 +69,9 @@ describe('tcpExchange, hostile', () => {
     if (outcome.kind !== 'failed') return;
     expect(outcome.error).toBeInstanceOf(MalformedAnswerError);
     expect(outcome.error.code).toBe('DNS_ERR_MALFORMED_ANSWER');
-    expect(outcome.error.message).toMatch(/over TCP to 127\.0\.0\.1:\d+: the answer is malformed: .*compression pointer/);
+    expect(outcome.error.message).toMatch(
+      /over TCP to 127\.0\.0\.1:\d+: the answer is malformed: .*compression pointer/,
+    );
     expect(context.stats.malformed).toBe(1);
   });
 });
@@ -110,7 +117,9 @@ describe('tcpExchange, off-nominal', () => {
     const controller = new AbortController();
     const timers = trackingTimers();
     const before = server.received.length;
-    const outcome = tcpExchange(exchangeContext(server.endpoint, undefined, { signal: controller.signal, timeoutMs: 60_000, timers }));
+    const outcome = tcpExchange(
+      exchangeContext(server.endpoint, undefined, { signal: controller.signal, timeoutMs: 60_000, timers }),
+    );
     await server.waitForQueries(before + 1);
     expect(handles().tcp).toBeGreaterThan(baseline.tcp);
     expect(timers.live).toBe(1);

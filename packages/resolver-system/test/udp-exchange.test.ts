@@ -25,7 +25,14 @@ describe('udpExchange, nominal', () => {
     expect(outcome.message.header).toMatchObject({ qr: true, rcode: 0, tc: false });
     expect(outcome.message.answers).toHaveLength(1);
     const query = server.received[before]!;
-    expect(query).toMatchObject({ transport: 'udp', name: 'www.hostile.example', type: 'A', rd: true, ad: false, udpPayloadSize: 1232 });
+    expect(query).toMatchObject({
+      transport: 'udp',
+      name: 'www.hostile.example',
+      type: 'A',
+      rd: true,
+      ad: false,
+      udpPayloadSize: 1232,
+    });
     expect(context.stats).toMatchObject({ udpSent: 1, timeouts: 0, wrongId: 0 });
   });
 
@@ -177,7 +184,9 @@ describe('udpExchange, off-nominal', () => {
     const controller = new AbortController();
     const timers = trackingTimers();
     const before = server.received.length;
-    const outcome = udpExchange(exchangeContext(server.endpoint, undefined, { signal: controller.signal, timeoutMs: 60_000, timers }));
+    const outcome = udpExchange(
+      exchangeContext(server.endpoint, undefined, { signal: controller.signal, timeoutMs: 60_000, timers }),
+    );
     await server.waitForQueries(before + 1);
     expect(handles().udp).toBe(baseline.udp + 1);
     expect(timers.live).toBe(1);

@@ -12,13 +12,23 @@ describe('encodeQuery, nominal', () => {
     expect(decoded.flags).toBe(dnsPacket.RECURSION_DESIRED);
     expect(decoded.questions).toEqual([{ name: '_sip._udp.biloxi.example', type: 'SRV', class: 'IN' }]);
     expect(decoded.additionals).toHaveLength(1);
-    expect(decoded.additionals![0]).toMatchObject({ type: 'OPT', udpPayloadSize: 1232, flags: 0, ednsVersion: 0, extendedRcode: 0 });
+    expect(decoded.additionals![0]).toMatchObject({
+      type: 'OPT',
+      udpPayloadSize: 1232,
+      flags: 0,
+      ednsVersion: 0,
+      extendedRcode: 0,
+    });
   });
 
   it('writes labels holding dots and binary bytes exactly (dns-packet cannot)', () => {
     const query = makeQuery('a\\.b.\\000\\255.example', 'TXT');
     const message = parseMessage(encodeQuery(query, { id: 1 }));
-    expect(message.questions[0]!.labels.map((l) => Buffer.from(l).toString('hex'))).toEqual(['612e62', '00ff', Buffer.from('example').toString('hex')]);
+    expect(message.questions[0]!.labels.map((l) => Buffer.from(l).toString('hex'))).toEqual([
+      '612e62',
+      '00ff',
+      Buffer.from('example').toString('hex'),
+    ]);
     expect(message.questions[0]!.type).toBe(16);
   });
 

@@ -53,7 +53,9 @@ async function coldRounds(label: string, options: UnboundOptions, parallel: bool
     samples.push(performance.now() - start);
     resolver.close();
   }
-  console.log(`pool ${threadPoolSize()} | cold six-query round, ${parallel ? 'parallel  ' : 'sequential'} | ${label}: ${stats(samples)}`);
+  console.log(
+    `pool ${threadPoolSize()} | cold six-query round, ${parallel ? 'parallel  ' : 'sequential'} | ${label}: ${stats(samples)}`,
+  );
 }
 
 it('cold six-query rounds', async () => {
@@ -71,8 +73,18 @@ it('cold six-query rounds with a 40 ms round trip (a delaying relay in front of 
   for (const parallel of [true, false]) {
     await coldRounds('RTT 40 ms, DNSSEC, qname-min off, maxInFlight default', {}, parallel, relay.server);
   }
-  await coldRounds('RTT 40 ms, DNSSEC, qname-min ON,  maxInFlight default', { qnameMinimisation: true }, true, relay.server);
-  await coldRounds('RTT 40 ms, no DNSSEC, qname-min off, maxInFlight default', { trustAnchors: [] }, true, relay.server);
+  await coldRounds(
+    'RTT 40 ms, DNSSEC, qname-min ON,  maxInFlight default',
+    { qnameMinimisation: true },
+    true,
+    relay.server,
+  );
+  await coldRounds(
+    'RTT 40 ms, no DNSSEC, qname-min off, maxInFlight default',
+    { trustAnchors: [] },
+    true,
+    relay.server,
+  );
   await coldRounds('RTT 40 ms, DNSSEC, qname-min off, maxInFlight 6', { maxInFlight: 6 }, true, relay.server);
   await relay.close();
 });
@@ -84,16 +96,23 @@ it('cost per cached lookup', async () => {
   const n = 2000;
   let start = performance.now();
   for (let i = 0; i < n; i++) await resolver.resolve(query, never);
-  console.log(`pool ${threadPoolSize()} | libunbound cache hit through the binding, sequential: ${((performance.now() - start) / n * 1000).toFixed(0)} µs per lookup`);
+  console.log(
+    `pool ${threadPoolSize()} | libunbound cache hit through the binding, sequential: ${(((performance.now() - start) / n) * 1000).toFixed(0)} µs per lookup`,
+  );
   start = performance.now();
-  for (let i = 0; i < n / 100; i++) await Promise.all(Array.from({ length: 100 }, () => resolver.resolve(query, never)));
-  console.log(`pool ${threadPoolSize()} | libunbound cache hit through the binding, 100 at a time: ${((performance.now() - start) / n * 1000).toFixed(0)} µs per lookup`);
+  for (let i = 0; i < n / 100; i++)
+    await Promise.all(Array.from({ length: 100 }, () => resolver.resolve(query, never)));
+  console.log(
+    `pool ${threadPoolSize()} | libunbound cache hit through the binding, 100 at a time: ${(((performance.now() - start) / n) * 1000).toFixed(0)} µs per lookup`,
+  );
 
   const dns = new DnsCore([withCache(new UnboundResolver(rig.options()))]);
   await dns.resolve('sip1.biloxi.test', 'A');
   start = performance.now();
   for (let i = 0; i < n; i++) await dns.resolve('sip1.biloxi.test', 'A');
-  console.log(`pool ${threadPoolSize()} | DnsCore + core cache hit (unbound behind): ${((performance.now() - start) / n * 1000).toFixed(1)} µs per lookup`);
+  console.log(
+    `pool ${threadPoolSize()} | DnsCore + core cache hit (unbound behind): ${(((performance.now() - start) / n) * 1000).toFixed(1)} µs per lookup`,
+  );
 
   resolver.close();
   await dns.close();
@@ -105,8 +124,14 @@ it('fs and crypto while libunbound threads wait on a dead server', async () => {
   const dead = `127.0.0.1@${blackhole.address().port}`;
   const pool = threadPoolSize();
   for (const maxInFlight of [Math.max(1, pool - 1), pool]) {
-    const resolver = new UnboundResolver({ ...rig.options({ trustAnchors: [] }), stubZones: [{ name: '.', addresses: [dead] }], maxInFlight });
-    const hanging = Array.from({ length: pool * 2 }, (_, i) => resolver.resolve(makeQuery(`q${i}.dead.test`, 'A'), never));
+    const resolver = new UnboundResolver({
+      ...rig.options({ trustAnchors: [] }),
+      stubZones: [{ name: '.', addresses: [dead] }],
+      maxInFlight,
+    });
+    const hanging = Array.from({ length: pool * 2 }, (_, i) =>
+      resolver.resolve(makeQuery(`q${i}.dead.test`, 'A'), never),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50)); // let them reach the pool
     let start = performance.now();
     await readFile(new URL(import.meta.url));
@@ -128,17 +153,24 @@ it('fs and crypto while libunbound threads wait on a dead server', async () => {
     stubZones: [...rig.options().stubZones!, { name: 'dead.test', addresses: [dead] }],
   });
   await resolver.resolve(makeQuery('sip1.biloxi.test', 'AAAA'), never); // warm: DNSKEY known
-  const stuck = Array.from({ length: resolver.inFlight + defaultMaxInFlight() }, (_, i) => resolver.resolve(makeQuery(`q${i}.dead.test`, 'A'), never));
+  const stuck = Array.from({ length: resolver.inFlight + defaultMaxInFlight() }, (_, i) =>
+    resolver.resolve(makeQuery(`q${i}.dead.test`, 'A'), never),
+  );
   const start = performance.now();
   await resolver.resolve(makeQuery('sip1.biloxi.test', 'A'), never);
-  console.log(`pool ${pool} | a live cold query behind ${stuck.length} queries to a dead server: answered after ${(performance.now() - start).toFixed(0)} ms`);
+  console.log(
+    `pool ${pool} | a live cold query behind ${stuck.length} queries to a dead server: answered after ${(performance.now() - start).toFixed(0)} ms`,
+  );
   await Promise.all(stuck);
   resolver.close();
   blackhole.close();
 });
 
 /** Relays UDP queries to `upstream` after `ms`, as a distant server would answer. */
-async function startDelayRelay(upstream: { address: string; port: number }, ms: number): Promise<{ server: string; close(): Promise<void> }> {
+async function startDelayRelay(
+  upstream: { address: string; port: number },
+  ms: number,
+): Promise<{ server: string; close(): Promise<void> }> {
   const socket = createSocket('udp4');
   socket.on('message', (message, from) => {
     setTimeout(() => {
@@ -151,5 +183,8 @@ async function startDelayRelay(upstream: { address: string; port: number }, ms: 
     }, ms);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return { server: `127.0.0.1@${socket.address().port}`, close: () => new Promise((resolve) => socket.close(() => resolve())) };
+  return {
+    server: `127.0.0.1@${socket.address().port}`,
+    close: () => new Promise((resolve) => socket.close(() => resolve())),
+  };
 }

@@ -24,7 +24,9 @@ export function toPluginAnswer(query: DnsQuery, raw: UnboundResultRaw, requireSe
     ...(packet ? { answer: packet } : { canonical: query.name }),
   };
   if (requireSecure && !raw.secure && !raw.bogus && (raw.rcode === Rcode.NOERROR || raw.rcode === Rcode.NXDOMAIN)) {
-    throw new InsecureAnswerError(`${describeQuery(query)}: the answer is insecure (not validated by DNSSEC) and requireSecure is set`);
+    throw new InsecureAnswerError(
+      `${describeQuery(query)}: the answer is insecure (not validated by DNSSEC) and requireSecure is set`,
+    );
   }
   return answer;
 }
@@ -33,7 +35,12 @@ export function toPluginAnswer(query: DnsQuery, raw: UnboundResultRaw, requireSe
 export function toResolveError(query: DnsQuery, error: unknown): UnboundResolveError {
   const message = error instanceof Error ? error.message : String(error);
   const code = /\((-?\d+)\)\s*$/.exec(message);
-  return new UnboundResolveError(`${describeQuery(query)}: libunbound returned no result: ${message}`, message, code ? Number(code[1]) : undefined, {
-    cause: error,
-  });
+  return new UnboundResolveError(
+    `${describeQuery(query)}: libunbound returned no result: ${message}`,
+    message,
+    code ? Number(code[1]) : undefined,
+    {
+      cause: error,
+    },
+  );
 }

@@ -70,9 +70,15 @@ export function loadUnboundBinding(from?: string | URL): UnboundBinding {
 }
 
 /** Whether the default binding loads, and why not: what the CLI shows for `--resolver unbound`. */
-export function unboundAvailability(): { readonly available: boolean; readonly reason?: string; readonly version?: string } {
+export function unboundAvailability(): {
+  readonly available: boolean;
+  readonly reason?: string;
+  readonly version?: string;
+} {
   const binding = loadUnboundBinding();
-  return binding.available ? { available: true, version: binding.version } : { available: false, reason: binding.reason };
+  return binding.available
+    ? { available: true, version: binding.version }
+    : { available: false, reason: binding.reason };
 }
 
 /** One sentence for each way the binding fails to load. */

@@ -107,8 +107,16 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
 
   const rtt = positiveInteger(options.infraCacheMaxRtt ?? DEFAULT_INFRA_CACHE_MAX_RTT_MS, 'infraCacheMaxRtt');
   set('infraCacheMaxRtt', 'infra-cache-max-rtt', String(rtt));
-  set('infraHostTtl', 'infra-host-ttl', String(positiveInteger(options.infraHostTtl ?? DEFAULT_INFRA_HOST_TTL_S, 'infraHostTtl')));
-  set('qnameMinimisation', 'qname-minimisation', yesNo(options.qnameMinimisation ?? DEFAULT_QNAME_MINIMISATION, 'qnameMinimisation'));
+  set(
+    'infraHostTtl',
+    'infra-host-ttl',
+    String(positiveInteger(options.infraHostTtl ?? DEFAULT_INFRA_HOST_TTL_S, 'infraHostTtl')),
+  );
+  set(
+    'qnameMinimisation',
+    'qname-minimisation',
+    yesNo(options.qnameMinimisation ?? DEFAULT_QNAME_MINIMISATION, 'qnameMinimisation'),
+  );
   if (options.debugLevel !== undefined) {
     if (!Number.isInteger(options.debugLevel) || options.debugLevel < 0 || options.debugLevel > 5) {
       throw new UnboundOptionError('debugLevel', `${String(options.debugLevel)} is not an integer 0..5`);
@@ -147,7 +155,9 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     }
     set(label, 'local-zone', `${zoneName(local.name, `${label}.name`)} ${local.type}`);
   });
-  list(options.localData, 'localData').forEach((data, i) => set(`localData[${i}]`, 'local-data', text(data, `localData[${i}]`)));
+  list(options.localData, 'localData').forEach((data, i) =>
+    set(`localData[${i}]`, 'local-data', text(data, `localData[${i}]`)),
+  );
   list(options.insecureDomains, 'insecureDomains').forEach((domain, i) => {
     set(`insecureDomains[${i}]`, 'domain-insecure', zoneName(domain, `insecureDomains[${i}]`));
   });
@@ -157,7 +167,10 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     const defaults = defaultRootAnchors();
     anchorSource = defaults.source;
     defaults.anchors.forEach((anchor, i) => {
-      steps.push({ option: `default root anchor ${i} (${defaults.source})`, apply: (ctx) => ctx.addTrustAnchor(anchor) });
+      steps.push({
+        option: `default root anchor ${i} (${defaults.source})`,
+        apply: (ctx) => ctx.addTrustAnchor(anchor),
+      });
     });
   } else {
     list(options.trustAnchors, 'trustAnchors').forEach((anchor, i) => {
@@ -210,10 +223,15 @@ export function unboundAddress(server: string, option = 'address'): string {
   if (bracketed) [, host = '', port] = bracketed;
   else if (at) [, host = '', port] = at;
   else if (colon) [, host = '', port] = colon;
-  if (isIP(host) === 0) throw new UnboundOptionError(option, `"${server}" is not an IP address (libunbound takes addresses, not host names)`);
+  if (isIP(host) === 0)
+    throw new UnboundOptionError(
+      option,
+      `"${server}" is not an IP address (libunbound takes addresses, not host names)`,
+    );
   if (port === undefined) return host;
   const number = Number(port);
-  if (!Number.isInteger(number) || number < 1 || number > 65535) throw new UnboundOptionError(option, `port ${port} is not 1..65535`);
+  if (!Number.isInteger(number) || number < 1 || number > 65535)
+    throw new UnboundOptionError(option, `port ${port} is not 1..65535`);
   return `${host}@${number}`;
 }
 
@@ -240,7 +258,8 @@ function list<T>(value: readonly T[] | undefined, option: string): readonly T[] 
 }
 
 function text(value: unknown, option: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new UnboundOptionError(option, 'must be a non-empty string');
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UnboundOptionError(option, 'must be a non-empty string');
   return value.trim();
 }
 
@@ -264,6 +283,7 @@ function positiveInteger(value: unknown, option: string): number {
 }
 
 function finite(value: unknown, option: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new UnboundOptionError(option, `${String(value)} is not a finite number`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new UnboundOptionError(option, `${String(value)} is not a finite number`);
   return value;
 }

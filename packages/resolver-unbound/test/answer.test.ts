@@ -48,8 +48,15 @@ describe('toPluginAnswer, nominal', () => {
   });
 
   it('no packet (REFUSED, SERVFAIL from libunbound itself): the query name is the canonical name', () => {
-    expect(toPluginAnswer(query, raw({ rcode: 5, answerPacket: null }))).toEqual({ rcode: 5, secure: false, bogus: false, canonical: 'sip1.biloxi.test' });
-    expect(toPluginAnswer(query, raw({ rcode: 2, answerPacket: new Uint8Array(0) }))).toMatchObject({ canonical: 'sip1.biloxi.test' });
+    expect(toPluginAnswer(query, raw({ rcode: 5, answerPacket: null }))).toEqual({
+      rcode: 5,
+      secure: false,
+      bogus: false,
+      canonical: 'sip1.biloxi.test',
+    });
+    expect(toPluginAnswer(query, raw({ rcode: 2, answerPacket: new Uint8Array(0) }))).toMatchObject({
+      canonical: 'sip1.biloxi.test',
+    });
   });
 });
 
@@ -82,6 +89,8 @@ describe('toResolveError', () => {
   });
 
   it('a message without a number', () => {
-    expect(toResolveError(query, new TypeError('"qname" must be a string.'))).toMatchObject({ libunboundCode: undefined });
+    expect(toResolveError(query, new TypeError('"qname" must be a string.'))).toMatchObject({
+      libunboundCode: undefined,
+    });
   });
 });

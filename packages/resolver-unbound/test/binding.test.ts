@@ -55,7 +55,8 @@ describe('loading the binding', () => {
   it('installed without its native build (npm --ignore-scripts): says how to build it', () => {
     expect(loadUnboundBinding(install('unbuilt'))).toEqual({
       available: false,
-      reason: 'the package "unbound" is installed but its native binding was not built (install libunbound-dev, then npm rebuild unbound)',
+      reason:
+        'the package "unbound" is installed but its native binding was not built (install libunbound-dev, then npm rebuild unbound)',
     });
   });
 
@@ -80,7 +81,9 @@ describe('loading the binding', () => {
 
   it('no module of the package imports `unbound` eagerly, so it loads without it', () => {
     const src = join(dirname(new URL(import.meta.url).pathname), '..', 'src');
-    const eager = readdirSync(src).filter((file) => /from ['"]unbound['"]|import\(['"]unbound['"]\)/.test(readFileSync(join(src, file), 'utf8')));
+    const eager = readdirSync(src).filter((file) =>
+      /from ['"]unbound['"]|import\(['"]unbound['"]\)/.test(readFileSync(join(src, file), 'utf8')),
+    );
     expect(eager).toEqual([]);
   });
 });

@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, quarantinedContexts } from '../src/context.js';
-import { UnboundOptionError, UnboundResolver, loadUnboundBinding, planContext, type UnboundOptions } from '../src/index.js';
+import {
+  UnboundOptionError,
+  UnboundResolver,
+  loadUnboundBinding,
+  planContext,
+  type UnboundOptions,
+} from '../src/index.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the unbound binding: ${binding.reason}`);
@@ -42,8 +48,14 @@ describe('createContext, nominal', () => {
     const resolv = join(dir, 'resolv.conf');
     writeFileSync(resolv, 'nameserver 127.0.0.1\n');
     const anchors = join(dir, 'anchors');
-    writeFileSync(anchors, 'lab.example. IN DS 1 13 2 0000000000000000000000000000000000000000000000000000000000000000\n');
-    const context = createContext(Unbound, planContext({ hosts, resolvConf: resolv, trustAnchorFiles: [anchors] }).steps);
+    writeFileSync(
+      anchors,
+      'lab.example. IN DS 1 13 2 0000000000000000000000000000000000000000000000000000000000000000\n',
+    );
+    const context = createContext(
+      Unbound,
+      planContext({ hosts, resolvConf: resolv, trustAnchorFiles: [anchors] }).steps,
+    );
     const result = await context.resolve('pbx.lab.example', 1, 1);
     // The hosts file became local data: answered without asking anyone.
     expect([result.rcode, result.data.map((d) => [...d])]).toEqual([0, [[192, 0, 2, 7]]]);
@@ -53,8 +65,13 @@ describe('createContext, nominal', () => {
 describe('createContext, off-nominal: the option is named, with libunbound words', () => {
   it('an unknown option name', () => {
     const error = refusal({ options: { 'no-such-option': 'yes' } });
-    expect(error.message).toBe('unbound option options["no-such-option"]: libunbound refused it (unknown option or bad value) (libunbound: syntax error (-3))');
-    expect(error).toMatchObject({ option: 'options["no-such-option"]', libunboundMessage: 'libunbound: syntax error (-3)' });
+    expect(error.message).toBe(
+      'unbound option options["no-such-option"]: libunbound refused it (unknown option or bad value) (libunbound: syntax error (-3))',
+    );
+    expect(error).toMatchObject({
+      option: 'options["no-such-option"]',
+      libunboundMessage: 'libunbound: syntax error (-3)',
+    });
   });
 
   it('a bad value', () => {
@@ -70,7 +87,9 @@ describe('createContext, off-nominal: the option is named, with libunbound words
   });
 
   it('bad local data', () => {
-    expect(refusal({ localData: ['goose.feathers 60 IN A 127.0.0.2', 'goose.feathers 60 IN A not-an-address'] }).option).toBe('localData[1]');
+    expect(
+      refusal({ localData: ['goose.feathers 60 IN A 127.0.0.2', 'goose.feathers 60 IN A not-an-address'] }).option,
+    ).toBe('localData[1]');
   });
 
   it('a bad module-config does not crash the process (the failed contexts are kept, never deleted)', () => {

@@ -38,7 +38,9 @@ describe('the rig itself (ldns-verify-zone, without libunbound)', () => {
   it('biloxi.test verifies; bogus.test fails on the record changed after signing', () => {
     expect(verifyZone(rig.biloxi.text)).toBeUndefined();
     expect(verifyZone(rig.bogus.text)).toMatch(/sip1\.bogus\.test/);
-    expect(rig.biloxi.ds).toMatch(new RegExp(`^biloxi\\.test\\.\\s+IN\\s+DS\\s+${rig.biloxi.kskTag} 13 2 [0-9a-f]{64}$`));
+    expect(rig.biloxi.ds).toMatch(
+      new RegExp(`^biloxi\\.test\\.\\s+IN\\s+DS\\s+${rig.biloxi.kskTag} 13 2 [0-9a-f]{64}$`),
+    );
   });
 });
 
@@ -90,7 +92,14 @@ describe('a signed zone answers secure', () => {
 
   it('a proven NXDOMAIN (NSEC), with the negative TTL of RFC 2308', async () => {
     const result = await dns.resolve('nope.biloxi.test', 'A');
-    expect(result).toMatchObject({ rcode: 3, nxDomain: true, secure: true, bogus: false, records: [], negativeTtl: 300 });
+    expect(result).toMatchObject({
+      rcode: 3,
+      nxDomain: true,
+      secure: true,
+      bogus: false,
+      records: [],
+      negativeTtl: 300,
+    });
   });
 
   it('a proven NODATA', async () => {
@@ -150,10 +159,14 @@ describe('an unsigned zone answers insecure', () => {
   });
 
   it('requireSecure turns it into InsecureAnswerError, which the registry does not pass on', async () => {
-    const error = await core({ requireSecure: true }).resolve('www.plain.test', 'A').catch((e: unknown) => e);
+    const error = await core({ requireSecure: true })
+      .resolve('www.plain.test', 'A')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InsecureAnswerError);
     expect(error).toMatchObject({ code: 'DNS_ERR_INSECURE_ANSWER', definite: true });
-    expect((error as Error).message).toBe('www.plain.test IN A: the answer is insecure (not validated by DNSSEC) and requireSecure is set');
+    expect((error as Error).message).toBe(
+      'www.plain.test IN A: the answer is insecure (not validated by DNSSEC) and requireSecure is set',
+    );
   });
 
   it('requireSecure lets secure answers through', async () => {

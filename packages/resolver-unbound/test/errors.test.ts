@@ -20,10 +20,14 @@ describe('error classes', () => {
   });
 
   it('messages name what went wrong', () => {
-    expect(new UnboundOptionError('hosts', 'the file cannot be read', 'libunbound: error reading file (-9)').message).toBe(
-      'unbound option hosts: the file cannot be read (libunbound: error reading file (-9))',
+    expect(
+      new UnboundOptionError('hosts', 'the file cannot be read', 'libunbound: error reading file (-9)').message,
+    ).toBe('unbound option hosts: the file cannot be read (libunbound: error reading file (-9))');
+    expect(new UnboundOptionError('maxInFlight', 'must be positive').message).toBe(
+      'unbound option maxInFlight: must be positive',
     );
-    expect(new UnboundOptionError('maxInFlight', 'must be positive').message).toBe('unbound option maxInFlight: must be positive');
-    expect(new UnboundUnavailableError('libunbound is missing').message).toBe('libunbound is unavailable: libunbound is missing');
+    expect(new UnboundUnavailableError('libunbound is missing').message).toBe(
+      'libunbound is unavailable: libunbound is missing',
+    );
   });
 });

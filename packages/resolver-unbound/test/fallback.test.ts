@@ -32,7 +32,9 @@ afterAll(async () => {
 function setup(options: UnboundOptions): { dns: DnsCore; second: CountingPlugin; warnings: string[] } {
   const warnings: string[] = [];
   const logger: Logger = { info() {}, warn: (line) => warnings.push(line) };
-  const second = counting(new ZoneResolver({ name: 'second', priority: 200, zones: [{ text: SECOND, file: 'second.zone' }] }));
+  const second = counting(
+    new ZoneResolver({ name: 'second', priority: 200, zones: [{ text: SECOND, file: 'second.zone' }] }),
+  );
   const dns = new DnsCore([new UnboundResolver(options), second], { logger });
   return { dns, second, warnings };
 }
@@ -43,10 +45,18 @@ describe('fallback', () => {
     const { dns, second, warnings } = setup(rig.options({ binding }));
     const first = await dns.resolve('sip1.biloxi.test', 'A');
     const again = await dns.resolve('sip1.bogus.test', 'A');
-    expect([first.resolver, first.records.map((r) => r.data), first.secure]).toEqual(['second', ['198.51.100.11'], false]);
+    expect([first.resolver, first.records.map((r) => r.data), first.secure]).toEqual([
+      'second',
+      ['198.51.100.11'],
+      false,
+    ]);
     expect(again.records.map((r) => r.data)).toEqual(['198.51.100.31']);
     expect(second.asked.length).toBe(2);
-    expect(warnings).toEqual([expect.stringMatching(/^dnscore: resolving with "second" \(unbound unavailable: the optional package "unbound" is not installed/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^dnscore: resolving with "second" \(unbound unavailable: the optional package "unbound" is not installed/,
+      ),
+    ]);
     await dns.close();
   });
 
@@ -78,8 +88,16 @@ describe('fallback', () => {
     const { dns, second } = setup(rig.options());
     const secure = await dns.resolve('sip1.biloxi.test', 'A');
     const insecure = await dns.resolve('www.plain.test', 'A');
-    expect([secure.resolver, secure.secure, secure.records.map((r) => r.data)]).toEqual(['unbound', true, ['192.0.2.11']]);
-    expect([insecure.resolver, insecure.secure, insecure.records.map((r) => r.data)]).toEqual(['unbound', false, ['192.0.2.80']]);
+    expect([secure.resolver, secure.secure, secure.records.map((r) => r.data)]).toEqual([
+      'unbound',
+      true,
+      ['192.0.2.11'],
+    ]);
+    expect([insecure.resolver, insecure.secure, insecure.records.map((r) => r.data)]).toEqual([
+      'unbound',
+      false,
+      ['192.0.2.80'],
+    ]);
     expect(second.asked).toEqual([]);
     await dns.close();
   });

@@ -52,7 +52,13 @@ function refusal(options: UnboundOptions): string {
 describe('planContext, nominal', () => {
   it('defaults: infra-cache-max-rtt 1000, infra-host-ttl 60, qname minimisation on, system hosts and resolv.conf, root anchors', () => {
     const plan = planContext();
-    expect(plan).toMatchObject({ name: 'unbound', priority: 100, requireSecure: false, maxInFlight: defaultMaxInFlight(), anchorSource: DEFAULT_ROOT_DS_FILE });
+    expect(plan).toMatchObject({
+      name: 'unbound',
+      priority: 100,
+      requireSecure: false,
+      maxInFlight: defaultMaxInFlight(),
+      anchorSource: DEFAULT_ROOT_DS_FILE,
+    });
     expect(calls({})).toEqual([
       'setOption infra-cache-max-rtt | 1000',
       'setOption infra-host-ttl | 60',
@@ -80,7 +86,12 @@ describe('planContext, nominal', () => {
         qnameMinimisation: false,
         infraCacheMaxRtt: 250,
         infraHostTtl: 5,
-        options: { 'val-override-date': '20300101000000', 'do-ip6:': false, 'edns-buffer-size': 1232, 'domain-insecure': ['a.example', 'b.example'] },
+        options: {
+          'val-override-date': '20300101000000',
+          'do-ip6:': false,
+          'edns-buffer-size': 1232,
+          'domain-insecure': ['a.example', 'b.example'],
+        },
       }),
     ).toEqual([
       'setOption infra-cache-max-rtt | 250',
@@ -137,16 +148,34 @@ describe('planContext, off-nominal: refused before libunbound', () => {
     [{ priority: Number.NaN }, 'unbound option priority: NaN is not a finite number'],
     [{ hosts: '' }, 'unbound option hosts: must be a non-empty string'],
     [{ nameservers: 'ns' as unknown as string[] }, 'unbound option nameservers: must be an array'],
-    [{ nameservers: ['ns.example'] }, 'unbound option nameservers[0]: "ns.example" is not an IP address (libunbound takes addresses, not host names)'],
-    [{ stubZones: [{ name: 'x.test', addresses: [] }] }, 'unbound option stubZones[0].addresses: needs at least one address'],
-    [{ stubZones: [{ name: 'a..b', addresses: ['127.0.0.1'] }] }, 'unbound option stubZones[0].name: empty label in name "a..b"'],
-    [{ stubZones: [{ name: 'x.test', addresses: ['127.0.0.1#53'] }] }, 'unbound option stubZones[0].addresses[0]: "127.0.0.1#53" is not an IP address (libunbound takes addresses, not host names)'],
-    [{ localZones: [{ name: 'test', type: 'see-through' }] }, 'unbound option localZones[0].type: "see-through" is not a local-zone type'],
+    [
+      { nameservers: ['ns.example'] },
+      'unbound option nameservers[0]: "ns.example" is not an IP address (libunbound takes addresses, not host names)',
+    ],
+    [
+      { stubZones: [{ name: 'x.test', addresses: [] }] },
+      'unbound option stubZones[0].addresses: needs at least one address',
+    ],
+    [
+      { stubZones: [{ name: 'a..b', addresses: ['127.0.0.1'] }] },
+      'unbound option stubZones[0].name: empty label in name "a..b"',
+    ],
+    [
+      { stubZones: [{ name: 'x.test', addresses: ['127.0.0.1#53'] }] },
+      'unbound option stubZones[0].addresses[0]: "127.0.0.1#53" is not an IP address (libunbound takes addresses, not host names)',
+    ],
+    [
+      { localZones: [{ name: 'test', type: 'see-through' }] },
+      'unbound option localZones[0].type: "see-through" is not a local-zone type',
+    ],
     [{ localData: [''] }, 'unbound option localData[0]: must be a non-empty string'],
     [{ trustAnchors: [' '] }, 'unbound option trustAnchors[0]: must be a non-empty string'],
     [{ insecureDomains: [''] }, 'unbound option insecureDomains[0]: needs a domain name'],
     [{ options: { 'bad name': 'x' } }, 'unbound option options["bad name"]: is not an unbound.conf option name'],
-    [{ options: { verbosity: {} as unknown as string } }, 'unbound option options["verbosity"]: [object Object] is not a string, number or boolean'],
+    [
+      { options: { verbosity: {} as unknown as string } },
+      'unbound option options["verbosity"]: [object Object] is not a string, number or boolean',
+    ],
   ] as [UnboundOptions, string][])('%j', (options, message) => {
     expect(refusal(options)).toBe(message);
   });
@@ -172,10 +201,16 @@ describe('unboundAddress', () => {
 
   it.each([
     ['', 'unbound option address: is empty'],
-    ['sip.example', 'unbound option address: "sip.example" is not an IP address (libunbound takes addresses, not host names)'],
+    [
+      'sip.example',
+      'unbound option address: "sip.example" is not an IP address (libunbound takes addresses, not host names)',
+    ],
     ['192.0.2.1:0', 'unbound option address: port 0 is not 1..65535'],
     ['192.0.2.1@70000', 'unbound option address: port 70000 is not 1..65535'],
-    ['192.0.2.300', 'unbound option address: "192.0.2.300" is not an IP address (libunbound takes addresses, not host names)'],
+    [
+      '192.0.2.300',
+      'unbound option address: "192.0.2.300" is not an IP address (libunbound takes addresses, not host names)',
+    ],
   ])('%j is refused', (input, message) => {
     expect(() => unboundAddress(input)).toThrow(message);
   });

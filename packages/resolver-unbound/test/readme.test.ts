@@ -15,5 +15,8 @@ it('the README example is this test file, and it runs against the signed rig', a
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
   const example = readFileSync(new URL('./readme-example.ts', import.meta.url), 'utf8');
   expect(readme).toContain(example.trim());
-  expect(await readmeExample(rig.server, rig.biloxi.ds)).toEqual(['sip1.biloxi.test: NOERROR secure 192.0.2.11', 'nobody.biloxi.test: NXDOMAIN secure']);
+  expect(await readmeExample(rig.server, rig.biloxi.ds)).toEqual([
+    'sip1.biloxi.test: NOERROR secure 192.0.2.11',
+    'nobody.biloxi.test: NXDOMAIN secure',
+  ]);
 });

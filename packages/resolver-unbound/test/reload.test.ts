@@ -23,7 +23,10 @@ let after: NsdServer;
 let proxy: HoldProxy;
 
 beforeAll(async () => {
-  [before, after] = await Promise.all([startNsd([{ name: 'lab.test', text: lab('192.0.2.1') }]), startNsd([{ name: 'lab.test', text: lab('192.0.2.2') }])]);
+  [before, after] = await Promise.all([
+    startNsd([{ name: 'lab.test', text: lab('192.0.2.1') }]),
+    startNsd([{ name: 'lab.test', text: lab('192.0.2.2') }]),
+  ]);
   proxy = await startHoldProxy(before);
 });
 
@@ -79,10 +82,12 @@ describe('reload', () => {
 
   it('a bad new configuration throws, naming the option, and the old one stays', async () => {
     const resolver = new UnboundResolver(options(`${after.address}@${after.port}`));
-    expect(() => resolver.reload({ ...options(`${after.address}@${after.port}`), trustAnchors: ['lab.test. IN DS nonsense'] })).toThrow(
-      UnboundOptionError,
+    expect(() =>
+      resolver.reload({ ...options(`${after.address}@${after.port}`), trustAnchors: ['lab.test. IN DS nonsense'] }),
+    ).toThrow(UnboundOptionError);
+    expect(() => resolver.reload({ ...options('127.0.0.1'), priority: 5 })).toThrow(
+      'unbound option priority: cannot change on reload',
     );
-    expect(() => resolver.reload({ ...options('127.0.0.1'), priority: 5 })).toThrow('unbound option priority: cannot change on reload');
     expect(resolver.generation).toBe(1);
     const dns = new DnsCore([resolver]);
     expect((await dns.resolve('pbx.lab.test', 'A')).records.map((r) => r.data)).toEqual(['192.0.2.2']);

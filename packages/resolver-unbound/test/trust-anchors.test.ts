@@ -47,7 +47,10 @@ describe('the built-in root anchors', () => {
     const computed = ROOT_KSKS.map((key) => {
       const rdata = dnskeyRdata(key);
       // owner name "." is the single root octet
-      const digest = createHash('sha256').update(Buffer.concat([Buffer.from([0]), rdata])).digest('hex').toUpperCase();
+      const digest = createHash('sha256')
+        .update(Buffer.concat([Buffer.from([0]), rdata]))
+        .digest('hex')
+        .toUpperCase();
       return `. IN DS ${keyTag(rdata)} 8 2 ${digest}`;
     });
     expect(computed).toEqual([ROOT_KSK_2017_DS, ROOT_KSK_2024_DS]);
@@ -58,8 +61,12 @@ describe('the built-in root anchors', () => {
 describe('rootDsKeyTag', () => {
   it('reads the key tag of root DS records in the usual layouts', () => {
     expect(rootDsKeyTag(ROOT_KSK_2024_DS)).toBe(38696);
-    expect(rootDsKeyTag('. 172800 IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D')).toBe(20326);
-    expect(rootDsKeyTag('.\tIN\tDS\t19036 8 2 49aac11d7b6f6446702e54a1607371607a1a41855200fd2ce1cdde32f24e8fb5')).toBe(19036);
+    expect(
+      rootDsKeyTag('. 172800 IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D'),
+    ).toBe(20326);
+    expect(rootDsKeyTag('.\tIN\tDS\t19036 8 2 49aac11d7b6f6446702e54a1607371607a1a41855200fd2ce1cdde32f24e8fb5')).toBe(
+      19036,
+    );
   });
 
   it('ignores anything that is not a root DS', () => {
@@ -78,7 +85,10 @@ describe('defaultRootAnchors', () => {
 
   it('a file with KSK-2017 only gets KSK-2024 added (an anchor of 20326 alone is bogus since 2026-10-11)', () => {
     const path = file('old.ds', `; old dns-root-data\n${ROOT_KSK_2017_DS}\n`);
-    expect(defaultRootAnchors(path)).toEqual({ anchors: [ROOT_KSK_2017_DS, ROOT_KSK_2024_DS], source: `${path} + built-in key tag 38696` });
+    expect(defaultRootAnchors(path)).toEqual({
+      anchors: [ROOT_KSK_2017_DS, ROOT_KSK_2024_DS],
+      source: `${path} + built-in key tag 38696`,
+    });
   });
 
   it('the file lines are used as written', () => {
@@ -89,6 +99,9 @@ describe('defaultRootAnchors', () => {
 
   it('no file, or a file without root DS records: the built-in anchors', () => {
     expect(defaultRootAnchors(join(dir, 'missing.ds'))).toEqual({ anchors: BUILT_IN_ROOT_ANCHORS, source: 'built-in' });
-    expect(defaultRootAnchors(file('junk.ds', 'nothing here\n'))).toEqual({ anchors: BUILT_IN_ROOT_ANCHORS, source: 'built-in' });
+    expect(defaultRootAnchors(file('junk.ds', 'nothing here\n'))).toEqual({
+      anchors: BUILT_IN_ROOT_ANCHORS,
+      source: 'built-in',
+    });
   });
 });

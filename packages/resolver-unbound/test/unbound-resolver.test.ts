@@ -77,7 +77,13 @@ describe('resolve_sync', () => {
       ['A', 1, 12345, '127.0.0.2'],
       ['A', 1, 12345, '127.0.0.3'],
     ]);
-    expect(a).toMatchObject({ rcode: 0, secure: false, bogus: false, canonical: 'goose.feathers', resolver: 'unbound' });
+    expect(a).toMatchObject({
+      rcode: 0,
+      secure: false,
+      bogus: false,
+      canonical: 'goose.feathers',
+      resolver: 'unbound',
+    });
     expect(fields(await dns.resolve('goose.feathers', 'AAAA'))).toEqual([['AAAA', 1, 12345, '::1']]);
     expect(fields(await dns.resolve('duck.feathers', 'A'))).toEqual([['A', 1, 12345, '127.0.0.4']]);
   });
@@ -94,7 +100,11 @@ describe('resolve_async', () => {
     ].map(([name, type]) => dns.resolve(name!, type!).then((result) => (seen.push(`${name} ${type}`), result)));
     const [gooseA, gooseAAAA, duckA] = await Promise.all(pending);
     expect(seen.sort()).toEqual(['duck.feathers A', 'goose.feathers A', 'goose.feathers AAAA']);
-    expect(fields(gooseA!).map((f) => f[3]).sort()).toEqual(['127.0.0.2', '127.0.0.3']);
+    expect(
+      fields(gooseA!)
+        .map((f) => f[3])
+        .sort(),
+    ).toEqual(['127.0.0.2', '127.0.0.3']);
     expect(fields(gooseAAAA!)).toEqual([['AAAA', 1, 12345, '::1']]);
     expect(fields(duckA!)).toEqual([['A', 1, 12345, '127.0.0.4']]);
   });
@@ -116,7 +126,9 @@ describe('resolve_sync_off_nominal and resolve_async_off_nominal', () => {
       expect([name, type, result.rcode, result.records.length]).toEqual([name, type, rcode, 0]);
     }
     // async: all at once
-    const results = await Promise.all(cases.map(([name, type, rrclass]) => dns.resolve(name, type, { class: rrclass })));
+    const results = await Promise.all(
+      cases.map(([name, type, rrclass]) => dns.resolve(name, type, { class: rrclass })),
+    );
     expect(results.map((r) => [r.rcode, r.records.length])).toEqual(cases.map((c) => [c[3], 0]));
   });
 
@@ -163,7 +175,9 @@ describe('resolve_cancel_off_nominal', () => {
     const resolver = feathers();
     const controller = new AbortController();
     controller.abort();
-    await expect(resolver.resolve(makeQuery('duck.feathers', 'A'), controller.signal)).rejects.toMatchObject({ code: 'ABORT_ERR' });
+    await expect(resolver.resolve(makeQuery('duck.feathers', 'A'), controller.signal)).rejects.toMatchObject({
+      code: 'ABORT_ERR',
+    });
     expect(resolver.inFlight).toBe(0);
   });
 });
@@ -186,7 +200,9 @@ describe('resolve_srv', () => {
   it('SRV 10 20 5060 sip.taco.bananas parses', async () => {
     const { dns } = coreWith();
     const result = await dns.resolve('taco.bananas', 'SRV');
-    expect(fields(result)).toEqual([['SRV', 1, 12345, { priority: 10, weight: 20, port: 5060, target: 'sip.taco.bananas' }]]);
+    expect(fields(result)).toEqual([
+      ['SRV', 1, 12345, { priority: 10, weight: 20, port: 5060, target: 'sip.taco.bananas' }],
+    ]);
   });
 });
 
@@ -212,7 +228,10 @@ describe('the plugin contract', () => {
   it('without the binding: unavailable with the reason, and resolve() rejects so the next backend may answer', async () => {
     const binding = loadUnboundBinding('/nonexistent/dir/x.js');
     const resolver = feathers({ binding });
-    expect(resolver.available()).toEqual({ available: false, reason: expect.stringMatching(/"unbound" is not installed/) });
+    expect(resolver.available()).toEqual({
+      available: false,
+      reason: expect.stringMatching(/"unbound" is not installed/),
+    });
     expect(resolver.version).toBeUndefined();
     expect(resolver.generation).toBe(0);
     const error = await resolver.resolve(makeQuery('duck.feathers', 'A'), signal()).catch((e: unknown) => e);
@@ -230,13 +249,19 @@ describe('the plugin contract', () => {
     resolver.close();
     resolver.close();
     expect(resolver.available()).toEqual({ available: false, reason: 'the unbound resolver is closed' });
-    await expect(resolver.resolve(makeQuery('duck.feathers', 'A'), signal())).rejects.toMatchObject({ code: 'DNS_ERR_STATE' });
+    await expect(resolver.resolve(makeQuery('duck.feathers', 'A'), signal())).rejects.toMatchObject({
+      code: 'DNS_ERR_STATE',
+    });
     expect(() => resolver.reload()).toThrow(/reload\(\) after close\(\)/);
   });
 
   it('all defaults (system hosts and resolv.conf, root anchors from root.ds) build a context', () => {
     const resolver = new UnboundResolver();
     closing.push(resolver);
-    expect([resolver.available(), resolver.generation, resolver.trustAnchorSource]).toEqual([{ available: true }, 1, '/usr/share/dns/root.ds']);
+    expect([resolver.available(), resolver.generation, resolver.trustAnchorSource]).toEqual([
+      { available: true },
+      1,
+      '/usr/share/dns/root.ds',
+    ]);
   });
 });

@@ -58,7 +58,11 @@ export class AddressResolver {
   }
 
   /** One type, following a CNAME chain that the answer leaves unfinished. */
-  async #follow(name: string, type: 'A' | 'AAAA', after: number): Promise<{ addresses: HostAddress[]; canonical?: string; round: number }> {
+  async #follow(
+    name: string,
+    type: 'A' | 'AAAA',
+    after: number,
+  ): Promise<{ addresses: HostAddress[]; canonical?: string; round: number }> {
     let current = name;
     let round = after;
     for (let hop = 0; hop <= this.ctx.maxCnameHops; hop++) {
@@ -67,19 +71,28 @@ export class AddressResolver {
       const result = this.ctx.use(answer);
       if (!result) return { addresses: [], round };
       if (result.records.length > 0) return { addresses: addressesOf(result), canonical: result.canonical, round };
-      if (result.rcode !== 0 || nameKey(result.canonical) === nameKey(current)) return { addresses: [], canonical: result.canonical, round };
+      if (result.rcode !== 0 || nameKey(result.canonical) === nameKey(current))
+        return { addresses: [], canonical: result.canonical, round };
       if (hop === this.ctx.maxCnameHops) break;
-      this.ctx.step({ kind: 'note', message: `${current} is an alias of ${result.canonical}; asking ${type} for ${result.canonical}` });
+      this.ctx.step({
+        kind: 'note',
+        message: `${current} is an alias of ${result.canonical}; asking ${type} for ${result.canonical}`,
+      });
       current = result.canonical;
     }
-    this.ctx.step({ kind: 'note', message: `${name} ${type}: CNAME chain longer than ${this.ctx.maxCnameHops} hops; given up` });
+    this.ctx.step({
+      kind: 'note',
+      message: `${name} ${type}: CNAME chain longer than ${this.ctx.maxCnameHops} hops; given up`,
+    });
     return { addresses: [], round };
   }
 }
 
 function addressesOf(result: DnsResult): HostAddress[] {
   return result.records.flatMap((r) =>
-    r.type === 'A' || r.type === 'AAAA' ? [{ address: r.data as string, family: (r.type === 'A' ? 4 : 6) as AddressFamily, ttl: r.ttl }] : [],
+    r.type === 'A' || r.type === 'AAAA'
+      ? [{ address: r.data as string, family: (r.type === 'A' ? 4 : 6) as AddressFamily, ttl: r.ttl }]
+      : [],
   );
 }
 
@@ -120,13 +133,32 @@ export function additionalAddresses(
   // The core already refuses additional records outside the question's domain (RFC 5452): say so.
   const refused = new Set<string>();
   for (const dropped of result.dropped) {
-    if (dropped.rule !== 'out-of-bailiwick' || (dropped.type !== 'A' && dropped.type !== 'AAAA') || refused.has(nameKey(dropped.name))) continue;
+    if (
+      dropped.rule !== 'out-of-bailiwick' ||
+      (dropped.type !== 'A' && dropped.type !== 'AAAA') ||
+      refused.has(nameKey(dropped.name))
+    )
+      continue;
     refused.add(nameKey(dropped.name));
-    steps.push({ kind: 'additional', srv: srvOwner, host: dropped.name, addresses: [], used: false, reason: `outside ${domain}, the domain asked about: refused by the core, it gets its own query if it is a target` });
+    steps.push({
+      kind: 'additional',
+      srv: srvOwner,
+      host: dropped.name,
+      addresses: [],
+      used: false,
+      reason: `outside ${domain}, the domain asked about: refused by the core, it gets its own query if it is a target`,
+    });
   }
   for (const [key, { name, records }] of grouped) {
     const step = (used: boolean, reason: string, shown = records): void => {
-      steps.push({ kind: 'additional', srv: srvOwner, host: name, addresses: shown.map((a) => a.address), used, reason });
+      steps.push({
+        kind: 'additional',
+        srv: srvOwner,
+        host: name,
+        addresses: shown.map((a) => a.address),
+        used,
+        reason,
+      });
     };
     if (secure) {
       step(false, 'the SRV answer is DNSSEC-secure but additional data is not validated: asked instead');
@@ -137,7 +169,10 @@ export function additionalAddresses(
       continue;
     }
     if (!isSubdomain(name, domain)) {
-      step(false, `outside ${domain}, the domain asked about: it gets its own query (additional data cannot prove a zone cut)`);
+      step(
+        false,
+        `outside ${domain}, the domain asked about: it gets its own query (additional data cannot prove a zone cut)`,
+      );
       continue;
     }
     const usable = records.filter((a) => families.has(a.family === 6 ? 'AAAA' : 'A'));
@@ -145,7 +180,9 @@ export function additionalAddresses(
       step(false, `IPv${records[0]!.family} is off`);
       continue;
     }
-    const ordered = addressTypes(ctx).flatMap((t: QueryType) => usable.filter((a) => (a.family === 6) === (t === 'AAAA')));
+    const ordered = addressTypes(ctx).flatMap((t: QueryType) =>
+      usable.filter((a) => (a.family === 6) === (t === 'AAAA')),
+    );
     byName.set(key, ordered);
     step(true, `used instead of A/AAAA queries (a target of this answer, inside ${domain})`, ordered);
   }

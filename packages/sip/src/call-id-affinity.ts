@@ -59,7 +59,11 @@ export class CallIdAffinity {
     return this.#map.size;
   }
 
-  #learn(callId: string, destination: Destination & { readonly host?: string }, learned: CallIdPin['learned']): boolean {
+  #learn(
+    callId: string,
+    destination: Destination & { readonly host?: string },
+    learned: CallIdPin['learned'],
+  ): boolean {
     if (!trackable(callId)) return false;
     const { transport, address, port } = normalizeDestination(destination);
     const { host } = destination;
@@ -70,6 +74,7 @@ export class CallIdAffinity {
 
 /** A Call-ID must be a non-empty string; an over-long one (hostile or broken) gets no affinity. */
 function trackable(callId: string): boolean {
-  if (typeof callId !== 'string' || callId === '') throw new InvalidArgumentError('a Call-ID must be a non-empty string');
+  if (typeof callId !== 'string' || callId === '')
+    throw new InvalidArgumentError('a Call-ID must be a non-empty string');
   return callId.length <= MAX_CALL_ID_LENGTH;
 }

@@ -52,7 +52,10 @@ export class ResolutionContext {
       if (!this.#failed.has(answer)) {
         this.#failed.add(answer);
         this.dnsErrors.push(answer.error);
-        this.warn('dns-error', `${answer.name} ${answer.type}: no answer (${answer.error.message}); treated as no records`);
+        this.warn(
+          'dns-error',
+          `${answer.name} ${answer.type}: no answer (${answer.error.message}); treated as no records`,
+        );
       }
       return undefined;
     }
@@ -66,7 +69,8 @@ export class ResolutionContext {
 
   /** A negative answer decided a rule: targets made afterwards expire with it. */
   negative(result: DnsResult | undefined): void {
-    if (result && result.records.length === 0 && result.negativeTtl > 0) this.horizon = Math.min(this.horizon, result.negativeTtl);
+    if (result && result.records.length === 0 && result.negativeTtl > 0)
+      this.horizon = Math.min(this.horizon, result.negativeTtl);
   }
 
   /** Expiry time of a target built from records with these TTLs (seconds). */

@@ -22,12 +22,14 @@ export async function drawFirstTargets(
   n: number,
   options: { readonly signal?: AbortSignal } = {},
 ): Promise<DrawCounts> {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_DRAWS) throw new InvalidArgumentError(`the number of draws must be an integer in 1..${MAX_DRAWS}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_DRAWS)
+    throw new InvalidArgumentError(`the number of draws must be an integer in 1..${MAX_DRAWS}`);
   const parsed = typeof uri === 'string' ? parseSipUri(uri) : uri;
   const counts = new Map<string, number>();
   for (let i = 0; i < n; i++) {
     const first = (await locator.resolve(parsed, options)).targets[0];
-    if (first && (first.source === 'srv' || first.source === 'naptr')) counts.set(first.host, (counts.get(first.host) ?? 0) + 1);
+    if (first && (first.source === 'srv' || first.source === 'naptr'))
+      counts.set(first.host, (counts.get(first.host) ?? 0) + 1);
   }
   const first: Record<string, number> = {};
   for (const host of [...counts.keys()].sort()) first[host] = counts.get(host)!;

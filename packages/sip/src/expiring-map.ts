@@ -13,8 +13,10 @@ export class ExpiringMap<V> {
     private readonly maxEntries: number,
     what: string,
   ) {
-    if (!Number.isFinite(lifetimeMs) || lifetimeMs <= 0) throw new InvalidArgumentError(`${what} lifetime must be a positive number of ms`);
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new InvalidArgumentError(`${what} maxEntries must be a positive integer`);
+    if (!Number.isFinite(lifetimeMs) || lifetimeMs <= 0)
+      throw new InvalidArgumentError(`${what} lifetime must be a positive number of ms`);
+    if (!Number.isInteger(maxEntries) || maxEntries < 1)
+      throw new InvalidArgumentError(`${what} maxEntries must be a positive integer`);
   }
 
   /** Sets (or replaces) a value; its lifetime starts now. */

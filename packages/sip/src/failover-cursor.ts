@@ -115,7 +115,8 @@ export class FailoverCursor {
    * try at all, and with StateError while the previous try has not been reported.
    */
   async next(options: { readonly messageSize?: number } = {}): Promise<SipAttempt | undefined> {
-    if (this.#state === 'trying' || this.#state === 'provisional') throw new StateError('report the outcome of the current try before asking for the next');
+    if (this.#state === 'trying' || this.#state === 'provisional')
+      throw new StateError('report the outcome of the current try before asking for the next');
     if (this.#busy) throw new StateError('next() is already running for this cursor');
     if (this.#state !== 'idle') return undefined;
     const size = options.messageSize ?? this.#options.messageSize;
@@ -132,7 +133,13 @@ export class FailoverCursor {
       this.#state = 'exhausted';
       return undefined;
     }
-    const sized = size === undefined ? { target: pick.target, switched: false } : applySizeRule(pick.target, size, { maxUdpBytes: this.#host.maxUdpRequestBytes, transports: this.#host.client.transports });
+    const sized =
+      size === undefined
+        ? { target: pick.target, switched: false }
+        : applySizeRule(pick.target, size, {
+            maxUdpBytes: this.#host.maxUdpRequestBytes,
+            transports: this.#host.client.transports,
+          });
     const attempt: SipAttempt = Object.freeze({
       target: sized.target,
       resolved: pick.target,
@@ -160,7 +167,8 @@ export class FailoverCursor {
     switch (outcome?.type) {
       case 'response': {
         const { status, retryAfter } = outcome;
-        if (!Number.isInteger(status) || status < 100 || status > 699) throw new InvalidArgumentError(`SIP status ${String(status)} is outside 100..699`);
+        if (!Number.isInteger(status) || status < 100 || status > 699)
+          throw new InvalidArgumentError(`SIP status ${String(status)} is outside 100..699`);
         entry.outcome = outcome;
         if (status < 200) {
           // The server is alive: no failover on a timeout any more (RFC 3263 section 4.3).
@@ -168,7 +176,10 @@ export class FailoverCursor {
           return 'provisional';
         }
         if (status === 503) {
-          penaltyBox.markFailed(target, { ...(retryAfter !== undefined ? { retryAfter } : {}), reason: '503 Service Unavailable' });
+          penaltyBox.markFailed(target, {
+            ...(retryAfter !== undefined ? { retryAfter } : {}),
+            reason: '503 Service Unavailable',
+          });
           this.#state = 'idle';
           return 'failover';
         }
@@ -192,7 +203,9 @@ export class FailoverCursor {
         this.#state = 'idle';
         return 'failover';
       default:
-        throw new InvalidArgumentError(`unknown outcome ${JSON.stringify(outcome)}: response, transport-error or timeout`);
+        throw new InvalidArgumentError(
+          `unknown outcome ${JSON.stringify(outcome)}: response, transport-error or timeout`,
+        );
     }
   }
 
@@ -209,7 +222,10 @@ export class FailoverCursor {
     for (;;) {
       const attempt = await this.next();
       if (!attempt) {
-        throw new TargetsExhaustedError(`every target of ${this.#uri.text} failed (${this.#tries.length} tried)`, this.#tries.length);
+        throw new TargetsExhaustedError(
+          `every target of ${this.#uri.text} failed (${this.#tries.length} tried)`,
+          this.#tries.length,
+        );
       }
       const outcome = await this.#try(attempt, send, options.signal);
       const verdict = this.report(attempt, outcome);
@@ -217,7 +233,11 @@ export class FailoverCursor {
     }
   }
 
-  #try(attempt: SipAttempt, send: (attempt: SipAttempt, signal: AbortSignal) => Promise<TryOutcome>, signal?: AbortSignal): Promise<TryOutcome> {
+  #try(
+    attempt: SipAttempt,
+    send: (attempt: SipAttempt, signal: AbortSignal) => Promise<TryOutcome>,
+    signal?: AbortSignal,
+  ): Promise<TryOutcome> {
     const { timers } = this.#host;
     const controller = new AbortController();
     return new Promise<TryOutcome>((resolve, reject) => {
@@ -261,7 +281,10 @@ export class FailoverCursor {
   async #fresh(): Promise<SipResolution> {
     const now = this.#host.clock.now();
     if (this.#resolution && now < this.#resolution.expires) return this.#resolution;
-    const resolution = await this.#host.resolve(this.#uri, this.#options.signal ? { signal: this.#options.signal } : {});
+    const resolution = await this.#host.resolve(
+      this.#uri,
+      this.#options.signal ? { signal: this.#options.signal } : {},
+    );
     this.#resolutions++;
     if (resolution.error) throw resolution.error;
     this.#resolution = resolution;
@@ -274,12 +297,25 @@ export class FailoverCursor {
     const untried = resolution.targets.filter((t) => !this.#tried.has(destinationKey(t)));
     const callId = this.#options.callId;
     const pin = callId !== undefined ? dialogs.lookup(callId) : undefined;
-    if (pin && !this.#tried.has(destinationKey(pin)) && !penaltyBox.isPenalized(pin) && this.#host.client.transports.has(pin.transport)) {
+    if (
+      pin &&
+      !this.#tried.has(destinationKey(pin)) &&
+      !penaltyBox.isPenalized(pin) &&
+      this.#host.client.transports.has(pin.transport)
+    ) {
       const key = destinationKey(pin);
       const listed = untried.find((t) => destinationKey(t) === key);
       const normalized = normalizeDestination(pin);
       const family = normalized.address.includes(':') ? 6 : 4;
-      const target: SipTarget = listed ?? { ...normalized, host: pin.host ?? normalized.address, family, priority: 0, weight: 0, source: 'affinity', expires: Number.POSITIVE_INFINITY };
+      const target: SipTarget = listed ?? {
+        ...normalized,
+        host: pin.host ?? normalized.address,
+        family,
+        priority: 0,
+        weight: 0,
+        source: 'affinity',
+        expires: Number.POSITIVE_INFINITY,
+      };
       return { target, penalized: false, pinned: true };
     }
     const open = untried.find((t) => !penaltyBox.isPenalized(t));
@@ -290,5 +326,6 @@ export class FailoverCursor {
 }
 
 function checkSize(size: number): void {
-  if (!Number.isInteger(size) || size < 0) throw new InvalidArgumentError(`a request size must be a non-negative integer, not ${String(size)}`);
+  if (!Number.isInteger(size) || size < 0)
+    throw new InvalidArgumentError(`a request size must be a non-negative integer, not ${String(size)}`);
 }

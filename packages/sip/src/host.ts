@@ -27,9 +27,12 @@ export function parseHost(text: string): HostParse {
   if (text.startsWith('[')) {
     if (!text.endsWith(']')) return { ok: false, reason: `the IPv6 reference "${text}" has no closing "]"` };
     const address = normalizeIpv6(text.slice(1, -1));
-    return address ? { ok: true, host: { host: address, kind: 'ipv6' } } : { ok: false, reason: `"${text}" is not a valid IPv6 address` };
+    return address
+      ? { ok: true, host: { host: address, kind: 'ipv6' } }
+      : { ok: false, reason: `"${text}" is not a valid IPv6 address` };
   }
-  if (text.includes(':')) return { ok: false, reason: `"${text}" looks like an IPv6 address: write it in brackets, [${text}]` };
+  if (text.includes(':'))
+    return { ok: false, reason: `"${text}" looks like an IPv6 address: write it in brackets, [${text}]` };
   if (/^[0-9.]+$/.test(text)) {
     const ipv4 = parseIpv4(text);
     if (typeof ipv4 === 'string' && isIPv4(ipv4)) return { ok: true, host: { host: ipv4, kind: 'ipv4' } };
@@ -45,7 +48,10 @@ function parseHostname(text: string): HostParse {
     const rule = i === labels.length - 1 ? TOP_LABEL : DOMAIN_LABEL;
     if (!rule.test(label)) {
       const what = label === '' ? 'an empty label' : `the label "${label}"`;
-      const why = i === labels.length - 1 ? 'the last label must start with a letter; labels hold letters, digits and inner hyphens' : 'labels hold letters, digits and inner hyphens';
+      const why =
+        i === labels.length - 1
+          ? 'the last label must start with a letter; labels hold letters, digits and inner hyphens'
+          : 'labels hold letters, digits and inner hyphens';
       return { ok: false, reason: `host name "${text}" has ${what} (${why})` };
     }
   }
@@ -75,7 +81,9 @@ export function normalizeIpv6(text: string): string | undefined {
 }
 
 /** An IP address in canonical form with its family, or undefined when it is not one. */
-export function normalizeAddress(text: string): { readonly address: string; readonly family: AddressFamily } | undefined {
+export function normalizeAddress(
+  text: string,
+): { readonly address: string; readonly family: AddressFamily } | undefined {
   if (typeof text !== 'string') return undefined;
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
   const parsed = parseIpv4(bare);

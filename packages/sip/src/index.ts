@@ -13,7 +13,15 @@ export {
   type ReportVerdict,
   type CursorHost,
 } from './failover-cursor.js';
-export { PenaltyBox, destinationKey, normalizeDestination, type PenaltyBoxOptions, type PenaltyEntry, type Destination, type MarkOptions } from './penalty-box.js';
+export {
+  PenaltyBox,
+  destinationKey,
+  normalizeDestination,
+  type PenaltyBoxOptions,
+  type PenaltyEntry,
+  type Destination,
+  type MarkOptions,
+} from './penalty-box.js';
 export { TransactionAffinity, type TransactionAffinityOptions } from './transaction-affinity.js';
 export { CallIdAffinity, type CallIdAffinityOptions, type CallIdPin } from './call-id-affinity.js';
 export { applySizeRule, type SizeRuleOptions, type SizedTarget } from './size-rule.js';

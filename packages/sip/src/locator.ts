@@ -3,7 +3,15 @@
  * One locator holds what its cursors share: the penalty box, transaction affinity and Call-ID
  * affinity. Options are checked once, here.
  */
-import { InvalidArgumentError, isAbortError, systemClock, systemTimers, type Clock, type DnsResolver, type Timers } from '@dnscore/core';
+import {
+  InvalidArgumentError,
+  isAbortError,
+  systemClock,
+  systemTimers,
+  type Clock,
+  type DnsResolver,
+  type Timers,
+} from '@dnscore/core';
 import { CallIdAffinity } from './call-id-affinity.js';
 import { ResolutionContext } from './context.js';
 import {
@@ -84,21 +92,32 @@ export class SipLocator implements CursorHost {
     private readonly resolver: DnsResolver,
     options: SipLocatorOptions = {},
   ) {
-    if (!resolver || typeof resolver.resolve !== 'function') throw new InvalidArgumentError('SipLocator needs a DnsResolver (a DnsCore)');
+    if (!resolver || typeof resolver.resolve !== 'function')
+      throw new InvalidArgumentError('SipLocator needs a DnsResolver (a DnsCore)');
     const transports = options.transports ?? DEFAULT_TRANSPORTS;
     if (!Array.isArray(transports) || transports.length === 0 || !transports.every(isSipTransport)) {
-      throw new InvalidArgumentError(`transports must be a non-empty list of udp, tcp, tls (got ${JSON.stringify(transports)})`);
+      throw new InvalidArgumentError(
+        `transports must be a non-empty list of udp, tcp, tls (got ${JSON.stringify(transports)})`,
+      );
     }
     const ipv4 = options.ipv4 ?? true;
     const ipv6 = options.ipv6 ?? true;
     if (!ipv4 && !ipv6) throw new InvalidArgumentError('IPv4 and IPv6 cannot both be off');
-    this.client = Object.freeze({ transports: new Set(transports), ipv4, ipv6, preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6 });
+    this.client = Object.freeze({
+      transports: new Set(transports),
+      ipv4,
+      ipv6,
+      preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6,
+    });
     this.maxTargets = positiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
     this.maxCnameHops = positiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
     this.maxNaptrRecords = positiveInteger(options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS, 'maxNaptrRecords');
     this.maxSrvRecords = positiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
     this.targetTimeoutMs = positiveInteger(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS, 'targetTimeoutMs');
-    this.maxUdpRequestBytes = positiveInteger(options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES, 'maxUdpRequestBytes');
+    this.maxUdpRequestBytes = positiveInteger(
+      options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES,
+      'maxUdpRequestBytes',
+    );
     this.clock = options.clock ?? systemClock;
     this.timers = options.timers ?? systemTimers;
     this.penaltyBox = new PenaltyBox({
@@ -106,8 +125,14 @@ export class SipLocator implements CursorHost {
       maxRetryAfter: options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S,
       clock: this.clock,
     });
-    this.transactions = new TransactionAffinity({ lifetimeMs: options.transactionAffinityMs ?? DEFAULT_TRANSACTION_AFFINITY_MS, clock: this.clock });
-    this.dialogs = new CallIdAffinity({ persistenceMs: options.callIdPersistenceMs ?? DEFAULT_CALL_ID_PERSISTENCE_MS, clock: this.clock });
+    this.transactions = new TransactionAffinity({
+      lifetimeMs: options.transactionAffinityMs ?? DEFAULT_TRANSACTION_AFFINITY_MS,
+      clock: this.clock,
+    });
+    this.dialogs = new CallIdAffinity({
+      persistenceMs: options.callIdPersistenceMs ?? DEFAULT_CALL_ID_PERSISTENCE_MS,
+      clock: this.clock,
+    });
   }
 
   /**
@@ -119,7 +144,14 @@ export class SipLocator implements CursorHost {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     const now = this.clock.now();
     const lookups = new Lookups(this.resolver, options.signal);
-    const ctx = new ResolutionContext(lookups, this.client, now, this.maxCnameHops, this.maxNaptrRecords, this.maxSrvRecords);
+    const ctx = new ResolutionContext(
+      lookups,
+      this.client,
+      now,
+      this.maxCnameHops,
+      this.maxNaptrRecords,
+      this.maxSrvRecords,
+    );
     let rule: SelectionRule | undefined;
     let targets: readonly SipTarget[] = [];
     let error: SipError | undefined;

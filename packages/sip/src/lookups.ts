@@ -44,7 +44,12 @@ export class Lookups {
         (result): Answer => (entry.answer = { name, type, round, result }),
         (error: unknown): Answer => {
           if (isAbortError(error)) throw error;
-          return (entry.answer = { name, type, round, error: error instanceof Error ? error : new Error(String(error)) });
+          return (entry.answer = {
+            name,
+            type,
+            round,
+            error: error instanceof Error ? error : new Error(String(error)),
+          });
         },
       ),
     };

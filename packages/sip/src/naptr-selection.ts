@@ -35,23 +35,37 @@ export interface NaptrSelection {
 }
 
 /** `records` must be in RFC 3403 order (the core's order). */
-export function selectNaptr(records: readonly NaptrRecord[], scheme: SipScheme, transports: ReadonlySet<SipTransport>): NaptrSelection {
-  const first: { record: NaptrRecord; text: string; transport?: SipTransport; reason?: string }[] = records.map((record) => {
-    const text = formatRdata(record);
-    const reason = refusal(record, scheme, transports);
-    return reason ? { record, text, reason } : { record, text, transport: serviceTransport(record.data.services)! };
-  });
+export function selectNaptr(
+  records: readonly NaptrRecord[],
+  scheme: SipScheme,
+  transports: ReadonlySet<SipTransport>,
+): NaptrSelection {
+  const first: { record: NaptrRecord; text: string; transport?: SipTransport; reason?: string }[] = records.map(
+    (record) => {
+      const text = formatRdata(record);
+      const reason = refusal(record, scheme, transports);
+      return reason ? { record, text, reason } : { record, text, transport: serviceTransport(record.data.services)! };
+    },
+  );
   const usable = first.filter((v) => v.transport !== undefined);
   const lowest = usable.length > 0 ? Math.min(...usable.map((v) => v.record.data.order)) : undefined;
   const verdicts: NaptrVerdict[] = first.map((v) => {
     if (v.transport === undefined) return { ignored: ignored(v.text, v.reason!) };
     if (v.record.data.order !== lowest) {
-      return { ignored: ignored(v.text, `order ${v.record.data.order} is not the lowest usable order ${lowest} (RFC 3403: once a record of an order applies, other orders are not considered)`, v.transport) };
+      return {
+        ignored: ignored(
+          v.text,
+          `order ${v.record.data.order} is not the lowest usable order ${lowest} (RFC 3403: once a record of an order applies, other orders are not considered)`,
+          v.transport,
+        ),
+      };
     }
     return { candidate: { record: v.record, text: v.text, transport: v.transport, srv: v.record.data.replacement } };
   });
   const offered = new Set(
-    records.filter((r) => r.data.flags.toLowerCase() === 's' && r.data.replacement !== '.').map((r) => r.data.services.toUpperCase()),
+    records
+      .filter((r) => r.data.flags.toLowerCase() === 's' && r.data.replacement !== '.')
+      .map((r) => r.data.services.toUpperCase()),
   );
   return {
     verdicts,

@@ -54,7 +54,8 @@ export class PenaltyBox {
     this.penaltyMs = nonNegative(options.penaltyMs ?? DEFAULT_PENALTY_MS, 'penaltyMs');
     this.maxMs = nonNegative(options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S, 'maxRetryAfter') * 1000;
     this.#maxEntries = options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES;
-    if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1) throw new InvalidArgumentError('penalty box maxEntries must be a positive integer');
+    if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1)
+      throw new InvalidArgumentError('penalty box maxEntries must be a positive integer');
     this.#clock = options.clock ?? systemClock;
   }
 
@@ -70,13 +71,19 @@ export class PenaltyBox {
       throw new InvalidArgumentError(`Retry-After must be a non-negative number of seconds, not ${String(retryAfter)}`);
     }
     if (durationMs !== undefined && (!Number.isFinite(durationMs) || durationMs < 0)) {
-      throw new InvalidArgumentError(`a penalty duration must be a non-negative number of ms, not ${String(durationMs)}`);
+      throw new InvalidArgumentError(
+        `a penalty duration must be a non-negative number of ms, not ${String(durationMs)}`,
+      );
     }
-    const wanted = retryAfter !== undefined ? retryAfter * 1000 : durationMs ?? this.penaltyMs;
+    const wanted = retryAfter !== undefined ? retryAfter * 1000 : (durationMs ?? this.penaltyMs);
     const now = this.#clock.now();
     const previous = this.#live(key, now);
     const until = Math.max(previous?.until ?? 0, now + Math.min(wanted, this.maxMs));
-    const entry: PenaltyEntry = Object.freeze({ ...normalizeDestination(destination), until, reason: options.reason ?? 'failed' });
+    const entry: PenaltyEntry = Object.freeze({
+      ...normalizeDestination(destination),
+      until,
+      reason: options.reason ?? 'failed',
+    });
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     this.#trim(now);
@@ -145,13 +152,16 @@ export function destinationKey(destination: Destination): string {
 
 /** The destination with a known transport, an RFC 5952 address and a valid port; throws InvalidArgumentError otherwise. */
 export function normalizeDestination(destination: Destination): Destination {
-  if (!destination || typeof destination !== 'object') throw new InvalidArgumentError('a destination needs transport, address and port');
+  if (!destination || typeof destination !== 'object')
+    throw new InvalidArgumentError('a destination needs transport, address and port');
   const transport = String(destination.transport).toLowerCase();
-  if (!isSipTransport(transport)) throw new InvalidArgumentError(`unknown transport "${String(destination.transport)}" (udp, tcp, tls)`);
+  if (!isSipTransport(transport))
+    throw new InvalidArgumentError(`unknown transport "${String(destination.transport)}" (udp, tcp, tls)`);
   const parsed = normalizeAddress(destination.address);
   if (!parsed) throw new InvalidArgumentError(`"${String(destination.address)}" is not an IP address`);
   const { port } = destination;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError(`port ${String(port)} is outside 1..65535`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new InvalidArgumentError(`port ${String(port)} is outside 1..65535`);
   return { transport, address: parsed.address, port };
 }
 

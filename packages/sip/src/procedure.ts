@@ -19,13 +19,23 @@ export interface ProcedureResult {
   readonly targets: readonly SipTarget[];
 }
 
-export async function runProcedure(ctx: ResolutionContext, uri: SipUri, onRule: (rule: SelectionRule) => void): Promise<ProcedureResult> {
+export async function runProcedure(
+  ctx: ResolutionContext,
+  uri: SipUri,
+  onRule: (rule: SelectionRule) => void,
+): Promise<ProcedureResult> {
   const target = uriTarget(uri);
   if (target.from === 'maddr') {
-    ctx.step({ kind: 'note', message: `TARGET is the maddr parameter ${target.host}, not the host ${uri.host} (RFC 3263 section 4)` });
+    ctx.step({
+      kind: 'note',
+      message: `TARGET is the maddr parameter ${target.host}, not the host ${uri.host} (RFC 3263 section 4)`,
+    });
   }
   if (uri.transport === 'tls') {
-    ctx.warn('transport-tls-deprecated', 'transport=tls is deprecated (RFC 3261 section 26.2.2): use a sips: URI for TLS');
+    ctx.warn(
+      'transport-tls-deprecated',
+      'transport=tls is deprecated (RFC 3261 section 26.2.2): use a sips: URI for TLS',
+    );
   }
   const fixed = fixedTransport(uri, ctx.client);
   const addresses = new AddressResolver(ctx);
@@ -37,10 +47,28 @@ export async function runProcedure(ctx: ResolutionContext, uri: SipUri, onRule: 
       ctx.warn('ip-literal', `the URI's TARGET is the IP address ${target.host}: one target, no DNS, no failover`);
       const port = uri.port ?? defaultPort(fixed.transport);
       const family = target.kind === 'ipv6' ? 6 : 4;
-      return { rule: fixed.rule, targets: [{ transport: fixed.transport, host: target.host, address: target.host, family, port, priority: 0, weight: 0, source: 'literal', expires: Number.POSITIVE_INFINITY }] };
+      return {
+        rule: fixed.rule,
+        targets: [
+          {
+            transport: fixed.transport,
+            host: target.host,
+            address: target.host,
+            family,
+            port,
+            priority: 0,
+            weight: 0,
+            source: 'literal',
+            expires: Number.POSITIVE_INFINITY,
+          },
+        ],
+      };
     }
     if (uri.port !== undefined) {
-      ctx.warn('port-in-uri', `the URI gives port ${uri.port}: NAPTR and SRV are not used, so there is no DNS load sharing or priority failover (remove the port to get them)`);
+      ctx.warn(
+        'port-in-uri',
+        `the URI gives port ${uri.port}: NAPTR and SRV are not used, so there is no DNS load sharing or priority failover (remove the port to get them)`,
+      );
       return { rule: fixed.rule, targets: await hostTargets(ctx, addresses, target.host, fixed.transport, uri.port) };
     }
     return { rule: fixed.rule, targets: await transportSrv(ctx, addresses, srv, target.host, fixed.transport) };
@@ -49,7 +77,13 @@ export async function runProcedure(ctx: ResolutionContext, uri: SipUri, onRule: 
 }
 
 /** transport= without a port: SRV of that transport, else A/AAAA at its default port (RFC 3263 section 4.2). */
-async function transportSrv(ctx: ResolutionContext, addresses: AddressResolver, srv: SrvExpander, host: string, transport: SipTransport): Promise<SipTarget[]> {
+async function transportSrv(
+  ctx: ResolutionContext,
+  addresses: AddressResolver,
+  srv: SrvExpander,
+  host: string,
+  transport: SipTransport,
+): Promise<SipTarget[]> {
   const owner = srvName(transport, host);
   const [answer] = await Promise.all([ctx.lookups.ask(owner, 'SRV', 0), askAddresses(ctx, host)]);
   ctx.flush();
@@ -59,11 +93,20 @@ async function transportSrv(ctx: ResolutionContext, addresses: AddressResolver, 
     return [...outcome!.targets];
   }
   if (outcome!.notOffered) {
-    throw new NoTargetsError(`${owner} has target ".": ${host} does not offer ${transport.toUpperCase()}, the transport the URI asks for`, ctx.dnsErrors);
+    throw new NoTargetsError(
+      `${owner} has target ".": ${host} does not offer ${transport.toUpperCase()}, the transport the URI asks for`,
+      ctx.dnsErrors,
+    );
   }
   ctx.negative(answer.result);
-  ctx.warn('no-srv', `no SRV records at ${owner}: only the A/AAAA records of ${host} at port ${defaultPort(transport)}, so no priority or weight`);
-  ctx.step({ kind: 'note', message: `no SRV records at ${owner}: A/AAAA of ${host} at the default port ${defaultPort(transport)} (RFC 3263 section 4.2)` });
+  ctx.warn(
+    'no-srv',
+    `no SRV records at ${owner}: only the A/AAAA records of ${host} at port ${defaultPort(transport)}, so no priority or weight`,
+  );
+  ctx.step({
+    kind: 'note',
+    message: `no SRV records at ${owner}: A/AAAA of ${host} at the default port ${defaultPort(transport)} (RFC 3263 section 4.2)`,
+  });
   return hostTargets(ctx, addresses, host, transport, defaultPort(transport));
 }
 
@@ -77,11 +120,16 @@ async function discover(
   onRule: (rule: SelectionRule) => void,
 ): Promise<ProcedureResult> {
   const { lookups, client } = ctx;
-  const plan = SRV_TRANSPORT_ORDER.filter((t) => client.transports.has(t) && (uri.scheme === 'sip' || t === 'tls')).map((transport) => ({
-    transport,
-    owner: srvName(transport, host),
-  }));
-  ctx.step({ kind: 'note', message: `round 1: NAPTR, SRV (${plan.map((p) => p.owner).join(', ')}) and ${addressTypes(ctx).join('/')} of ${host} asked together` });
+  const plan = SRV_TRANSPORT_ORDER.filter((t) => client.transports.has(t) && (uri.scheme === 'sip' || t === 'tls')).map(
+    (transport) => ({
+      transport,
+      owner: srvName(transport, host),
+    }),
+  );
+  ctx.step({
+    kind: 'note',
+    message: `round 1: NAPTR, SRV (${plan.map((p) => p.owner).join(', ')}) and ${addressTypes(ctx).join('/')} of ${host} asked together`,
+  });
   const [naptrAnswer, srvAnswers] = await Promise.all([
     lookups.ask(host, 'NAPTR', 0),
     Promise.all(plan.map((p) => lookups.ask(p.owner, 'SRV', 0))),
@@ -94,7 +142,12 @@ async function discover(
   const records = (naptr?.records ?? []) as readonly NaptrRecord[];
   if (records.length === 0) {
     ctx.negative(naptr);
-    ctx.step({ kind: 'rule', rule: 'naptr', outcome: 'passed', reason: `no NAPTR records for ${host}${naptr ? ` (${naptr.rcodeName})` : ''}: SRV for each supported transport` });
+    ctx.step({
+      kind: 'rule',
+      rule: 'naptr',
+      outcome: 'passed',
+      reason: `no NAPTR records for ${host}${naptr ? ` (${naptr.rcodeName})` : ''}: SRV for each supported transport`,
+    });
   } else {
     const chosen = await followNaptr(ctx, uri, host, records, naptrAnswer.round, srv);
     if (chosen) {
@@ -109,21 +162,44 @@ async function discover(
   if (targets.length > 0) {
     onRule('srv');
     const first = outcomes.find((o) => o.targets.length > 0)!;
-    ctx.step({ kind: 'rule', rule: 'srv', outcome: 'applies', transport: first.transport, reason: `SRV for each supported transport, TLS then TCP then UDP: ${describeOutcomes(outcomes)}` });
+    ctx.step({
+      kind: 'rule',
+      rule: 'srv',
+      outcome: 'applies',
+      transport: first.transport,
+      reason: `SRV for each supported transport, TLS then TCP then UDP: ${describeOutcomes(outcomes)}`,
+    });
     return { rule: 'srv', targets };
   }
   for (const o of outcomes) ctx.negative(o.answer.result);
   const notOffered = new Set(outcomes.filter((o) => o.notOffered).map((o) => o.transport));
-  ctx.step({ kind: 'rule', rule: 'srv', outcome: 'passed', reason: `no SRV target: ${describeOutcomes(outcomes) || 'no SRV owner asked'}` });
+  ctx.step({
+    kind: 'rule',
+    rule: 'srv',
+    outcome: 'passed',
+    reason: `no SRV target: ${describeOutcomes(outcomes) || 'no SRV owner asked'}`,
+  });
 
   // Rule 6: A/AAAA of the TARGET at the default port.
   const transport = defaultTransport(uri.scheme, client, notOffered);
   if (notOffered.has(transport)) {
-    throw new NoTargetsError(`${host} declares every transport the client supports not offered (SRV target ".")`, ctx.dnsErrors);
+    throw new NoTargetsError(
+      `${host} declares every transport the client supports not offered (SRV target ".")`,
+      ctx.dnsErrors,
+    );
   }
   onRule('host');
-  ctx.warn('no-srv', `no SRV records for ${host}: only its A/AAAA records at port ${defaultPort(transport)}, so no priority or weight`);
-  ctx.step({ kind: 'rule', rule: 'host', outcome: 'applies', transport, reason: `no SRV records: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA of ${host} at port ${defaultPort(transport)} (RFC 3263 sections 4.1, 4.2)` });
+  ctx.warn(
+    'no-srv',
+    `no SRV records for ${host}: only its A/AAAA records at port ${defaultPort(transport)}, so no priority or weight`,
+  );
+  ctx.step({
+    kind: 'rule',
+    rule: 'host',
+    outcome: 'applies',
+    transport,
+    reason: `no SRV records: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA of ${host} at port ${defaultPort(transport)} (RFC 3263 sections 4.1, 4.2)`,
+  });
   return { rule: 'host', targets: await hostTargets(ctx, addresses, host, transport, defaultPort(transport)) };
 }
 
@@ -138,16 +214,30 @@ async function followNaptr(
 ): Promise<{ candidate: NaptrCandidate; outcome: SrvOutcome } | undefined> {
   const selection = selectNaptr(records, uri.scheme, ctx.client.transports);
   if (selection.hasSipService && selection.missingServices.length > 0) {
-    ctx.warn('naptr-incomplete', `the NAPTR records of ${host} lack ${selection.missingServices.join(', ')}: clients that need those transports skip NAPTR here`);
+    ctx.warn(
+      'naptr-incomplete',
+      `the NAPTR records of ${host} lack ${selection.missingServices.join(', ')}: clients that need those transports skip NAPTR here`,
+    );
   }
   const candidates = selection.candidates.slice(0, ctx.maxNaptrRecords);
   if (selection.candidates.length > candidates.length) {
-    ctx.warn('naptr-records-capped', `${selection.candidates.length} usable NAPTR records of ${host}; only the first ${candidates.length} are followed`);
+    ctx.warn(
+      'naptr-records-capped',
+      `${selection.candidates.length} usable NAPTR records of ${host}; only the first ${candidates.length} are followed`,
+    );
   }
   if (candidates.length === 0) {
     for (const v of selection.verdicts) ctx.step(v.ignored!);
-    ctx.warn('naptr-unusable', `none of the ${records.length} NAPTR record(s) of ${host} is usable by this client: SRV is used instead`);
-    ctx.step({ kind: 'rule', rule: 'naptr', outcome: 'passed', reason: `no usable NAPTR record for ${host}: SRV for each supported transport` });
+    ctx.warn(
+      'naptr-unusable',
+      `none of the ${records.length} NAPTR record(s) of ${host} is usable by this client: SRV is used instead`,
+    );
+    ctx.step({
+      kind: 'rule',
+      rule: 'naptr',
+      outcome: 'passed',
+      reason: `no usable NAPTR record for ${host}: SRV for each supported transport`,
+    });
     return undefined;
   }
   // Round 2 (when not asked in round 1): the SRV owners of every candidate, together.
@@ -162,26 +252,67 @@ async function followNaptr(
       break;
     }
     ctx.negative(answers[i]!.result);
-    const why = outcome!.notOffered ? 'has target "."' : outcome!.records === 0 ? 'has no SRV records' : 'gives no address';
-    ctx.warn('naptr-srv-empty', `NAPTR ${candidate.record.data.services} of ${host} points to ${candidate.srv}, which ${why}`);
-    results.set(candidate, { kind: 'naptr', record: candidate.text, outcome: 'usable', transport: candidate.transport, reason: `${candidate.srv} ${why}: next NAPTR of the same order` });
+    const why = outcome!.notOffered
+      ? 'has target "."'
+      : outcome!.records === 0
+        ? 'has no SRV records'
+        : 'gives no address';
+    ctx.warn(
+      'naptr-srv-empty',
+      `NAPTR ${candidate.record.data.services} of ${host} points to ${candidate.srv}, which ${why}`,
+    );
+    results.set(candidate, {
+      kind: 'naptr',
+      record: candidate.text,
+      outcome: 'usable',
+      transport: candidate.transport,
+      reason: `${candidate.srv} ${why}: next NAPTR of the same order`,
+    });
   }
   for (const v of selection.verdicts) {
     if (v.ignored) ctx.step(v.ignored);
     else if (v.candidate === chosen?.candidate) {
-      ctx.step({ kind: 'naptr', record: v.candidate.text, outcome: 'chosen', transport: v.candidate.transport, reason: `lowest order, then lowest preference, among the services the client supports; ${v.candidate.srv} gives ${chosen.outcome.targets.length} target(s)` });
+      ctx.step({
+        kind: 'naptr',
+        record: v.candidate.text,
+        outcome: 'chosen',
+        transport: v.candidate.transport,
+        reason: `lowest order, then lowest preference, among the services the client supports; ${v.candidate.srv} gives ${chosen.outcome.targets.length} target(s)`,
+      });
     } else {
-      ctx.step(results.get(v.candidate) ?? { kind: 'naptr', record: v.candidate.text, outcome: 'usable', transport: v.candidate.transport, reason: 'not needed: a NAPTR before it gave targets' });
+      ctx.step(
+        results.get(v.candidate) ?? {
+          kind: 'naptr',
+          record: v.candidate.text,
+          outcome: 'usable',
+          transport: v.candidate.transport,
+          reason: 'not needed: a NAPTR before it gave targets',
+        },
+      );
     }
   }
   if (chosen) {
     const { candidate } = chosen;
-    ctx.step({ kind: 'rule', rule: 'naptr', outcome: 'applies', transport: candidate.transport, reason: `NAPTR ${candidate.record.data.order} ${candidate.record.data.preference} ${candidate.record.data.services} -> ${candidate.srv} (${candidate.transport.toUpperCase()})` });
+    ctx.step({
+      kind: 'rule',
+      rule: 'naptr',
+      outcome: 'applies',
+      transport: candidate.transport,
+      reason: `NAPTR ${candidate.record.data.order} ${candidate.record.data.preference} ${candidate.record.data.services} -> ${candidate.srv} (${candidate.transport.toUpperCase()})`,
+    });
     return chosen;
   }
   const order = candidates[0]!.record.data.order;
-  ctx.warn('naptr-fallback', `no NAPTR of order ${order} for ${host} gave a target: falling back to SRV and A/AAAA (RFC 3403 would stop here; a listed server is better than none)`);
-  ctx.step({ kind: 'rule', rule: 'naptr', outcome: 'passed', reason: `no NAPTR of order ${order} gave a target: SRV for each supported transport (documented deviation)` });
+  ctx.warn(
+    'naptr-fallback',
+    `no NAPTR of order ${order} for ${host} gave a target: falling back to SRV and A/AAAA (RFC 3403 would stop here; a listed server is better than none)`,
+  );
+  ctx.step({
+    kind: 'rule',
+    rule: 'naptr',
+    outcome: 'passed',
+    reason: `no NAPTR of order ${order} gave a target: SRV for each supported transport (documented deviation)`,
+  });
   return undefined;
 }
 
@@ -194,18 +325,37 @@ function askAddresses(ctx: ResolutionContext, host: string): Promise<unknown> {
 }
 
 /** A/AAAA of `host` at `port` (RFC 3263 section 4.2), usually asked in round 1 already. */
-async function hostTargets(ctx: ResolutionContext, addresses: AddressResolver, host: string, transport: SipTransport, port: number): Promise<SipTarget[]> {
+async function hostTargets(
+  ctx: ResolutionContext,
+  addresses: AddressResolver,
+  host: string,
+  transport: SipTransport,
+  port: number,
+): Promise<SipTarget[]> {
   const found = await addresses.lookup(host, 0);
   ctx.flush();
   if (found.alias) ctx.step({ kind: 'note', message: `${host} is an alias of ${found.alias}` });
   if (found.addresses.length === 0) {
     throw new NoTargetsError(`${host} has no ${addressTypes(ctx).join(' or ')} record`, ctx.dnsErrors);
   }
-  return found.addresses.map((a) => ({ transport, host, address: a.address, family: a.family, port, priority: 0, weight: 0, source: 'host', expires: ctx.expires(a.ttl) }));
+  return found.addresses.map((a) => ({
+    transport,
+    host,
+    address: a.address,
+    family: a.family,
+    port,
+    priority: 0,
+    weight: 0,
+    source: 'host',
+    expires: ctx.expires(a.ttl),
+  }));
 }
 
 function describeOutcomes(outcomes: readonly SrvOutcome[]): string {
   return outcomes
-    .map((o) => `${o.name} ${o.targets.length > 0 ? `${o.targets.length} target(s)` : o.notOffered ? '"." (not offered)' : o.records > 0 ? 'no address' : 'no records'}`)
+    .map(
+      (o) =>
+        `${o.name} ${o.targets.length > 0 ? `${o.targets.length} target(s)` : o.notOffered ? '"." (not offered)' : o.records > 0 ? 'no address' : 'no records'}`,
+    )
     .join('; ');
 }

@@ -23,9 +23,14 @@ export interface SizedTarget<T extends SipTarget = SipTarget> {
 }
 
 /** The target to use for a request of `size` bytes. Throws RequestTooLargeError when UDP is too small and TCP is off. */
-export function applySizeRule<T extends SipTarget>(target: T, size: number, options: SizeRuleOptions = {}): SizedTarget<T> {
+export function applySizeRule<T extends SipTarget>(
+  target: T,
+  size: number,
+  options: SizeRuleOptions = {},
+): SizedTarget<T> {
   const max = options.maxUdpBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES;
-  if (!Number.isInteger(size) || size < 0) throw new InvalidArgumentError(`a request size must be a non-negative integer, not ${String(size)}`);
+  if (!Number.isInteger(size) || size < 0)
+    throw new InvalidArgumentError(`a request size must be a non-negative integer, not ${String(size)}`);
   if (target.transport !== 'udp' || size <= max) return { target, switched: false };
   if (options.transports && !options.transports.has('tcp')) {
     throw new RequestTooLargeError(

@@ -5,7 +5,7 @@
  * alias is followed. All address lookups of a batch go out together.
  */
 import { nameKey, type TypedRecord } from '@dnscore/core';
-import { AddressResolver, additionalAddresses, type HostAddress } from './addresses.js';
+import { type AddressResolver, additionalAddresses, type HostAddress } from './addresses.js';
 import type { ResolutionContext } from './context.js';
 import type { Answer } from './lookups.js';
 import type { SipTarget, TargetSource } from './resolution.js';
@@ -39,12 +39,19 @@ export class SrvExpander {
     const fresh = groups.filter((g) => !this.#done.has(key(g.answer.name, g.transport)));
     if (fresh.length > 0) {
       const batch = this.#expandBatch(fresh);
-      fresh.forEach((g, i) => this.#done.set(key(g.answer.name, g.transport), batch.then((outcomes) => outcomes[i]!)));
+      fresh.forEach((g, i) =>
+        this.#done.set(
+          key(g.answer.name, g.transport),
+          batch.then((outcomes) => outcomes[i]!),
+        ),
+      );
     }
     return Promise.all(groups.map((g) => this.#done.get(key(g.answer.name, g.transport))!));
   }
 
-  async #expandBatch(groups: readonly { readonly answer: Answer; readonly transport: SipTransport }[]): Promise<SrvOutcome[]> {
+  async #expandBatch(
+    groups: readonly { readonly answer: Answer; readonly transport: SipTransport }[],
+  ): Promise<SrvOutcome[]> {
     const { ctx } = this;
     const prepared = groups.map(({ answer, transport }) => {
       const result = ctx.use(answer);
@@ -52,7 +59,10 @@ export class SrvExpander {
       // The first records in RFC 2782 order are the ones a client would try anyway.
       const records = all.slice(0, ctx.maxSrvRecords);
       if (all.length > records.length) {
-        ctx.warn('srv-records-capped', `${answer.name} has ${all.length} SRV records; only the first ${records.length} (in RFC 2782 order) are expanded`);
+        ctx.warn(
+          'srv-records-capped',
+          `${answer.name} has ${all.length} SRV records; only the first ${records.length} (in RFC 2782 order) are expanded`,
+        );
       }
       const names = new Set(records.filter((r) => r.data.target !== '.').map((r) => nameKey(r.data.target)));
       const extra = result && names.size > 0 ? additionalAddresses(ctx, answer.name, result, names) : undefined;
@@ -76,7 +86,12 @@ export class SrvExpander {
   }
 
   #targets(
-    group: { answer: Answer; transport: SipTransport; records: readonly SrvRecord[]; additional: Map<string, HostAddress[]> },
+    group: {
+      answer: Answer;
+      transport: SipTransport;
+      records: readonly SrvRecord[];
+      additional: Map<string, HostAddress[]>;
+    },
     found: Map<string, Awaited<ReturnType<AddressResolver['lookup']>>>,
   ): SrvOutcome {
     const { ctx } = this;
@@ -100,12 +115,18 @@ export class SrvExpander {
       const additional = group.additional.get(key);
       const looked = found.get(key);
       if (looked?.alias) {
-        ctx.warn('srv-target-alias', `SRV target ${target} (${answer.name}) is an alias of ${looked.alias}: RFC 2782 forbids aliases; followed`);
+        ctx.warn(
+          'srv-target-alias',
+          `SRV target ${target} (${answer.name}) is an alias of ${looked.alias}: RFC 2782 forbids aliases; followed`,
+        );
       }
       const addresses = additional ?? looked?.addresses ?? [];
       if (addresses.length === 0) {
         skip(`${target} has no ${familiesText(ctx)} address`);
-        ctx.warn('srv-target-no-address', `SRV target ${target} (${answer.name}) has no ${familiesText(ctx)} address: skipped`);
+        ctx.warn(
+          'srv-target-no-address',
+          `SRV target ${target} (${answer.name}) has no ${familiesText(ctx)} address: skipped`,
+        );
         continue;
       }
       for (const a of addresses) {
@@ -115,7 +136,17 @@ export class SrvExpander {
           continue;
         }
         seen.add(id);
-        targets.push({ transport, host: target, address: a.address, family: a.family, port, priority, weight, source: 'srv', expires: ctx.expires(record.ttl, a.ttl) });
+        targets.push({
+          transport,
+          host: target,
+          address: a.address,
+          family: a.family,
+          port,
+          priority,
+          weight,
+          source: 'srv',
+          expires: ctx.expires(record.ttl, a.ttl),
+        });
       }
     }
     return { name: answer.name, transport, targets, notOffered, records: records.length, answer };
@@ -123,7 +154,12 @@ export class SrvExpander {
 }
 
 /** The same targets under another source, expiring no later than `ttl` seconds from now. */
-export function relabel(targets: readonly SipTarget[], source: TargetSource, ctx: ResolutionContext, ttl: number): SipTarget[] {
+export function relabel(
+  targets: readonly SipTarget[],
+  source: TargetSource,
+  ctx: ResolutionContext,
+  ttl: number,
+): SipTarget[] {
   return targets.map((t) => ({ ...t, source, expires: Math.min(t.expires, ctx.expires(ttl)) }));
 }
 

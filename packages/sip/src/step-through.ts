@@ -11,7 +11,12 @@ export function renderStepThrough(resolution: SipResolution): string {
   const { uri, target, client } = resolution;
   const lines: string[] = [uri.text];
   lines.push(`  TARGET ${formatHost(target)} (${target.from === 'maddr' ? 'the maddr parameter' : "the URI's host"})`);
-  const families = client.ipv4 && client.ipv6 ? `IPv4 and IPv6${client.preferIpv6 ? ', AAAA first' : ', A first'}` : client.ipv6 ? 'IPv6 only' : 'IPv4 only';
+  const families =
+    client.ipv4 && client.ipv6
+      ? `IPv4 and IPv6${client.preferIpv6 ? ', AAAA first' : ', A first'}`
+      : client.ipv6
+        ? 'IPv6 only'
+        : 'IPv4 only';
   lines.push(`  client: ${describeTransports(client.transports)}; ${families}`);
   lines.push('', 'Steps');
   for (const step of resolution.steps) lines.push(...renderStep(step));
@@ -21,7 +26,9 @@ export function renderStepThrough(resolution: SipResolution): string {
     lines.push(`Targets: ${resolution.targets.length}, ${resolution.transport} by rule ${resolution.rule} (${trips})`);
     lines.push(...targetTable(resolution.targets, resolution.resolvedAt));
   } else {
-    lines.push(`No targets: ${resolution.error?.message ?? 'none found'}${resolution.error ? ` [${resolution.error.code}]` : ''}`);
+    lines.push(
+      `No targets: ${resolution.error?.message ?? 'none found'}${resolution.error ? ` [${resolution.error.code}]` : ''}`,
+    );
   }
   lines.push('');
   if (resolution.warnings.length === 0) lines.push('Warnings: none');
@@ -29,7 +36,7 @@ export function renderStepThrough(resolution: SipResolution): string {
     lines.push('Warnings');
     for (const w of resolution.warnings) lines.push(`  ! ${w.message} [${w.code}]`);
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function renderStep(step: SipStep): string[] {
@@ -37,13 +44,22 @@ function renderStep(step: SipStep): string[] {
     case 'query':
       return renderQuery(step);
     case 'rule':
-      return [`  rule ${step.rule} ${step.outcome === 'applies' ? `applies${step.transport ? ` -> ${step.transport.toUpperCase()}` : ''}` : 'passed'}: ${step.reason}`];
+      return [
+        `  rule ${step.rule} ${step.outcome === 'applies' ? `applies${step.transport ? ` -> ${step.transport.toUpperCase()}` : ''}` : 'passed'}: ${step.reason}`,
+      ];
     case 'naptr':
-      return [`  NAPTR ${step.record}`, `        ${step.outcome}${step.transport ? ` (${step.transport.toUpperCase()})` : ''}: ${step.reason}`];
+      return [
+        `  NAPTR ${step.record}`,
+        `        ${step.outcome}${step.transport ? ` (${step.transport.toUpperCase()})` : ''}: ${step.reason}`,
+      ];
     case 'additional':
-      return [`  additional ${step.host} ${step.addresses.join(', ')} (from ${step.srv}): ${step.used ? '' : 'ignored, '}${step.reason}`];
+      return [
+        `  additional ${step.host} ${step.addresses.join(', ')} (from ${step.srv}): ${step.used ? '' : 'ignored, '}${step.reason}`,
+      ];
     case 'skip':
-      return [`  skipped ${step.host}${step.port !== undefined ? `:${step.port}` : ''}${step.transport ? ` ${step.transport.toUpperCase()}` : ''}: ${step.reason}`];
+      return [
+        `  skipped ${step.host}${step.port !== undefined ? `:${step.port}` : ''}${step.transport ? ` ${step.transport.toUpperCase()}` : ''}: ${step.reason}`,
+      ];
     case 'note':
       return [`  note: ${step.message}`];
   }
@@ -59,7 +75,9 @@ function renderQuery(step: QueryStep): string[] {
     const what = step.rcode === 'NOERROR' ? 'NODATA' : step.rcode;
     lines.push(`${head}${what}${step.ttl > 0 ? `, negative TTL ${step.ttl}` : ''}${flags}`);
   } else {
-    lines.push(`${head}${step.rcode}, ${step.records.length} record${step.records.length === 1 ? '' : 's'}, TTL ${step.ttl}${flags}`);
+    lines.push(
+      `${head}${step.rcode}, ${step.records.length} record${step.records.length === 1 ? '' : 's'}, TTL ${step.ttl}${flags}`,
+    );
     for (const record of step.records) lines.push(`      ${record}`);
   }
   for (const record of step.additional) lines.push(`      + additional ${record}`);
@@ -83,5 +101,11 @@ function targetTable(targets: readonly SipTarget[], now: number): string[] {
     ]),
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => `  ${r.map((cell, c) => (c === 0 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ').trimEnd()}`);
+  return rows.map(
+    (r) =>
+      `  ${r
+        .map((cell, c) => (c === 0 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
+        .join('  ')
+        .trimEnd()}`,
+  );
 }

@@ -49,6 +49,7 @@ export class TransactionAffinity {
 }
 
 function checkBranch(branch: string): string {
-  if (typeof branch !== 'string' || branch === '') throw new InvalidArgumentError('a Via branch must be a non-empty string');
+  if (typeof branch !== 'string' || branch === '')
+    throw new InvalidArgumentError('a Via branch must be a non-empty string');
   return branch;
 }

@@ -17,7 +17,9 @@ export interface FixedTransport {
 /** A SIPS URI needs TLS end to end: without TLS it fails before any query. */
 export function checkScheme(uri: SipUri, client: ClientCapabilities): void {
   if (uri.scheme === 'sips' && !client.transports.has('tls')) {
-    throw new SipsWithoutTlsError(`${uri.text} is a SIPS URI but the client does not support TLS (transports: ${describeTransports(client.transports)}): SIPS needs TLS on every hop`);
+    throw new SipsWithoutTlsError(
+      `${uri.text} is a SIPS URI but the client does not support TLS (transports: ${describeTransports(client.transports)}): SIPS needs TLS on every hop`,
+    );
   }
 }
 
@@ -36,15 +38,27 @@ export function fixedTransport(uri: SipUri, client: ClientCapabilities): FixedTr
   }
   if (uri.transport !== undefined) {
     const transport = paramTransport(uri, client);
-    return { rule: 'transport-param', transport, reason: `the URI says transport=${uri.transport} (RFC 3263 section 4.1: that transport SHOULD be used)` };
+    return {
+      rule: 'transport-param',
+      transport,
+      reason: `the URI says transport=${uri.transport} (RFC 3263 section 4.1: that transport SHOULD be used)`,
+    };
   }
   if (target.kind !== 'hostname') {
     const transport = defaultTransport(uri.scheme, client);
-    return { rule: 'ip-literal', transport, reason: `the TARGET is an IP address: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI (RFC 3263 section 4.1)` };
+    return {
+      rule: 'ip-literal',
+      transport,
+      reason: `the TARGET is an IP address: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI (RFC 3263 section 4.1)`,
+    };
   }
   if (uri.port !== undefined) {
     const transport = defaultTransport(uri.scheme, client);
-    return { rule: 'port', transport, reason: `the URI gives port ${uri.port}: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA at that port, no SRV (RFC 3263 sections 4.1, 4.2)` };
+    return {
+      rule: 'port',
+      transport,
+      reason: `the URI gives port ${uri.port}: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA at that port, no SRV (RFC 3263 sections 4.1, 4.2)`,
+    };
   }
   return undefined;
 }
@@ -54,20 +68,33 @@ export function fixedTransport(uri: SipUri, client: ClientCapabilities): FixedTr
  * TLS ("another transport, such as TCP, MAY be used"); transports declared not offered by an
  * SRV "." are passed over.
  */
-export function defaultTransport(scheme: SipScheme, client: ClientCapabilities, notOffered: ReadonlySet<SipTransport> = new Set()): SipTransport {
+export function defaultTransport(
+  scheme: SipScheme,
+  client: ClientCapabilities,
+  notOffered: ReadonlySet<SipTransport> = new Set(),
+): SipTransport {
   const order: SipTransport[] = scheme === 'sips' ? ['tls'] : ['udp', 'tcp', 'tls'];
-  return order.find((t) => client.transports.has(t) && !notOffered.has(t)) ?? order.find((t) => client.transports.has(t))!;
+  return (
+    order.find((t) => client.transports.has(t) && !notOffered.has(t)) ?? order.find((t) => client.transports.has(t))!
+  );
 }
 
 /** transport=tcp on a SIPS URI means TLS over TCP; transport=udp on a SIPS URI has no secure form. */
 function paramTransport(uri: SipUri, client: ClientCapabilities): SipTransport {
   const param = uri.transport!;
   if (!isSipTransport(param)) {
-    throw new UnsupportedTransportError(`transport=${param} is not a transport this client implements (udp, tcp, tls)`, param);
+    throw new UnsupportedTransportError(
+      `transport=${param} is not a transport this client implements (udp, tcp, tls)`,
+      param,
+    );
   }
   let transport: SipTransport = param;
   if (uri.scheme === 'sips') {
-    if (param === 'udp') throw new UnsupportedTransportError(`a SIPS URI cannot use transport=udp: SIPS needs TLS, which runs over TCP`, param);
+    if (param === 'udp')
+      throw new UnsupportedTransportError(
+        `a SIPS URI cannot use transport=udp: SIPS needs TLS, which runs over TCP`,
+        param,
+      );
     transport = 'tls';
   }
   if (!client.transports.has(transport)) {

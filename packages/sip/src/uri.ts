@@ -81,7 +81,8 @@ export function parseSipUri(text: string): SipUri {
     hostEnd = close + 1;
   } else {
     const hostport = text.slice(pos, findEnd(text, pos, ';?'));
-    if (hostport.split(':').length > 2) fail(`"${hostport}" looks like an IPv6 address: write it in brackets, [${hostport}]`, pos);
+    if (hostport.split(':').length > 2)
+      fail(`"${hostport}" looks like an IPv6 address: write it in brackets, [${hostport}]`, pos);
     hostEnd = findEnd(text, pos, ':;?');
   }
   const parsedHost = parseHost(text.slice(pos, hostEnd));
@@ -94,7 +95,8 @@ export function parseSipUri(text: string): SipUri {
   if (text[pos] === ':') {
     const end = findEnd(text, pos + 1, ';?');
     const digits = text.slice(pos + 1, end);
-    if (!/^[0-9]+$/.test(digits)) fail(digits === '' ? 'the port after ":" is empty' : `the port "${digits}" is not a number`, pos + 1);
+    if (!/^[0-9]+$/.test(digits))
+      fail(digits === '' ? 'the port after ":" is empty' : `the port "${digits}" is not a number`, pos + 1);
     port = Number(digits);
     if (port < 1 || port > 65535) fail(`the port ${digits} is outside 1..65535`, pos + 1);
     pos = end;

@@ -37,9 +37,16 @@ describe('additional-section addresses: nominal', () => {
   it('only the off family in the additional section: the target gets its own query', async () => {
     const { locator, plugin } = setup({ ipv4: false });
     const resolution = await locator.resolve('sip:bob@biloxi.example;transport=udp');
-    expect(resolution.steps.filter((s) => s.kind === 'additional').map((s) => s.kind === 'additional' && s.reason)).toEqual(['IPv4 is off', 'IPv4 is off', 'IPv4 is off']);
+    expect(
+      resolution.steps.filter((s) => s.kind === 'additional').map((s) => s.kind === 'additional' && s.reason),
+    ).toEqual(['IPv4 is off', 'IPv4 is off', 'IPv4 is off']);
     expect(plugin.asked.filter((q) => q.endsWith('AAAA')).sort()).toEqual(
-      ['backup.biloxi.example AAAA', 'biloxi.example AAAA', 'sip1.biloxi.example AAAA', 'sip2.biloxi.example AAAA'].sort(),
+      [
+        'backup.biloxi.example AAAA',
+        'biloxi.example AAAA',
+        'sip1.biloxi.example AAAA',
+        'sip2.biloxi.example AAAA',
+      ].sort(),
     );
     expect(resolution.error?.code).toBe('SIP_ERR_NO_TARGETS');
   });
@@ -49,12 +56,17 @@ describe('additional-section addresses: off-nominal', () => {
   it('not used when the SRV answer is DNSSEC-secure: the validator does not check them', async () => {
     const { locator, plugin } = setup({ recording: { secure: ['_sip._udp.biloxi.example SRV'] } });
     const resolution = await locator.resolve('sip:bob@biloxi.example;transport=udp');
-    expect(resolution.steps.filter((s) => s.kind === 'additional').map((s) => s.kind === 'additional' && [s.used, s.reason])).toEqual([
+    expect(
+      resolution.steps.filter((s) => s.kind === 'additional').map((s) => s.kind === 'additional' && [s.used, s.reason]),
+    ).toEqual([
       [false, 'the SRV answer is DNSSEC-secure but additional data is not validated: asked instead'],
       [false, 'the SRV answer is DNSSEC-secure but additional data is not validated: asked instead'],
       [false, 'the SRV answer is DNSSEC-secure but additional data is not validated: asked instead'],
     ]);
-    expect(plugin.asked.filter((q) => q.startsWith('sip1.'))).toEqual(['sip1.biloxi.example AAAA', 'sip1.biloxi.example A']);
+    expect(plugin.asked.filter((q) => q.startsWith('sip1.'))).toEqual([
+      'sip1.biloxi.example AAAA',
+      'sip1.biloxi.example A',
+    ]);
     expect(resolution.targets).toHaveLength(3);
     expect(resolution.roundTrips).toBe(2);
   });
@@ -64,15 +76,38 @@ describe('CNAMEs', () => {
   it('a host that is an alias is followed and noted', async () => {
     const resolution = await setup({ ipv6: false }).locator.resolve('sip:www.alias.cases.example:5060');
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.40:5060 www.alias.cases.example']);
-    expect(resolution.steps).toContainEqual({ kind: 'note', message: 'www.alias.cases.example is an alias of real.alias.cases.example' });
+    expect(resolution.steps).toContainEqual({
+      kind: 'note',
+      message: 'www.alias.cases.example is an alias of real.alias.cases.example',
+    });
   });
 
   it('a chain longer than the limit is given up, and said so', async () => {
     // Two resolvers, so each answer holds one hop and the locator must ask for the next.
     const soa = '$TTL 60\n@ IN SOA ns h 1 1 1 1 60\n@ IN NS ns\nns IN A 192.0.2.1\n';
-    const loop = new ZoneResolver({ name: 'loop', zones: [{ origin: 'loop.example.', text: soa + Array.from({ length: 12 }, (_, i) => `c${i} IN CNAME c${i + 1}.away.example.\n`).join('') }] });
-    const away = new ZoneResolver({ name: 'away', priority: 60, zones: [{ origin: 'away.example.', text: soa + Array.from({ length: 12 }, (_, i) => `c${i + 1} IN CNAME c${i + 1}.loop.example.\n`).join('') }] });
-    const locator = new SipLocator(new DnsCore([loop, away], { reaskCrossZoneCnames: false }), { ipv6: false, maxCnameHops: 2 });
+    const loop = new ZoneResolver({
+      name: 'loop',
+      zones: [
+        {
+          origin: 'loop.example.',
+          text: soa + Array.from({ length: 12 }, (_, i) => `c${i} IN CNAME c${i + 1}.away.example.\n`).join(''),
+        },
+      ],
+    });
+    const away = new ZoneResolver({
+      name: 'away',
+      priority: 60,
+      zones: [
+        {
+          origin: 'away.example.',
+          text: soa + Array.from({ length: 12 }, (_, i) => `c${i + 1} IN CNAME c${i + 1}.loop.example.\n`).join(''),
+        },
+      ],
+    });
+    const locator = new SipLocator(new DnsCore([loop, away], { reaskCrossZoneCnames: false }), {
+      ipv6: false,
+      maxCnameHops: 2,
+    });
     const resolution = await locator.resolve('sip:c0.loop.example:5060');
     expect(resolution.targets).toEqual([]);
     expect(resolution.error?.message).toBe('c0.loop.example has no A record');

@@ -17,7 +17,12 @@ describe('CallIdAffinity: nominal', () => {
     const affinity = new CallIdAffinity({ clock: new ManualClock(0) });
     affinity.learnOutgoing('c1', sip1);
     affinity.learnIncoming('c1', { transport: 'tcp', address: '2001:DB8::7', port: 5060 });
-    expect(affinity.lookup('c1')).toEqual({ transport: 'tcp', address: '2001:db8::7', port: 5060, learned: 'incoming' });
+    expect(affinity.lookup('c1')).toEqual({
+      transport: 'tcp',
+      address: '2001:db8::7',
+      port: 5060,
+      learned: 'incoming',
+    });
   });
 
   it('expires 180 s after the last request of the dialog; each lookup refreshes it', () => {
@@ -54,6 +59,8 @@ describe('CallIdAffinity: off-nominal', () => {
   it('refuses an empty Call-ID and a destination that is not an address', () => {
     const affinity = new CallIdAffinity();
     expect(() => affinity.lookup('')).toThrow(new InvalidArgumentError('a Call-ID must be a non-empty string'));
-    expect(() => affinity.learnIncoming('c1', { transport: 'udp', address: 'pc33.atlanta.example', port: 5060 })).toThrow('"pc33.atlanta.example" is not an IP address');
+    expect(() =>
+      affinity.learnIncoming('c1', { transport: 'udp', address: 'pc33.atlanta.example', port: 5060 }),
+    ).toThrow('"pc33.atlanta.example" is not an IP address');
   });
 });

@@ -9,7 +9,12 @@ import { ALL_ZONES } from './support/fixtures.js';
 
 function context(options: Parameters<typeof recording>[1] = {}): ResolutionContext {
   const lookups = new Lookups(new DnsCore([recording(new ZoneResolver({ files: ALL_ZONES }), options)]), undefined);
-  return new ResolutionContext(lookups, { transports: new Set(['udp']), ipv4: true, ipv6: true, preferIpv6: true }, 10_000, 8);
+  return new ResolutionContext(
+    lookups,
+    { transports: new Set(['udp']), ipv4: true, ipv6: true, preferIpv6: true },
+    10_000,
+    8,
+  );
 }
 
 describe('ResolutionContext: nominal', () => {
@@ -54,6 +59,8 @@ describe('ResolutionContext: off-nominal', () => {
     expect(ctx.use(answer)).toBeUndefined();
     expect(ctx.use(answer)).toBeUndefined();
     expect(ctx.dnsErrors).toHaveLength(1);
-    expect(ctx.warnings).toEqual([{ code: 'dns-error', message: 'biloxi.example A: no answer (down); treated as no records' }]);
+    expect(ctx.warnings).toEqual([
+      { code: 'dns-error', message: 'biloxi.example A: no answer (down); treated as no records' },
+    ]);
   });
 });

@@ -8,7 +8,9 @@ import { NoTargetsError, RequestTooLargeError, SipLocator, drawFirstTargets } fr
 import { ALL_ZONES, ManualClock, lines, setup } from './support/fixtures.js';
 
 function cachedLocator(seed: number): SipLocator {
-  return new SipLocator(new DnsCore([withCache(new ZoneResolver({ files: ALL_ZONES }))], { random: seededRandom(seed) }));
+  return new SipLocator(
+    new DnsCore([withCache(new ZoneResolver({ files: ALL_ZONES }))], { random: seededRandom(seed) }),
+  );
 }
 
 describe('weight-0 SRV records: RFC 2782 exactly, first with probability 1/(sum+1)', () => {
@@ -39,18 +41,28 @@ describe('SRV target ".": not offered over that transport, no A/AAAA fallback fo
     const resolution = await setup().locator.resolve('sip:bob@dotudp.cases.example');
     expect(resolution.rule).toBe('host');
     expect(lines(resolution.targets)).toEqual(['tcp 192.0.2.31:5060 dotudp.cases.example']);
-    expect(resolution.steps).toContainEqual({ kind: 'skip', host: '.', port: 0, transport: 'udp', reason: 'target "." in _sip._udp.dotudp.cases.example: the service is not offered over UDP' });
+    expect(resolution.steps).toContainEqual({
+      kind: 'skip',
+      host: '.',
+      port: 0,
+      transport: 'udp',
+      reason: 'target "." in _sip._udp.dotudp.cases.example: the service is not offered over UDP',
+    });
   });
 
   it('"." for every transport: no target, although the host has an address', async () => {
     const resolution = await setup().locator.resolve('sip:bob@dot.cases.example');
     expect(resolution.error).toBeInstanceOf(NoTargetsError);
-    expect(resolution.error?.message).toBe('dot.cases.example declares every transport the client supports not offered (SRV target ".")');
+    expect(resolution.error?.message).toBe(
+      'dot.cases.example declares every transport the client supports not offered (SRV target ".")',
+    );
   });
 
   it('"." for the transport the URI asks for: no target', async () => {
     const resolution = await setup().locator.resolve('sip:bob@dotudp.cases.example;transport=udp');
-    expect(resolution.error?.message).toBe('_sip._udp.dotudp.cases.example has target ".": dotudp.cases.example does not offer UDP, the transport the URI asks for');
+    expect(resolution.error?.message).toBe(
+      '_sip._udp.dotudp.cases.example has target ".": dotudp.cases.example does not offer UDP, the transport the URI asks for',
+    );
   });
 });
 
@@ -59,21 +71,51 @@ describe('SRV target that is a CNAME or has no address: followed or skipped, and
     const resolution = await setup({ ipv6: false }).locator.resolve('sip:bob@alias.cases.example;transport=udp');
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.40:5060 www.alias.cases.example']);
     expect(resolution.warnings).toEqual([
-      { code: 'srv-target-alias', message: 'SRV target www.alias.cases.example (_sip._udp.alias.cases.example) is an alias of real.alias.cases.example: RFC 2782 forbids aliases; followed' },
+      {
+        code: 'srv-target-alias',
+        message:
+          'SRV target www.alias.cases.example (_sip._udp.alias.cases.example) is an alias of real.alias.cases.example: RFC 2782 forbids aliases; followed',
+      },
     ]);
-    expect(resolution.steps).toContainEqual(expect.objectContaining({ kind: 'query', name: 'www.alias.cases.example', type: 'A', canonical: 'real.alias.cases.example' }));
+    expect(resolution.steps).toContainEqual(
+      expect.objectContaining({
+        kind: 'query',
+        name: 'www.alias.cases.example',
+        type: 'A',
+        canonical: 'real.alias.cases.example',
+      }),
+    );
   });
 
   it('a target without address and one with port 0 are skipped and reported; the rest is used', async () => {
     const resolution = await setup().locator.resolve('sip:bob@noaddr.cases.example;transport=udp');
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.50:5060 live.noaddr.cases.example']);
     expect(resolution.warnings).toEqual([
-      { code: 'srv-target-no-address', message: 'SRV target ghost.noaddr.cases.example (_sip._udp.noaddr.cases.example) has no A or AAAA address: skipped' },
-      { code: 'srv-port-zero', message: 'SRV record _sip._udp.noaddr.cases.example -> live.noaddr.cases.example has port 0: skipped' },
+      {
+        code: 'srv-target-no-address',
+        message:
+          'SRV target ghost.noaddr.cases.example (_sip._udp.noaddr.cases.example) has no A or AAAA address: skipped',
+      },
+      {
+        code: 'srv-port-zero',
+        message: 'SRV record _sip._udp.noaddr.cases.example -> live.noaddr.cases.example has port 0: skipped',
+      },
     ]);
     expect(resolution.steps.filter((s) => s.kind === 'skip')).toEqual([
-      { kind: 'skip', host: 'ghost.noaddr.cases.example', port: 5060, transport: 'udp', reason: 'ghost.noaddr.cases.example has no A or AAAA address' },
-      { kind: 'skip', host: 'live.noaddr.cases.example', port: 0, transport: 'udp', reason: 'port 0 in _sip._udp.noaddr.cases.example' },
+      {
+        kind: 'skip',
+        host: 'ghost.noaddr.cases.example',
+        port: 5060,
+        transport: 'udp',
+        reason: 'ghost.noaddr.cases.example has no A or AAAA address',
+      },
+      {
+        kind: 'skip',
+        host: 'live.noaddr.cases.example',
+        port: 0,
+        transport: 'udp',
+        reason: 'port 0 in _sip._udp.noaddr.cases.example',
+      },
     ]);
   });
 });
@@ -83,7 +125,11 @@ describe('NAPTR branch with no address: next NAPTR of the same order, then the f
     const resolution = await setup().locator.resolve('sip:bob@sameorder.cases.example');
     expect(resolution.rule).toBe('naptr');
     expect(lines(resolution.targets)).toEqual(['tcp 192.0.2.90:5060 s1.sameorder.cases.example']);
-    expect(resolution.warnings).toContainEqual({ code: 'naptr-srv-empty', message: 'NAPTR SIPS+D2T of sameorder.cases.example points to _sips._tcp.empty.sameorder.cases.example, which has no SRV records' });
+    expect(resolution.warnings).toContainEqual({
+      code: 'naptr-srv-empty',
+      message:
+        'NAPTR SIPS+D2T of sameorder.cases.example points to _sips._tcp.empty.sameorder.cases.example, which has no SRV records',
+    });
   });
 
   it('then, as a documented deviation, the SRV records of the first round', async () => {
@@ -116,7 +162,11 @@ describe('queries of the first round: only for transports and families the clien
   it('UDP only, IPv4 only: NAPTR, one SRV owner, A', async () => {
     const { locator, plugin } = setup({ transports: ['udp'], ipv6: false });
     await locator.resolve('sip:bob@nosrv.cases.example');
-    expect(plugin.asked).toEqual(['nosrv.cases.example NAPTR', '_sip._udp.nosrv.cases.example SRV', 'nosrv.cases.example A']);
+    expect(plugin.asked).toEqual([
+      'nosrv.cases.example NAPTR',
+      '_sip._udp.nosrv.cases.example SRV',
+      'nosrv.cases.example A',
+    ]);
   });
 });
 
@@ -145,11 +195,22 @@ describe('additional-section A/AAAA: only for SRV targets of that answer, at or 
         host: 'sibling.cases.example',
         addresses: [],
         used: false,
-        reason: 'outside bailiwick.cases.example, the domain asked about: refused by the core, it gets its own query if it is a target',
+        reason:
+          'outside bailiwick.cases.example, the domain asked about: refused by the core, it gets its own query if it is a target',
       },
-      { kind: 'additional', srv: '_sip._udp.bailiwick.cases.example', host: 'in.bailiwick.cases.example', addresses: ['192.0.2.60'], used: true, reason: 'used instead of A/AAAA queries (a target of this answer, inside bailiwick.cases.example)' },
+      {
+        kind: 'additional',
+        srv: '_sip._udp.bailiwick.cases.example',
+        host: 'in.bailiwick.cases.example',
+        addresses: ['192.0.2.60'],
+        used: true,
+        reason: 'used instead of A/AAAA queries (a target of this answer, inside bailiwick.cases.example)',
+      },
     ]);
-    expect(lines(resolution.targets)).toEqual(['udp 192.0.2.60:5060 in.bailiwick.cases.example', 'udp 192.0.2.61:5060 sibling.cases.example']);
+    expect(lines(resolution.targets)).toEqual([
+      'udp 192.0.2.60:5060 in.bailiwick.cases.example',
+      'udp 192.0.2.61:5060 sibling.cases.example',
+    ]);
   });
 });
 
@@ -157,7 +218,11 @@ describe('1300-byte rule: a request over 1300 bytes bound for UDP goes over TCP 
   it('also when SRV lists only UDP; 1300 bytes stay on UDP', async () => {
     const { locator } = setup();
     const big = await locator.cursor('sip:bob@biloxi.example;transport=udp', { messageSize: 1301 }).next();
-    expect(big).toMatchObject({ switched: true, target: { transport: 'tcp', port: 5060 }, resolved: { transport: 'udp', port: 5060 } });
+    expect(big).toMatchObject({
+      switched: true,
+      target: { transport: 'tcp', port: 5060 },
+      resolved: { transport: 'udp', port: 5060 },
+    });
     expect(big!.target.address).toBe(big!.resolved.address);
     const fits = await locator.cursor('sip:bob@biloxi.example;transport=udp', { messageSize: 1300 }).next();
     expect(fits).toMatchObject({ switched: false, target: { transport: 'udp' } });
@@ -165,7 +230,9 @@ describe('1300-byte rule: a request over 1300 bytes bound for UDP goes over TCP 
 
   it('a client without TCP cannot send it: RequestTooLargeError', async () => {
     const { locator } = setup({ transports: ['udp'] });
-    await expect(locator.cursor('sip:bob@biloxi.example', { messageSize: 1400 }).next()).rejects.toBeInstanceOf(RequestTooLargeError);
+    await expect(locator.cursor('sip:bob@biloxi.example', { messageSize: 1400 }).next()).rejects.toBeInstanceOf(
+      RequestTooLargeError,
+    );
   });
 });
 

@@ -27,8 +27,16 @@ describe('errors', () => {
   });
 
   it('carry their fields', () => {
-    expect(new sip.BogusAnswerError('a.example', 'SRV', 'expired')).toMatchObject({ qname: 'a.example', qtype: 'SRV', whyBogus: 'expired' });
-    expect(new sip.InvalidSipUriError('sip:', 'the host is empty', 4)).toMatchObject({ uri: 'sip:', reason: 'the host is empty', position: 4 });
+    expect(new sip.BogusAnswerError('a.example', 'SRV', 'expired')).toMatchObject({
+      qname: 'a.example',
+      qtype: 'SRV',
+      whyBogus: 'expired',
+    });
+    expect(new sip.InvalidSipUriError('sip:', 'the host is empty', 4)).toMatchObject({
+      uri: 'sip:',
+      reason: 'the host is empty',
+      position: 4,
+    });
     expect(new sip.NoTargetsError('x', [new Error('t')]).dnsErrors).toHaveLength(1);
   });
 });

@@ -31,7 +31,11 @@ describe('ExpiringMap: nominal', () => {
 
 describe('ExpiringMap: off-nominal', () => {
   it('refuses a lifetime or size that is not positive', () => {
-    expect(() => new ExpiringMap(new ManualClock(), 0, 1, 'thing')).toThrow('thing lifetime must be a positive number of ms');
-    expect(() => new ExpiringMap(new ManualClock(), 1, 0, 'thing')).toThrow('thing maxEntries must be a positive integer');
+    expect(() => new ExpiringMap(new ManualClock(), 0, 1, 'thing')).toThrow(
+      'thing lifetime must be a positive number of ms',
+    );
+    expect(() => new ExpiringMap(new ManualClock(), 1, 0, 'thing')).toThrow(
+      'thing maxEntries must be a positive integer',
+    );
   });
 });

@@ -4,7 +4,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, InvalidArgumentError, StateError } from '@dnscore/core';
-import { BogusAnswerError, NoTargetsError, TargetsExhaustedError, type SipAttempt, type TryOutcome } from '../src/index.js';
+import {
+  BogusAnswerError,
+  NoTargetsError,
+  TargetsExhaustedError,
+  type SipAttempt,
+  type TryOutcome,
+} from '../src/index.js';
 import { setup } from './support/fixtures.js';
 
 const URI = 'sip:bob@biloxi.example;transport=udp';
@@ -87,7 +93,17 @@ describe('FailoverCursor: nominal', () => {
     const { locator } = setup();
     locator.dialogs.learnIncoming('call-9', { transport: 'udp', address: '192.0.2.200', port: 5080 });
     const attempt = await locator.cursor(URI, { callId: 'call-9' }).next();
-    expect(attempt).toMatchObject({ pinned: true, target: { transport: 'udp', address: '192.0.2.200', port: 5080, family: 4, source: 'affinity', host: '192.0.2.200' } });
+    expect(attempt).toMatchObject({
+      pinned: true,
+      target: {
+        transport: 'udp',
+        address: '192.0.2.200',
+        port: 5080,
+        family: 4,
+        source: 'affinity',
+        host: '192.0.2.200',
+      },
+    });
   });
 
   it('a pinned destination in the penalty box is not tried first', async () => {
@@ -134,7 +150,11 @@ describe('FailoverCursor.run: the per-target timer (fake timers)', () => {
   it('503, then silence for 6 s, then 200: three tries, the silent one aborted by its timer', async () => {
     const { locator } = setup();
     const signals: AbortSignal[] = [];
-    const script: (TryOutcome | 'silent')[] = [{ type: 'response', status: 503, retryAfter: 20 }, 'silent', { type: 'response', status: 200 }];
+    const script: (TryOutcome | 'silent')[] = [
+      { type: 'response', status: 503, retryAfter: 20 },
+      'silent',
+      { type: 'response', status: 200 },
+    ];
     const send = (attempt: SipAttempt, signal: AbortSignal): Promise<TryOutcome> => {
       signals.push(signal);
       const step = script[attempt.index]!;
@@ -172,10 +192,13 @@ describe('FailoverCursor.run: the per-target timer (fake timers)', () => {
     const { locator } = setup();
     const controller = new AbortController();
     let trySignal: AbortSignal | undefined;
-    const running = locator.cursor(URI).run((_attempt, signal) => {
-      trySignal = signal;
-      return new Promise(() => {});
-    }, { signal: controller.signal });
+    const running = locator.cursor(URI).run(
+      (_attempt, signal) => {
+        trySignal = signal;
+        return new Promise(() => {});
+      },
+      { signal: controller.signal },
+    );
     await vi.advanceTimersByTimeAsync(100);
     controller.abort();
     await expect(running).rejects.toBeInstanceOf(AbortError);
@@ -226,7 +249,9 @@ describe('FailoverCursor: off-nominal', () => {
   it('a bad Retry-After is refused', async () => {
     const cursor = setup().locator.cursor(URI);
     const attempt = await cursor.next();
-    expect(() => cursor.report(attempt!, { type: 'response', status: 503, retryAfter: -3 })).toThrow(InvalidArgumentError);
+    expect(() => cursor.report(attempt!, { type: 'response', status: 503, retryAfter: -3 })).toThrow(
+      InvalidArgumentError,
+    );
   });
 
   it('a resolution without targets rejects next() with its error', async () => {
@@ -237,6 +262,8 @@ describe('FailoverCursor: off-nominal', () => {
 
   it('a bad message size is refused', async () => {
     expect(() => setup().locator.cursor(URI, { messageSize: -1 })).toThrow(InvalidArgumentError);
-    await expect(setup().locator.cursor(URI).next({ messageSize: Number.NaN })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(setup().locator.cursor(URI).next({ messageSize: Number.NaN })).rejects.toBeInstanceOf(
+      InvalidArgumentError,
+    );
   });
 });

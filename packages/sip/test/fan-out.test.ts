@@ -8,12 +8,25 @@ import { SipLocator } from '../src/index.js';
 import { recording } from './support/recording-plugin.js';
 
 const HEAD = '$ORIGIN fan.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\n';
-const manyNaptr = Array.from({ length: 40 }, (_, i) => `naptr IN NAPTR 10 ${i} "s" "SIP+D2U" "" _sip._udp.n${i}\n`).join('');
-const manySrv = Array.from({ length: 40 }, (_, i) => `_sip._udp.srv IN SRV 10 1 5060 t${i}\nt${i} IN A 192.0.2.${i + 1}\n`).join('');
+const manyNaptr = Array.from(
+  { length: 40 },
+  (_, i) => `naptr IN NAPTR 10 ${i} "s" "SIP+D2U" "" _sip._udp.n${i}\n`,
+).join('');
+const manySrv = Array.from(
+  { length: 40 },
+  (_, i) => `_sip._udp.srv IN SRV 10 1 5060 t${i}\nt${i} IN A 192.0.2.${i + 1}\n`,
+).join('');
 
 function locatorFor(options: ConstructorParameters<typeof SipLocator>[1] = {}) {
   const plugin = recording(new ZoneResolver({ zones: [{ text: HEAD + manyNaptr + manySrv }] }));
-  return { plugin, locator: new SipLocator(new DnsCore([plugin], { random: seededRandom(3) }), { ipv6: false, transports: ['udp'], ...options }) };
+  return {
+    plugin,
+    locator: new SipLocator(new DnsCore([plugin], { random: seededRandom(3) }), {
+      ipv6: false,
+      transports: ['udp'],
+      ...options,
+    }),
+  };
 }
 
 describe('fan-out bounds', () => {

@@ -40,7 +40,8 @@ describe('normalizeAddress and formatHost', () => {
   });
 
   it('returns undefined for anything else', () => {
-    for (const text of ['example.com', '1.2.3', '01.2.3.4', 'fe80::1%eth0', '', 7 as unknown as string]) expect(normalizeAddress(text)).toBeUndefined();
+    for (const text of ['example.com', '1.2.3', '01.2.3.4', 'fe80::1%eth0', '', 7 as unknown as string])
+      expect(normalizeAddress(text)).toBeUndefined();
   });
 
   it('brackets IPv6 only', () => {

@@ -11,10 +11,36 @@ describe('resolutionToJson: nominal', () => {
     expect(json.uri).toBe('sip:bob@nonaptr.cases.example;transport=udp');
     expect(json.transport).toBe('udp');
     expect(json.targets).toEqual([
-      { transport: 'udp', host: 'u1.nonaptr.cases.example', address: '2001:db8::1', family: 6, port: 5060, priority: 10, weight: 10, source: 'srv', expires: 1_000_000 + 3_600_000 },
-      { transport: 'udp', host: 'u1.nonaptr.cases.example', address: '192.0.2.1', family: 4, port: 5060, priority: 10, weight: 10, source: 'srv', expires: 1_000_000 + 3_600_000 },
+      {
+        transport: 'udp',
+        host: 'u1.nonaptr.cases.example',
+        address: '2001:db8::1',
+        family: 6,
+        port: 5060,
+        priority: 10,
+        weight: 10,
+        source: 'srv',
+        expires: 1_000_000 + 3_600_000,
+      },
+      {
+        transport: 'udp',
+        host: 'u1.nonaptr.cases.example',
+        address: '192.0.2.1',
+        family: 4,
+        port: 5060,
+        priority: 10,
+        weight: 10,
+        source: 'srv',
+        expires: 1_000_000 + 3_600_000,
+      },
     ]);
-    expect(json.steps[0]).toEqual({ kind: 'rule', rule: 'transport-param', outcome: 'applies', transport: 'udp', reason: 'the URI says transport=udp (RFC 3263 section 4.1: that transport SHOULD be used)' });
+    expect(json.steps[0]).toEqual({
+      kind: 'rule',
+      rule: 'transport-param',
+      outcome: 'applies',
+      transport: 'udp',
+      reason: 'the URI says transport=udp (RFC 3263 section 4.1: that transport SHOULD be used)',
+    });
     expect(json.warnings).toEqual([]);
   });
 
@@ -25,7 +51,19 @@ describe('resolutionToJson: nominal', () => {
 
   it('a literal never expires: null; IPv6 without brackets in RFC 5952 form', async () => {
     const json = resolutionToJson(await setup().locator.resolve('sips:[2001:DB8:0::7]:6000'));
-    expect(json.targets).toEqual([{ transport: 'tls', host: '2001:db8::7', address: '2001:db8::7', family: 6, port: 6000, priority: 0, weight: 0, source: 'literal', expires: null }]);
+    expect(json.targets).toEqual([
+      {
+        transport: 'tls',
+        host: '2001:db8::7',
+        address: '2001:db8::7',
+        family: 6,
+        port: 6000,
+        priority: 0,
+        weight: 0,
+        source: 'literal',
+        expires: null,
+      },
+    ]);
   });
 
   it('draws are added when given, and copied', async () => {

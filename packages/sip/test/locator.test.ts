@@ -3,7 +3,15 @@
  * failed queries, cancel, the cap and the family options.
  */
 import { describe, expect, it } from 'vitest';
-import { AbortError, DnsCore, InvalidArgumentError, TimeoutError, ZoneResolver, type DnsQuery, type ResolverPlugin } from '@dnscore/core';
+import {
+  AbortError,
+  DnsCore,
+  InvalidArgumentError,
+  TimeoutError,
+  ZoneResolver,
+  type DnsQuery,
+  type ResolverPlugin,
+} from '@dnscore/core';
 import { BogusAnswerError, InvalidSipUriError, NoTargetsError, SipLocator } from '../src/index.js';
 import { ALL_ZONES, CASES_ZONE, OTHER_ZONE, lines, setup } from './support/fixtures.js';
 
@@ -111,7 +119,10 @@ describe('the first round: one round trip', () => {
     const resolution = await v6.locator.resolve('sip:bob@nonaptr.cases.example');
     expect(v6.plugin.asked.filter((q) => q.endsWith(' A'))).toEqual([]);
     expect(lines(resolution.targets)).toEqual(['udp [2001:db8::1]:5060 u1.nonaptr.cases.example']);
-    expect(resolution.warnings).toContainEqual({ code: 'srv-target-no-address', message: 'SRV target t1.nonaptr.cases.example (_sip._tcp.nonaptr.cases.example) has no AAAA address: skipped' });
+    expect(resolution.warnings).toContainEqual({
+      code: 'srv-target-no-address',
+      message: 'SRV target t1.nonaptr.cases.example (_sip._tcp.nonaptr.cases.example) has no AAAA address: skipped',
+    });
   });
 });
 
@@ -127,7 +138,10 @@ describe('family order and the cap', () => {
     const resolution = await setup().locator.resolve('sip:bob@big.cases.example');
     expect(resolution.targets).toHaveLength(32);
     expect(resolution.targets[31]!.address).toBe('192.0.2.181');
-    expect(resolution.warnings).toContainEqual({ code: 'targets-capped', message: '40 targets found; only the first 32 are kept' });
+    expect(resolution.warnings).toContainEqual({
+      code: 'targets-capped',
+      message: '40 targets found; only the first 32 are kept',
+    });
   });
 
   it('a smaller cap', async () => {
@@ -142,9 +156,18 @@ describe('DNSSEC: a bogus answer never makes a target', () => {
     const resolution = await locator.resolve('sip:bob@biloxi.example');
     expect(resolution.targets).toEqual([]);
     expect(resolution.error).toBeInstanceOf(BogusAnswerError);
-    expect(resolution.error).toMatchObject({ code: 'SIP_ERR_BOGUS', qname: 'biloxi.example', qtype: 'NAPTR', whyBogus: 'signature over biloxi.example NAPTR expired' });
-    expect(resolution.error?.message).toBe('the NAPTR answer for biloxi.example is DNSSEC-bogus (signature over biloxi.example NAPTR expired): no targets are made from it');
-    expect(resolution.steps).toContainEqual(expect.objectContaining({ kind: 'query', name: 'biloxi.example', type: 'NAPTR', bogus: true, records: [] }));
+    expect(resolution.error).toMatchObject({
+      code: 'SIP_ERR_BOGUS',
+      qname: 'biloxi.example',
+      qtype: 'NAPTR',
+      whyBogus: 'signature over biloxi.example NAPTR expired',
+    });
+    expect(resolution.error?.message).toBe(
+      'the NAPTR answer for biloxi.example is DNSSEC-bogus (signature over biloxi.example NAPTR expired): no targets are made from it',
+    );
+    expect(resolution.steps).toContainEqual(
+      expect.objectContaining({ kind: 'query', name: 'biloxi.example', type: 'NAPTR', bogus: true, records: [] }),
+    );
   });
 
   it('a bogus SRV answer chosen by NAPTR fails the resolution: no fallback to other transports', async () => {
@@ -163,7 +186,9 @@ describe('DNSSEC: a bogus answer never makes a target', () => {
   });
 
   it('several bogus target addresses at once: one error, nothing left unobserved', async () => {
-    const { locator } = setup({ recording: { bogus: ['host.other.example A', 'ns1.other.example A', 'edge.provider.other.example AAAA'] } });
+    const { locator } = setup({
+      recording: { bogus: ['host.other.example A', 'ns1.other.example A', 'edge.provider.other.example AAAA'] },
+    });
     const resolution = await locator.resolve('sip:bob@batch.cases.example;transport=udp');
     expect(resolution.error).toBeInstanceOf(BogusAnswerError);
     expect(resolution.targets).toEqual([]);
@@ -184,21 +209,42 @@ describe('DNSSEC: a bogus answer never makes a target', () => {
 
 describe('failed queries', () => {
   it('a query with no answer counts as no records, is warned about, and the next rule applies', async () => {
-    const { locator } = setup({ recording: { fail: { 'biloxi.example NAPTR': new TimeoutError('no server answered biloxi.example NAPTR') } } });
+    const { locator } = setup({
+      recording: { fail: { 'biloxi.example NAPTR': new TimeoutError('no server answered biloxi.example NAPTR') } },
+    });
     const resolution = await locator.resolve('sip:bob@biloxi.example');
     expect(resolution.rule).toBe('srv');
     expect(resolution.transport).toBe('tls');
-    expect(resolution.warnings).toContainEqual({ code: 'dns-error', message: 'biloxi.example NAPTR: no answer (no server answered biloxi.example NAPTR); treated as no records' });
-    expect(resolution.steps[1]).toMatchObject({ kind: 'query', name: 'biloxi.example', type: 'NAPTR', error: { code: 'DNS_ERR_TIMEOUT', message: 'no server answered biloxi.example NAPTR' } });
+    expect(resolution.warnings).toContainEqual({
+      code: 'dns-error',
+      message: 'biloxi.example NAPTR: no answer (no server answered biloxi.example NAPTR); treated as no records',
+    });
+    expect(resolution.steps[1]).toMatchObject({
+      kind: 'query',
+      name: 'biloxi.example',
+      type: 'NAPTR',
+      error: { code: 'DNS_ERR_TIMEOUT', message: 'no server answered biloxi.example NAPTR' },
+    });
   });
 
   it('when every query fails, NoTargetsError carries the DNS errors', async () => {
     const fail = Object.fromEntries(
-      ['nosrv.cases.example NAPTR', '_sips._tcp.nosrv.cases.example SRV', '_sip._tcp.nosrv.cases.example SRV', '_sip._udp.nosrv.cases.example SRV', 'nosrv.cases.example AAAA', 'nosrv.cases.example A'].map((k) => [k, new TimeoutError(`timeout: ${k}`)]),
+      [
+        'nosrv.cases.example NAPTR',
+        '_sips._tcp.nosrv.cases.example SRV',
+        '_sip._tcp.nosrv.cases.example SRV',
+        '_sip._udp.nosrv.cases.example SRV',
+        'nosrv.cases.example AAAA',
+        'nosrv.cases.example A',
+      ].map((k) => [k, new TimeoutError(`timeout: ${k}`)]),
     );
     const resolution = await setup({ recording: { fail } }).locator.resolve('sip:bob@nosrv.cases.example');
     expect(resolution.error).toBeInstanceOf(NoTargetsError);
-    expect((resolution.error as NoTargetsError).dnsErrors.map((e) => e.message).sort()).toEqual(Object.values(fail).map((e) => e.message).sort());
+    expect((resolution.error as NoTargetsError).dnsErrors.map((e) => e.message).sort()).toEqual(
+      Object.values(fail)
+        .map((e) => e.message)
+        .sort(),
+    );
   });
 });
 
@@ -209,7 +255,8 @@ describe('cancel', () => {
       priority: 0,
       available: () => true,
       close: () => {},
-      resolve: (_query: DnsQuery, signal: AbortSignal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      resolve: (_query: DnsQuery, signal: AbortSignal) =>
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
     };
     const locator = new SipLocator(new DnsCore([never]));
     const controller = new AbortController();
@@ -220,7 +267,9 @@ describe('cancel', () => {
 
   it('an already aborted signal asks nothing', async () => {
     const { locator, plugin } = setup();
-    await expect(locator.resolve('sip:bob@biloxi.example', { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
+    await expect(locator.resolve('sip:bob@biloxi.example', { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      AbortError,
+    );
     expect(plugin.asked).toEqual([]);
   });
 });
@@ -233,18 +282,24 @@ describe('aliases across resolvers', () => {
     const locator = new SipLocator(new DnsCore([cases, other], { reaskCrossZoneCnames: false }), { ipv6: false });
     const resolution = await locator.resolve('sip:bob@alias.cases.example;transport=tcp');
     expect(lines(resolution.targets)).toEqual(['tcp 198.51.100.7:5060 far.alias.cases.example']);
-    expect(resolution.steps).toContainEqual({ kind: 'note', message: 'far.alias.cases.example is an alias of host.other.example; asking A for host.other.example' });
+    expect(resolution.steps).toContainEqual({
+      kind: 'note',
+      message: 'far.alias.cases.example is an alias of host.other.example; asking A for host.other.example',
+    });
     expect(resolution.warnings).toContainEqual({
       code: 'srv-target-alias',
-      message: 'SRV target far.alias.cases.example (_sip._tcp.alias.cases.example) is an alias of host.other.example: RFC 2782 forbids aliases; followed',
+      message:
+        'SRV target far.alias.cases.example (_sip._tcp.alias.cases.example) is an alias of host.other.example: RFC 2782 forbids aliases; followed',
     });
     expect(resolution.roundTrips).toBe(3);
   });
 
-  it('with the core re-asking a chain into another zone, the target gets the end\'s own addresses', async () => {
+  it("with the core re-asking a chain into another zone, the target gets the end's own addresses", async () => {
     const cases = new ZoneResolver({ name: 'cases', files: [CASES_ZONE] });
     const other = new ZoneResolver({ name: 'other', files: [OTHER_ZONE], priority: 60 });
-    const resolution = await new SipLocator(new DnsCore([cases, other]), { ipv6: false }).resolve('sip:bob@alias.cases.example;transport=tcp');
+    const resolution = await new SipLocator(new DnsCore([cases, other]), { ipv6: false }).resolve(
+      'sip:bob@alias.cases.example;transport=tcp',
+    );
     expect(lines(resolution.targets)).toEqual(['tcp 198.51.100.7:5060 far.alias.cases.example']);
     expect(resolution.warnings.map((w) => w.code)).toContain('srv-target-alias');
   });

@@ -40,13 +40,32 @@ describe('Lookups: nominal', () => {
         name: '_sip._udp.biloxi.example',
         type: 'SRV',
         rcode: 'NOERROR',
-        records: expect.arrayContaining(['10 60 5060 sip1.biloxi.example.', '10 40 5060 sip2.biloxi.example.', '20 0 5060 backup.biloxi.example.']),
-        additional: ['sip1.biloxi.example A 203.0.113.11', 'sip2.biloxi.example A 203.0.113.12', 'backup.biloxi.example A 198.51.100.50'],
+        records: expect.arrayContaining([
+          '10 60 5060 sip1.biloxi.example.',
+          '10 40 5060 sip2.biloxi.example.',
+          '20 0 5060 backup.biloxi.example.',
+        ]),
+        additional: [
+          'sip1.biloxi.example A 203.0.113.11',
+          'sip2.biloxi.example A 203.0.113.12',
+          'backup.biloxi.example A 198.51.100.50',
+        ],
         ttl: 3600,
         secure: false,
         bogus: false,
       },
-      { kind: 'query', round: 1, name: 'biloxi.example', type: 'AAAA', rcode: 'NOERROR', records: [], additional: [], ttl: 300, secure: false, bogus: false },
+      {
+        kind: 'query',
+        round: 1,
+        name: 'biloxi.example',
+        type: 'AAAA',
+        rcode: 'NOERROR',
+        records: [],
+        additional: [],
+        ttl: 300,
+        secure: false,
+        bogus: false,
+      },
     ]);
     expect(lookups.drain()).toEqual([]);
   });
@@ -57,11 +76,25 @@ describe('Lookups: off-nominal', () => {
     const { lookups } = make({ fail: { 'biloxi.example NAPTR': new TimeoutError('nobody answered') } });
     const answer = await lookups.ask('biloxi.example', 'NAPTR', 0);
     expect(answer.error).toBeInstanceOf(TimeoutError);
-    expect(queryStep(answer)).toEqual({ kind: 'query', round: 1, name: 'biloxi.example', type: 'NAPTR', records: [], additional: [], ttl: 0, secure: false, bogus: false, error: { code: 'DNS_ERR_TIMEOUT', message: 'nobody answered' } });
+    expect(queryStep(answer)).toEqual({
+      kind: 'query',
+      round: 1,
+      name: 'biloxi.example',
+      type: 'NAPTR',
+      records: [],
+      additional: [],
+      ttl: 0,
+      secure: false,
+      bogus: false,
+      error: { code: 'DNS_ERR_TIMEOUT', message: 'nobody answered' },
+    });
   });
 
   it('an error without a code is reported as ERR', () => {
-    expect(queryStep({ name: 'x.example', type: 'A', round: 1, error: new Error('boom') }).error).toEqual({ code: 'ERR', message: 'boom' });
+    expect(queryStep({ name: 'x.example', type: 'A', round: 1, error: new Error('boom') }).error).toEqual({
+      code: 'ERR',
+      message: 'boom',
+    });
   });
 
   it('a bogus answer is a step marked bogus, with no records', async () => {

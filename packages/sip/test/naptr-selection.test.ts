@@ -13,7 +13,9 @@ const all = new Set<SipTransport>(['udp', 'tcp', 'tls']);
 describe('selectNaptr: nominal', () => {
   it('the walk-through zone: SIPS+D2T of order 50 is the only candidate; the others are of other orders', async () => {
     const selection = selectNaptr(await naptr('biloxi.example'), 'sip', all);
-    expect(selection.candidates.map((c) => [c.transport, c.srv, c.text])).toEqual([['tls', '_sips._tcp.biloxi.example', '50 50 "s" "SIPS+D2T" "" _sips._tcp.biloxi.example.']]);
+    expect(selection.candidates.map((c) => [c.transport, c.srv, c.text])).toEqual([
+      ['tls', '_sips._tcp.biloxi.example', '50 50 "s" "SIPS+D2T" "" _sips._tcp.biloxi.example.'],
+    ]);
     expect(selection.verdicts.map((v) => v.ignored?.reason ?? 'candidate')).toEqual([
       'candidate',
       'order 90 is not the lowest usable order 50 (RFC 3403: once a record of an order applies, other orders are not considered)',
@@ -37,7 +39,10 @@ describe('selectNaptr: nominal', () => {
   });
 
   it('reports the services a set lacks', async () => {
-    expect(selectNaptr(await naptr('naptr-partial.cases.example'), 'sip', all).missingServices).toEqual(['SIPS+D2T', 'SIP+D2T']);
+    expect(selectNaptr(await naptr('naptr-partial.cases.example'), 'sip', all).missingServices).toEqual([
+      'SIPS+D2T',
+      'SIP+D2T',
+    ]);
   });
 });
 

@@ -36,7 +36,10 @@ describe('PenaltyBox: nominal', () => {
   });
 
   it('callers can mark a destination directly, for a given time, also clamped', () => {
-    expect(box.markFailed(sip1, { durationMs: 5_000, reason: 'OPTIONS ping failed' })).toMatchObject({ until: 5_000, reason: 'OPTIONS ping failed' });
+    expect(box.markFailed(sip1, { durationMs: 5_000, reason: 'OPTIONS ping failed' })).toMatchObject({
+      until: 5_000,
+      reason: 'OPTIONS ping failed',
+    });
     expect(box.markFailed({ ...sip1, port: 1 }, { durationMs: 10_000_000 }).until).toBe(300_000);
   });
 
@@ -51,7 +54,11 @@ describe('PenaltyBox: nominal', () => {
     expect(box.isPenalized({ transport: 'udp', address: '2001:db8::1', port: 5060 })).toBe(false);
     expect(box.isPenalized({ transport: 'tcp', address: '2001:db8::1', port: 5061 })).toBe(false);
     expect(destinationKey({ transport: 'tcp', address: '[2001:db8::1]', port: 5060 })).toBe('tcp 2001:db8::1 5060');
-    expect(normalizeDestination({ transport: 'TLS' as 'tls', address: '192.0.2.1', port: 5061 })).toEqual({ transport: 'tls', address: '192.0.2.1', port: 5061 });
+    expect(normalizeDestination({ transport: 'TLS' as 'tls', address: '192.0.2.1', port: 5061 })).toEqual({
+      transport: 'tls',
+      address: '192.0.2.1',
+      port: 5061,
+    });
   });
 
   it('clear() takes a destination out; entries() lists the box, ending first first', () => {

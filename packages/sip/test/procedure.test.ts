@@ -8,7 +8,9 @@ import { setup } from './support/fixtures.js';
 
 const rules = async (uri: string, options: SipLocatorOptions = {}): Promise<string[]> => {
   const resolution = await setup(options).locator.resolve(uri);
-  return resolution.steps.flatMap((s) => (s.kind === 'rule' ? [`${s.rule} ${s.outcome}${s.transport ? ` ${s.transport}` : ''}`] : []));
+  return resolution.steps.flatMap((s) =>
+    s.kind === 'rule' ? [`${s.rule} ${s.outcome}${s.transport ? ` ${s.transport}` : ''}`] : [],
+  );
 };
 
 describe('the transport table: nominal', () => {
@@ -27,15 +29,25 @@ describe('the transport table: nominal', () => {
     ['no SRV -> A/AAAA, sip', 'sip:bob@nosrv.cases.example', undefined, 'host', 'udp', '[2001:db8::20]:5060'],
     ['no SRV -> A/AAAA, sips', 'sips:bob@nosrv.cases.example', undefined, 'host', 'tls', '[2001:db8::20]:5061'],
     ['NAPTR with no address -> SRV', 'sip:bob@fallback.cases.example', undefined, 'srv', 'tcp', '192.0.2.100:5060'],
-    ['NAPTR with no address -> A/AAAA', 'sip:bob@fallback-host.cases.example', undefined, 'host', 'udp', '192.0.2.101:5060'],
-  ] as [string, string, SipTransport[] | undefined, string, string, string][])('%s: %s', async (_row, uri, transports, rule, transport, first) => {
-    const resolution = await setup(transports ? { transports } : {}).locator.resolve(uri);
-    expect(resolution.error).toBeUndefined();
-    expect(resolution.rule).toBe(rule);
-    expect(resolution.transport).toBe(transport);
-    const t = resolution.targets[0]!;
-    expect(`${t.family === 6 ? `[${t.address}]` : t.address}:${t.port}`).toContain(first);
-  });
+    [
+      'NAPTR with no address -> A/AAAA',
+      'sip:bob@fallback-host.cases.example',
+      undefined,
+      'host',
+      'udp',
+      '192.0.2.101:5060',
+    ],
+  ] as [string, string, SipTransport[] | undefined, string, string, string][])(
+    '%s: %s',
+    async (_row, uri, transports, rule, transport, first) => {
+      const resolution = await setup(transports ? { transports } : {}).locator.resolve(uri);
+      expect(resolution.error).toBeUndefined();
+      expect(resolution.rule).toBe(rule);
+      expect(resolution.transport).toBe(transport);
+      const t = resolution.targets[0]!;
+      expect(`${t.family === 6 ? `[${t.address}]` : t.address}:${t.port}`).toContain(first);
+    },
+  );
 
   it('each rule that does not apply says so, in order', async () => {
     expect(await rules('sip:bob@nosrv.cases.example')).toEqual(['naptr passed', 'srv passed', 'host applies udp']);
@@ -46,9 +58,21 @@ describe('the transport table: nominal', () => {
   });
 
   it('a SIP URI with SRV for several transports lists them TLS, TCP, UDP', async () => {
-    const resolution = await setup({ recording: { fail: { 'biloxi.example NAPTR': new Error('lost') } } }).locator.resolve('sip:bob@biloxi.example');
+    const resolution = await setup({
+      recording: { fail: { 'biloxi.example NAPTR': new Error('lost') } },
+    }).locator.resolve('sip:bob@biloxi.example');
     expect(resolution.rule).toBe('srv');
-    expect(resolution.targets.map((t) => t.transport)).toEqual(['tls', 'tls', 'tls', 'tcp', 'tcp', 'tcp', 'udp', 'udp', 'udp']);
+    expect(resolution.targets.map((t) => t.transport)).toEqual([
+      'tls',
+      'tls',
+      'tls',
+      'tcp',
+      'tcp',
+      'tcp',
+      'udp',
+      'udp',
+      'udp',
+    ]);
   });
 });
 

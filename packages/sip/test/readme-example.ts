@@ -7,7 +7,9 @@ export async function example(zoneFile: string, send: (target: SipTarget) => Pro
 
   // Where does a request for sip:bob@biloxi.example go? NAPTR, SRV, A/AAAA: one round trip.
   const resolution = await locator.resolve('sip:bob@biloxi.example');
-  const lines = resolution.targets.map((t) => `${t.transport} ${t.address}:${t.port} priority ${t.priority} weight ${t.weight}`);
+  const lines = resolution.targets.map(
+    (t) => `${t.transport} ${t.address}:${t.port} priority ${t.priority} weight ${t.weight}`,
+  );
 
   // Walk the targets: a 503 or a dead server moves on and goes to the penalty box.
   const cursor = locator.cursor('sip:bob@biloxi.example', { callId: 'a84b4c76e66710' });

@@ -10,12 +10,14 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 describe('README', () => {
   it('shows test/readme-example.ts verbatim', () => {
     const code = readFileSync(new URL('./readme-example.ts', import.meta.url), 'utf8');
-    expect(readme).toContain('```ts\n' + code + '```');
+    expect(readme).toContain(`\`\`\`ts\n${code}\`\`\``);
   });
 
   it('the example resolves the walk-through zone and fails over after a 503', async () => {
     let tries = 0;
-    const lines = await example(BILOXI_ZONE, async () => (tries++ === 0 ? { type: 'response', status: 503, retryAfter: 30 } : { type: 'response', status: 200 }));
+    const lines = await example(BILOXI_ZONE, async () =>
+      tries++ === 0 ? { type: 'response', status: 503, retryAfter: 30 } : { type: 'response', status: 200 },
+    );
     expect(lines).toEqual([
       'tls 203.0.113.12:5061 priority 10 weight 40',
       'tls 203.0.113.11:5061 priority 10 weight 60',

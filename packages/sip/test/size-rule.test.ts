@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@dnscore/core';
 import { RequestTooLargeError, applySizeRule, type SipTarget } from '../src/index.js';
 
-const udp: SipTarget = { transport: 'udp', host: 'sip1.biloxi.example', address: '203.0.113.11', family: 4, port: 5060, priority: 10, weight: 60, source: 'srv', expires: 1e12 };
+const udp: SipTarget = {
+  transport: 'udp',
+  host: 'sip1.biloxi.example',
+  address: '203.0.113.11',
+  family: 4,
+  port: 5060,
+  priority: 10,
+  weight: 60,
+  source: 'srv',
+  expires: 1e12,
+};
 
 describe('applySizeRule: nominal', () => {
   it('over 1300 bytes, UDP becomes TCP to the same address and port', () => {
@@ -34,7 +44,9 @@ describe('applySizeRule: off-nominal', () => {
   });
 
   it('refuses a size that is not a non-negative integer', () => {
-    expect(() => applySizeRule(udp, -1)).toThrow(new InvalidArgumentError('a request size must be a non-negative integer, not -1'));
+    expect(() => applySizeRule(udp, -1)).toThrow(
+      new InvalidArgumentError('a request size must be a non-negative integer, not -1'),
+    );
     expect(() => applySizeRule(udp, 1.5)).toThrow(InvalidArgumentError);
   });
 });

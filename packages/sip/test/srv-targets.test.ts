@@ -27,7 +27,11 @@ describe('SRV targets: nominal', () => {
   it('addresses of targets without additional data are asked all at once, in one round', async () => {
     const { locator, plugin } = setup({ recording: { barrier: 3 } });
     const resolution = await locator.resolve('sip:bob@batch.cases.example;transport=udp;x=1');
-    expect(plugin.held).toEqual(['_sip._udp.batch.cases.example SRV', 'batch.cases.example AAAA', 'batch.cases.example A']);
+    expect(plugin.held).toEqual([
+      '_sip._udp.batch.cases.example SRV',
+      'batch.cases.example AAAA',
+      'batch.cases.example A',
+    ]);
     expect(plugin.asked.slice(3).sort()).toEqual(
       [
         'host.other.example AAAA',
@@ -45,7 +49,13 @@ describe('SRV targets: nominal', () => {
   it('the same address and port twice gives one target, the second is reported', async () => {
     const resolution = await setup().locator.resolve('sip:bob@dup.cases.example;transport=udp');
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.130:5060 d1.dup.cases.example']);
-    expect(resolution.steps).toContainEqual({ kind: 'skip', host: 'd1.dup.cases.example', port: 5060, transport: 'udp', reason: '192.0.2.130 port 5060 is already a target' });
+    expect(resolution.steps).toContainEqual({
+      kind: 'skip',
+      host: 'd1.dup.cases.example',
+      port: 5060,
+      transport: 'udp',
+      reason: '192.0.2.130 port 5060 is already a target',
+    });
   });
 
   it('an SRV answer looked at by two rules is expanded once: its steps appear once', async () => {

@@ -70,7 +70,9 @@ describe('renderStepThrough: nominal', () => {
     const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example;maddr=192.0.2.7'));
     expect(text).toContain('  TARGET 192.0.2.7 (the maddr parameter)\n  client: udp, tcp, tls; IPv4 only\n');
     expect(text).toContain('  1  udp        192.0.2.7  5060  0         0       192.0.2.7  literal  never\n');
-    expect(text).toContain("  ! the URI's TARGET is the IP address 192.0.2.7: one target, no DNS, no failover [ip-literal]\n");
+    expect(text).toContain(
+      "  ! the URI's TARGET is the IP address 192.0.2.7: one target, no DNS, no failover [ip-literal]\n",
+    );
     expect(text).toContain('Targets: 1, udp by rule ip-literal (0 round trips, 0 queries)');
   });
 });
@@ -102,18 +104,32 @@ describe('renderStepThrough: off-nominal', () => {
   it('failed, bogus, aliased and secure answers are shown for what they are', async () => {
     const { TimeoutError } = await import('@dnscore/core');
     const { locator } = setup({
-      recording: { fail: { 'biloxi.example NAPTR': new TimeoutError('no server answered') }, bogus: ['_sips._tcp.biloxi.example SRV'], secure: ['_sip._tcp.biloxi.example SRV'] },
+      recording: {
+        fail: { 'biloxi.example NAPTR': new TimeoutError('no server answered') },
+        bogus: ['_sips._tcp.biloxi.example SRV'],
+        secure: ['_sip._tcp.biloxi.example SRV'],
+      },
     });
     const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example'));
     expect(text).toContain('  [round 1] biloxi.example NAPTR: no answer (DNS_ERR_TIMEOUT: no server answered)\n');
-    expect(text).toContain('  [round 1] _sips._tcp.biloxi.example SRV: NOERROR, DNSSEC BOGUS (signature over _sips._tcp.biloxi.example SRV expired): not used\n');
+    expect(text).toContain(
+      '  [round 1] _sips._tcp.biloxi.example SRV: NOERROR, DNSSEC BOGUS (signature over _sips._tcp.biloxi.example SRV expired): not used\n',
+    );
     expect(text).toContain('  [round 1] _sip._tcp.biloxi.example SRV: NOERROR, 3 records, TTL 3600, secure\n');
     expect(text).toContain('No targets: the SRV answer for _sips._tcp.biloxi.example is DNSSEC-bogus');
-    const alias = renderStepThrough(await setup({ ipv6: false }).locator.resolve('sip:bob@alias.cases.example;transport=udp'));
-    expect(alias).toContain('  [round 2] www.alias.cases.example A: NOERROR, 1 record, TTL 3600, alias of real.alias.cases.example\n');
-    expect(alias).toContain('  ! SRV target www.alias.cases.example (_sip._udp.alias.cases.example) is an alias of real.alias.cases.example: RFC 2782 forbids aliases; followed [srv-target-alias]\n');
+    const alias = renderStepThrough(
+      await setup({ ipv6: false }).locator.resolve('sip:bob@alias.cases.example;transport=udp'),
+    );
+    expect(alias).toContain(
+      '  [round 2] www.alias.cases.example A: NOERROR, 1 record, TTL 3600, alias of real.alias.cases.example\n',
+    );
+    expect(alias).toContain(
+      '  ! SRV target www.alias.cases.example (_sip._udp.alias.cases.example) is an alias of real.alias.cases.example: RFC 2782 forbids aliases; followed [srv-target-alias]\n',
+    );
     const skipped = renderStepThrough(await setup().locator.resolve('sip:bob@noaddr.cases.example;transport=udp'));
-    expect(skipped).toContain('  skipped ghost.noaddr.cases.example:5060 UDP: ghost.noaddr.cases.example has no A or AAAA address\n');
+    expect(skipped).toContain(
+      '  skipped ghost.noaddr.cases.example:5060 UDP: ghost.noaddr.cases.example has no A or AAAA address\n',
+    );
     expect(skipped).toContain('  skipped live.noaddr.cases.example:0 UDP: port 0 in _sip._udp.noaddr.cases.example\n');
   });
 });

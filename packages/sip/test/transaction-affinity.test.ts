@@ -4,7 +4,17 @@ import { InvalidArgumentError } from '@dnscore/core';
 import { TransactionAffinity, type SipTarget } from '../src/index.js';
 import { ManualClock } from './support/fixtures.js';
 
-const target: SipTarget = { transport: 'tls', host: 'sip1.biloxi.example', address: '203.0.113.11', family: 4, port: 5061, priority: 10, weight: 60, source: 'naptr', expires: 1e12 };
+const target: SipTarget = {
+  transport: 'tls',
+  host: 'sip1.biloxi.example',
+  address: '203.0.113.11',
+  family: 4,
+  port: 5061,
+  priority: 10,
+  weight: 60,
+  source: 'naptr',
+  expires: 1e12,
+};
 
 describe('TransactionAffinity: nominal', () => {
   it('a bound branch finds its target until released', () => {
@@ -33,7 +43,9 @@ describe('TransactionAffinity: nominal', () => {
 describe('TransactionAffinity: off-nominal', () => {
   it('refuses an empty or missing branch', () => {
     const affinity = new TransactionAffinity();
-    expect(() => affinity.bind('', target)).toThrow(new InvalidArgumentError('a Via branch must be a non-empty string'));
+    expect(() => affinity.bind('', target)).toThrow(
+      new InvalidArgumentError('a Via branch must be a non-empty string'),
+    );
     expect(() => affinity.lookup(undefined as never)).toThrow(InvalidArgumentError);
   });
 });

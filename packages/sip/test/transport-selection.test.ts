@@ -1,6 +1,15 @@
 /** The rules the URI alone decides: transport parameter, IP literal, explicit port. */
 import { describe, expect, it } from 'vitest';
-import { AddressFamilyError, SipsWithoutTlsError, UnsupportedTransportError, defaultTransport, fixedTransport, parseSipUri, type ClientCapabilities, type SipTransport } from '../src/index.js';
+import {
+  AddressFamilyError,
+  SipsWithoutTlsError,
+  UnsupportedTransportError,
+  defaultTransport,
+  fixedTransport,
+  parseSipUri,
+  type ClientCapabilities,
+  type SipTransport,
+} from '../src/index.js';
 
 function client(transports: SipTransport[] = ['udp', 'tcp', 'tls'], ipv4 = true, ipv6 = true): ClientCapabilities {
   return { transports: new Set(transports), ipv4, ipv6, preferIpv6: true };
@@ -26,7 +35,9 @@ describe('fixedTransport: nominal', () => {
   });
 
   it('the reason cites the RFC', () => {
-    expect(fixedTransport(parseSipUri('sip:192.0.2.1'), client())?.reason).toBe('the TARGET is an IP address: UDP for a SIP URI (RFC 3263 section 4.1)');
+    expect(fixedTransport(parseSipUri('sip:192.0.2.1'), client())?.reason).toBe(
+      'the TARGET is an IP address: UDP for a SIP URI (RFC 3263 section 4.1)',
+    );
   });
 });
 
@@ -49,7 +60,9 @@ describe('fixedTransport: off-nominal', () => {
     expect(() => fixedTransport(parseSipUri('sip:[2001:db8::1]'), client(undefined, true, false))).toThrow(
       new AddressFamilyError('the TARGET 2001:db8::1 is an IPv6 address but IPv6 is off'),
     );
-    expect(() => fixedTransport(parseSipUri('sip:192.0.2.1'), client(undefined, false, true))).toThrow(AddressFamilyError);
+    expect(() => fixedTransport(parseSipUri('sip:192.0.2.1'), client(undefined, false, true))).toThrow(
+      AddressFamilyError,
+    );
   });
 
   it('a transport parameter the client cannot use', () => {

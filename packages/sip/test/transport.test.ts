@@ -23,7 +23,8 @@ describe('transport helpers: nominal', () => {
 
 describe('transport helpers: off-nominal', () => {
   it('other services and transports are not ours', () => {
-    for (const service of ['SIP+D2S', 'SIPS+D2U', 'SIP+D2W', 'E2U+sip', '', 'SIP+D2U+D2T']) expect(serviceTransport(service)).toBeUndefined();
+    for (const service of ['SIP+D2S', 'SIPS+D2U', 'SIP+D2W', 'E2U+sip', '', 'SIP+D2U+D2T'])
+      expect(serviceTransport(service)).toBeUndefined();
     for (const value of ['sctp', 'UDP', '', undefined, 1]) expect(isSipTransport(value)).toBe(false);
   });
 });

@@ -5,7 +5,9 @@ import { InvalidSipUriError, formatSipUri, parseSipUri, uriTarget } from '../src
 
 describe('parseSipUri: nominal', () => {
   it('reads every part of a full SIP URI', () => {
-    const uri = parseSipUri('sip:alice:secret@atlanta.example:5070;transport=tcp;maddr=192.0.2.1;ttl=15;lr;x-custom=a%20b?subject=project&priority=urgent');
+    const uri = parseSipUri(
+      'sip:alice:secret@atlanta.example:5070;transport=tcp;maddr=192.0.2.1;ttl=15;lr;x-custom=a%20b?subject=project&priority=urgent',
+    );
     expect(uri).toMatchObject({
       scheme: 'sip',
       user: 'alice',
@@ -30,26 +32,45 @@ describe('parseSipUri: nominal', () => {
   });
 
   it('reads the shortest forms: sip:host and sips:host', () => {
-    expect(parseSipUri('sip:biloxi.example')).toMatchObject({ scheme: 'sip', user: undefined, host: 'biloxi.example', port: undefined, transport: undefined, maddr: undefined });
+    expect(parseSipUri('sip:biloxi.example')).toMatchObject({
+      scheme: 'sip',
+      user: undefined,
+      host: 'biloxi.example',
+      port: undefined,
+      transport: undefined,
+      maddr: undefined,
+    });
     expect(parseSipUri('sips:biloxi.example').scheme).toBe('sips');
   });
 
   it('is case-insensitive in scheme, host, parameter names and transport; the user part keeps its case', () => {
     const uri = parseSipUri('SIPS:Bob@BiLoXi.Example;TRANSPORT=TCP;MAddr=Proxy.Example');
-    expect(uri).toMatchObject({ scheme: 'sips', user: 'Bob', host: 'biloxi.example', transport: 'tcp', maddr: { host: 'proxy.example', kind: 'hostname' } });
+    expect(uri).toMatchObject({
+      scheme: 'sips',
+      user: 'Bob',
+      host: 'biloxi.example',
+      transport: 'tcp',
+      maddr: { host: 'proxy.example', kind: 'hostname' },
+    });
     expect([...uri.params.keys()]).toEqual(['transport', 'maddr']);
     expect(formatSipUri(uri)).toBe('sips:Bob@biloxi.example;transport=TCP;maddr=Proxy.Example');
   });
 
   it('reads IPv4 and bracketed IPv6 hosts, IPv6 in RFC 5952 form', () => {
     expect(parseSipUri('sip:192.0.2.4:5060')).toMatchObject({ host: '192.0.2.4', hostKind: 'ipv4', port: 5060 });
-    expect(parseSipUri('sip:bob@[2001:DB8:0:0:0:0:0:1]:5061')).toMatchObject({ host: '2001:db8::1', hostKind: 'ipv6', port: 5061 });
+    expect(parseSipUri('sip:bob@[2001:DB8:0:0:0:0:0:1]:5061')).toMatchObject({
+      host: '2001:db8::1',
+      hostKind: 'ipv6',
+      port: 5061,
+    });
     expect(parseSipUri('sip:[::ffff:192.0.2.1]').host).toBe('::ffff:192.0.2.1');
     expect(formatSipUri(parseSipUri('sip:[2001:db8:0::1]:5070'))).toBe('sip:[2001:db8::1]:5070');
   });
 
   it('takes the user characters RFC 3261 allows, escapes and telephone numbers included', () => {
-    expect(parseSipUri('sip:+1-212-555-1212;isub=1411@gateway.example;user=phone').user).toBe('+1-212-555-1212;isub=1411');
+    expect(parseSipUri('sip:+1-212-555-1212;isub=1411@gateway.example;user=phone').user).toBe(
+      '+1-212-555-1212;isub=1411',
+    );
     expect(parseSipUri("sip:a%40b&=+$,?/-_.!~*'()@h.example").user).toBe("a%40b&=+$,?/-_.!~*'()");
   });
 
@@ -67,8 +88,16 @@ describe('parseSipUri: nominal', () => {
   });
 
   it('maddr is the TARGET (RFC 3263 section 4); the host otherwise', () => {
-    expect(uriTarget(parseSipUri('sip:bob@biloxi.example;maddr=[2001:db8::9]'))).toEqual({ host: '2001:db8::9', kind: 'ipv6', from: 'maddr' });
-    expect(uriTarget(parseSipUri('sip:bob@biloxi.example'))).toEqual({ host: 'biloxi.example', kind: 'hostname', from: 'host' });
+    expect(uriTarget(parseSipUri('sip:bob@biloxi.example;maddr=[2001:db8::9]'))).toEqual({
+      host: '2001:db8::9',
+      kind: 'ipv6',
+      from: 'maddr',
+    });
+    expect(uriTarget(parseSipUri('sip:bob@biloxi.example'))).toEqual({
+      host: 'biloxi.example',
+      kind: 'hostname',
+      from: 'host',
+    });
   });
 });
 
@@ -146,7 +175,9 @@ describe('parseSipUri: off-nominal', () => {
     })();
     expect(error?.position).toBe(23);
     expect(error?.reason).toBe('the port 99999 is outside 1..65535');
-    expect(error?.message).toBe('invalid SIP URI "sip:bob@biloxi.example:99999": the port 99999 is outside 1..65535 (at offset 23)');
+    expect(error?.message).toBe(
+      'invalid SIP URI "sip:bob@biloxi.example:99999": the port 99999 is outside 1..65535 (at offset 23)',
+    );
   });
 
   it('refuses a non-string and an over-long URI without work', () => {

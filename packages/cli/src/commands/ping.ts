@@ -29,7 +29,14 @@ const MAX_COUNT = 10_000;
 
 export interface PingJson {
   readonly requests: readonly {
-    readonly attempts: readonly { transport: SipTransport; address: string; port: number; outcome: BridgeAttempt['outcome']; status: number | null; ms: number }[];
+    readonly attempts: readonly {
+      transport: SipTransport;
+      address: string;
+      port: number;
+      outcome: BridgeAttempt['outcome'];
+      status: number | null;
+      ms: number;
+    }[];
     readonly answeredBy: { transport: SipTransport; address: string; port: number } | null;
   }[];
 }
@@ -55,10 +62,19 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
   if (positionals.length !== 1) throw new UsageError(`ping takes one URI\n${PING_USAGE}`);
   const uri = parseSipUri(positionals[0]!);
   const method = (values.method ?? 'OPTIONS').toUpperCase();
-  if (!/^[A-Z][A-Z0-9\-.!%*_+`'~]*$/.test(method)) throw new UsageError(`--method "${values.method}" is not a SIP method`);
-  if (REFUSED_METHODS.has(method)) throw new UsageError(`--method ${method} is not for pinging: use OPTIONS, INFO, MESSAGE or another request that ends in one transaction`);
+  if (!/^[A-Z][A-Z0-9\-.!%*_+`'~]*$/.test(method))
+    throw new UsageError(`--method "${values.method}" is not a SIP method`);
+  if (REFUSED_METHODS.has(method))
+    throw new UsageError(
+      `--method ${method} is not for pinging: use OPTIONS, INFO, MESSAGE or another request that ends in one transaction`,
+    );
   const count = integer(values.count ?? '1', '--count', 1, MAX_COUNT);
-  const timeout = integer(values['per-target-timeout'] ?? String(DEFAULT_TARGET_TIMEOUT_MS), '--per-target-timeout', 1, 600_000);
+  const timeout = integer(
+    values['per-target-timeout'] ?? String(DEFAULT_TARGET_TIMEOUT_MS),
+    '--per-target-timeout',
+    1,
+    600_000,
+  );
   const transports = parseTransports(values.transports ?? 'udp,tcp,tls');
   const seed = values.seed === undefined ? undefined : integer(values.seed, '--seed', -(2 ** 31), 2 ** 32 - 1);
   const bind = parseBind(values.bind ?? '0.0.0.0');
@@ -70,10 +86,23 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
   try {
     // `sip` opens one UDP socket, of the family of the bind address: only targets of that family are asked for.
     const family = isIP(bind.address) === 6 ? 6 : 4;
-    const locator = new SipLocator(core, { transports, ipv4: family === 4, ipv6: family === 6, targetTimeoutMs: timeout });
+    const locator = new SipLocator(core, {
+      transports,
+      ipv4: family === 4,
+      ipv6: family === 6,
+      targetTimeoutMs: timeout,
+    });
     const port = bind.port ?? (await freeUdpPort(bind.address));
-    bridge = await SipBridge.create(stack, locator, { address: bind.address, port, tcpListener: false, ...(ca ? { tls: { ca } } : {}) });
-    if (!values.json) io.stdout(`PING ${uri.text}: ${count} ${method} request${count === 1 ? '' : 's'}, per-target timer ${timeout} ms\n`);
+    bridge = await SipBridge.create(stack, locator, {
+      address: bind.address,
+      port,
+      tcpListener: false,
+      ...(ca ? { tls: { ca } } : {}),
+    });
+    if (!values.json)
+      io.stdout(
+        `PING ${uri.text}: ${count} ${method} request${count === 1 ? '' : 's'}, per-target timer ${timeout} ms\n`,
+      );
     const reports: SendReport[] = [];
     for (let i = 1; i <= count; i++) {
       const report = await bridge.send(request(uri.text, method, i, bridge.endpoint.viaHost, port));
@@ -84,7 +113,9 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
     if (values.json) io.stdout(`${JSON.stringify(pingToJson(reports))}\n`);
     else io.stdout(`${answered} of ${count} request${count === 1 ? '' : 's'} answered\n`);
     if (answered === count) return ExitCode.OK;
-    io.stderr(`dnscore: ${count - answered} of ${count} request${count === 1 ? '' : 's'} to ${uri.text} got no answer\n`);
+    io.stderr(
+      `dnscore: ${count - answered} of ${count} request${count === 1 ? '' : 's'} to ${uri.text} got no answer\n`,
+    );
     return ExitCode.NOT_FOUND;
   } finally {
     bridge?.close();
@@ -94,7 +125,11 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
 
 /** The `--json` document: exactly the shape of the issue. */
 export function pingToJson(reports: readonly SendReport[]): PingJson {
-  const where = (t: SipTarget): { transport: SipTransport; address: string; port: number } => ({ transport: t.transport, address: t.address, port: t.port });
+  const where = (t: SipTarget): { transport: SipTransport; address: string; port: number } => ({
+    transport: t.transport,
+    address: t.address,
+    port: t.port,
+  });
   return {
     requests: reports.map((r) => ({
       attempts: r.attempts.map((a) => ({ ...where(a.target), outcome: a.outcome, status: a.status, ms: a.ms })),
@@ -106,13 +141,20 @@ export function pingToJson(reports: readonly SendReport[]): PingJson {
 function renderRequest(n: number, report: SendReport): string {
   const lines = [`request ${n}:`];
   for (const [i, a] of report.attempts.entries()) {
-    const notes = [a.penalized ? 'from the penalty box' : '', a.pinned ? 'Call-ID affinity' : '', a.switched ? 'over 1300 bytes: TCP' : ''].filter(Boolean);
+    const notes = [
+      a.penalized ? 'from the penalty box' : '',
+      a.pinned ? 'Call-ID affinity' : '',
+      a.switched ? 'over 1300 bytes: TCP' : '',
+    ].filter(Boolean);
     lines.push(
       `  try ${i + 1}  ${destination(a.target).padEnd(24)} ${`(${a.target.host})`.padEnd(28)} ${a.outcome.padEnd(15)} ${String(a.status ?? '-').padStart(3)} ${String(a.ms).padStart(6)} ms${notes.length ? `  [${notes.join(', ')}]` : ''}`,
     );
   }
   if (report.answeredBy) lines.push(`  answered by ${destination(report.answeredBy)}`);
-  else lines.push(`  no answer: ${report.error?.message ?? 'no target answered'}${report.error && 'code' in report.error ? ` [${String(report.error.code)}]` : ''}`);
+  else
+    lines.push(
+      `  no answer: ${report.error?.message ?? 'no target answered'}${report.error && 'code' in report.error ? ` [${String(report.error.code)}]` : ''}`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -166,5 +208,3 @@ function freeUdpPort(address: string): Promise<number> {
     });
   });
 }
-
-

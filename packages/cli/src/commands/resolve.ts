@@ -21,7 +21,12 @@ export async function resolveCommand(argv: readonly string[], io: Io): Promise<E
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { type: { type: 'string', short: 't' }, class: { type: 'string' }, json: { type: 'boolean' }, ...backendOptions },
+    options: {
+      type: { type: 'string', short: 't' },
+      class: { type: 'string' },
+      json: { type: 'boolean' },
+      ...backendOptions,
+    },
   });
   if (positionals.length !== 1) throw new UsageError(`resolve takes one NAME\n${RESOLVE_USAGE}`);
   const query = makeQuery(positionals[0]!, values.type ?? 'A', values.class ?? 'IN'); // bad input: exit 2 before any backend starts

@@ -49,7 +49,8 @@ export async function sipCommand(argv: readonly string[], io: Io): Promise<ExitC
   try {
     const locator = new SipLocator(core, { transports, ipv6: !values['no-ipv6'] });
     const resolution = await locator.resolve(uri);
-    const counts = draws === undefined || resolution.targets.length === 0 ? undefined : await drawFirstTargets(locator, uri, draws);
+    const counts =
+      draws === undefined || resolution.targets.length === 0 ? undefined : await drawFirstTargets(locator, uri, draws);
     if (values.json) io.stdout(`${JSON.stringify(resolutionToJson(resolution, counts))}\n`);
     else io.stdout(renderStepThrough(resolution) + (counts ? renderDraws(counts) : ''));
     return exitCodeOf(resolution, io);
@@ -71,8 +72,7 @@ function exitCodeOf(resolution: SipResolution, io: Io): ExitCode {
 
 function renderDraws(counts: DrawCounts): string {
   const lines = [`Draws: ${counts.n} resolutions, how often each SRV target came first`];
-  for (const [host, n] of Object.entries(counts.first)) lines.push(`  ${host}  ${n}  (${((100 * n) / counts.n).toFixed(1)}%)`);
+  for (const [host, n] of Object.entries(counts.first))
+    lines.push(`  ${host}  ${n}  (${((100 * n) / counts.n).toFixed(1)}%)`);
   return `\n${lines.join('\n')}\n`;
 }
-
-

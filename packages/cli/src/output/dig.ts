@@ -7,7 +7,8 @@ export function resultToText(result: DnsResult): string {
     `;; resolver: ${result.resolver}`,
     `;; ->>HEADER<<- status: ${result.rcodeName}, dnssec: ${dnssecState(result)}`,
   ];
-  if (result.canonical.toLowerCase() !== result.query.name.toLowerCase()) lines.push(`;; canonical name: ${absolute(result.canonical)}`);
+  if (result.canonical.toLowerCase() !== result.query.name.toLowerCase())
+    lines.push(`;; canonical name: ${absolute(result.canonical)}`);
   lines.push('', ';; QUESTION SECTION:', `;${absolute(result.query.name)}\t\tIN\t${typeName(result.query.type)}`);
   section(lines, 'ANSWER', result.records);
   section(lines, 'AUTHORITY', result.authority);

@@ -52,11 +52,15 @@ export function decodeRecord(packet: Uint8Array, record: WireRecord, age = 0): D
     try {
       data = decoder(reader);
     } catch (error) {
-      if (error instanceof WireError) throw new RdataError('rdlength', `${typeName(record.type)} RDATA: ${error.message}`);
+      if (error instanceof WireError)
+        throw new RdataError('rdlength', `${typeName(record.type)} RDATA: ${error.message}`);
       throw error;
     }
     if (reader.remaining !== 0) {
-      throw new RdataError('rdlength', `${typeName(record.type)} RDATA has ${reader.remaining} bytes left over after its fields`);
+      throw new RdataError(
+        'rdlength',
+        `${typeName(record.type)} RDATA has ${reader.remaining} bytes left over after its fields`,
+      );
     }
   }
   return Object.freeze({

@@ -29,8 +29,9 @@ export function compileEre(pattern: string, ignoreCase = false): RegExp {
     if (c === '\\') {
       const next = pattern[i + 1];
       if (next === undefined) throw new SyntaxError('pattern ends with a lone backslash');
-      if (SPECIAL.has(next)) out += '\\' + next;
-      else if (next >= '1' && next <= '9') out += '\\' + next; // back-reference
+      if (SPECIAL.has(next)) out += `\\${next}`;
+      else if (next >= '1' && next <= '9')
+        out += `\\${next}`; // back-reference
       else throw new SyntaxError(`undefined escape \\${next}`);
       i++;
     } else if (c === '[') {
@@ -58,7 +59,7 @@ function readBracket(pattern: string, start: number): number {
   if (pattern[i] === ']') i++; // a leading "]" is a literal
   for (; i < pattern.length; i++) {
     if (pattern[i] === '[' && (pattern[i + 1] === ':' || pattern[i + 1] === '=' || pattern[i + 1] === '.')) {
-      const close = pattern.indexOf(pattern[i + 1]! + ']', i + 2);
+      const close = pattern.indexOf(`${pattern[i + 1]!}]`, i + 2);
       if (close < 0) throw new SyntaxError(`unterminated [${pattern[i + 1]} in bracket expression`);
       i = close + 1;
     } else if (pattern[i] === ']') {
@@ -87,10 +88,10 @@ function translateBracket(body: string): string {
     } else if (c === '[' && (body[i + 1] === '=' || body[i + 1] === '.')) {
       throw new SyntaxError('collating elements and equivalence classes are not supported');
     } else if (c === '\\' || c === '[' || c === ']') {
-      out += '\\' + c;
+      out += `\\${c}`;
     } else {
       out += c;
     }
   }
-  return out + ']';
+  return `${out}]`;
 }

@@ -43,7 +43,8 @@ export function validateNaptr(data: NaptrData): void {
 export function validateFlags(flags: string): void {
   let known = '';
   for (const c of flags) {
-    if (!/^[A-Za-z0-9]$/.test(c)) throw new RdataError('naptr-flags', `NAPTR flags "${flags}" hold "${c}", not alphanumeric`);
+    if (!/^[A-Za-z0-9]$/.test(c))
+      throw new RdataError('naptr-flags', `NAPTR flags "${flags}" hold "${c}", not alphanumeric`);
     if (/^[sSaAuUpP]$/.test(c)) {
       if (known) throw new RdataError('naptr-flags', `NAPTR flags "${flags}" combine "${known}" and "${c}"`);
       known = c;
@@ -55,12 +56,19 @@ export function validateFlags(flags: string): void {
 export function validateServices(services: string): void {
   if (services === '') return;
   for (const segment of services.split('+')) {
-    if (segment.length === 0) throw new RdataError('naptr-services', `NAPTR services "${services}" have an empty segment`);
+    if (segment.length === 0)
+      throw new RdataError('naptr-services', `NAPTR services "${services}" have an empty segment`);
     if (segment.length > MAX_SERVICE_SEGMENT) {
-      throw new RdataError('naptr-services', `NAPTR services segment "${segment}" is longer than ${MAX_SERVICE_SEGMENT} characters`);
+      throw new RdataError(
+        'naptr-services',
+        `NAPTR services segment "${segment}" is longer than ${MAX_SERVICE_SEGMENT} characters`,
+      );
     }
     if (!/^[A-Za-z][A-Za-z0-9]*$/.test(segment)) {
-      throw new RdataError('naptr-services', `NAPTR services segment "${segment}" must be a letter followed by letters and digits`);
+      throw new RdataError(
+        'naptr-services',
+        `NAPTR services segment "${segment}" must be a letter followed by letters and digits`,
+      );
     }
   }
 }
@@ -113,7 +121,8 @@ export function parseNaptrRegexp(regexp: string): NaptrRegexp {
     if (next === undefined) fail('the replacement ends with a lone backslash');
     else if (/^[1-9]$/.test(next)) {
       if (Number(next) > groups) fail(`back-reference \\${next} but the pattern has ${groups} group(s)`);
-    } else if (next !== delimiter) fail(`"\\${next}" in the replacement is neither a back-reference \\1-\\9 nor an escaped delimiter`);
+    } else if (next !== delimiter)
+      fail(`"\\${next}" in the replacement is neither a back-reference \\1-\\9 nor an escaped delimiter`);
   }
   return { delimiter, pattern, replacement: repl.join('') };
 }

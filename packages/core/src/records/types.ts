@@ -95,7 +95,10 @@ export type DnsRecord = AnyTypedRecord | RawRecord;
 export type RecordOf<T> = T extends TypedRecordName ? TypedRecord<T> : DnsRecord;
 
 /** Narrows a record to a typed view. */
-export function isRecordType<T extends TypedRecordName>(record: DnsRecord, type: T): record is DnsRecord & TypedRecord<T> {
+export function isRecordType<T extends TypedRecordName>(
+  record: DnsRecord,
+  type: T,
+): record is DnsRecord & TypedRecord<T> {
   return record.type === type;
 }
 

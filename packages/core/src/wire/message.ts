@@ -71,7 +71,12 @@ export function parseMessage(packet: Uint8Array): WireMessage {
   const questions: WireQuestion[] = [];
   for (let i = 0; i < counts[0]; i++) {
     const name = reader.name('question name');
-    questions.push({ name: name.text, labels: name.labels, type: reader.u16('question type'), class: reader.u16('question class') });
+    questions.push({
+      name: name.text,
+      labels: name.labels,
+      type: reader.u16('question type'),
+      class: reader.u16('question class'),
+    });
   }
   const answers = readSection(reader, counts[1], 'answer');
   const authorities = readSection(reader, counts[2], 'authority');
@@ -121,7 +126,15 @@ function readSection(reader: WireReader, count: number, section: string): WireRe
     }
     reader.offset += rdlength;
     // RFC 2181 section 8: a TTL with the top bit set is treated as zero.
-    records.push({ name: name.text, labels: name.labels, type, class: rrclass, ttl: ttl > 0x7fffffff ? 0 : ttl, rdataOffset, rdlength });
+    records.push({
+      name: name.text,
+      labels: name.labels,
+      type,
+      class: rrclass,
+      ttl: ttl > 0x7fffffff ? 0 : ttl,
+      rdataOffset,
+      rdlength,
+    });
   }
   return records;
 }

@@ -57,7 +57,9 @@ export class WireReader {
   u32(what = '32-bit field'): number {
     this.need(4, what);
     const p = this.packet;
-    const v = ((p[this.offset]! << 24) >>> 0) + ((p[this.offset + 1]! << 16) | (p[this.offset + 2]! << 8) | p[this.offset + 3]!);
+    const v =
+      ((p[this.offset]! << 24) >>> 0) +
+      ((p[this.offset + 1]! << 16) | (p[this.offset + 2]! << 8) | p[this.offset + 3]!);
     this.offset += 4;
     return v;
   }
@@ -93,7 +95,8 @@ export class WireReader {
       if (kind === 0xc0) {
         if (position + 2 > limit) throw new WireError(`${what} has a cut compression pointer`, position);
         const target = ((len & 0x3f) << 8) | this.packet[position + 1]!;
-        if (target >= position) throw new WireError(`${what} has a compression pointer that does not point backwards`, position);
+        if (target >= position)
+          throw new WireError(`${what} has a compression pointer that does not point backwards`, position);
         if (!jumped) this.offset = position + 2;
         jumped = true;
         limit = position; // the pointed-to name must lie wholly before the pointer

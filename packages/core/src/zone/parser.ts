@@ -38,7 +38,8 @@ const MAX_INCLUDE_DEPTH = 8;
 export function parseZone(text: string, options: ParseZoneOptions = {}): ZoneRecord[] {
   const file = options.file ?? '<zone>';
   const state: State = {
-    origin: options.origin !== undefined ? safe(file, 0, () => absoluteName(ensureAbsolute(options.origin!), [])) : undefined,
+    origin:
+      options.origin !== undefined ? safe(file, 0, () => absoluteName(ensureAbsolute(options.origin!), [])) : undefined,
     defaultTtl: undefined,
     lastTtl: undefined,
     lastOwner: undefined,
@@ -57,7 +58,14 @@ interface State {
   lastClass: number;
 }
 
-function parseInto(text: string, file: string, state: State, out: ZoneRecord[], readFile: (path: string) => string, depth: number): void {
+function parseInto(
+  text: string,
+  file: string,
+  state: State,
+  out: ZoneRecord[],
+  readFile: (path: string) => string,
+  depth: number,
+): void {
   for (const entry of entries(text, file)) {
     const first = entry.tokens[0]!;
     if (!entry.blankOwner && !first.quoted && first.text.startsWith('$')) {
@@ -68,7 +76,14 @@ function parseInto(text: string, file: string, state: State, out: ZoneRecord[], 
   }
 }
 
-function directive(entry: Entry, file: string, state: State, out: ZoneRecord[], readFile: (path: string) => string, depth: number): void {
+function directive(
+  entry: Entry,
+  file: string,
+  state: State,
+  out: ZoneRecord[],
+  readFile: (path: string) => string,
+  depth: number,
+): void {
   const [keyword, ...args] = entry.tokens as [Token, ...Token[]];
   const fail = (reason: string): never => {
     throw new ZoneFileError(file, entry.line, reason);
@@ -77,7 +92,9 @@ function directive(entry: Entry, file: string, state: State, out: ZoneRecord[], 
     case '$ORIGIN': {
       if (args.length !== 1) fail('$ORIGIN takes one name');
       const name = args[0]!.text;
-      state.origin = safe(file, entry.line, () => absoluteName(name.endsWith('.') || !state.origin ? ensureAbsolute(name) : name, state.origin ?? []));
+      state.origin = safe(file, entry.line, () =>
+        absoluteName(name.endsWith('.') || !state.origin ? ensureAbsolute(name) : name, state.origin ?? []),
+      );
       return;
     }
     case '$TTL': {
@@ -153,7 +170,9 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
   rrclass ??= state.lastClass;
   state.lastClass = rrclass;
   if (ttl !== undefined) state.lastTtl = ttl;
-  else ttl = state.defaultTtl ?? state.lastTtl ?? (type === RRType.SOA ? (data as { minimum: number }).minimum : undefined);
+  else
+    ttl =
+      state.defaultTtl ?? state.lastTtl ?? (type === RRType.SOA ? (data as { minimum: number }).minimum : undefined);
   if (ttl === undefined) fail('the record has no TTL and there is no $TTL before it');
   return {
     name: safe(file, line, () => packetName(owner)),
@@ -170,7 +189,8 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
 /** IN, CH and HS: the classes dns-packet, which encodes the zone resolver's answers, can write. */
 function servableClass(text: string, fail: (reason: string) => never): number {
   const rrclass = safeClass(text);
-  if (rrclass !== 1 && rrclass !== 3 && rrclass !== 4) fail(`class ${text} is not supported in zone files (IN, CH, HS)`);
+  if (rrclass !== 1 && rrclass !== 3 && rrclass !== 4)
+    fail(`class ${text} is not supported in zone files (IN, CH, HS)`);
   return rrclass!;
 }
 

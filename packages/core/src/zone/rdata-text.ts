@@ -39,12 +39,14 @@ export class RdataTokens {
   }
 
   end(): void {
-    if (!this.done) throw new SyntaxError(`${this.type} record has unexpected data "${this.tokens[this.#index]!.text}"`);
+    if (!this.done)
+      throw new SyntaxError(`${this.type} record has unexpected data "${this.tokens[this.#index]!.text}"`);
   }
 
   integer(what: string, max: number): number {
     const text = this.next(what).text;
-    if (!/^\d+$/.test(text) || Number(text) > max) throw new SyntaxError(`${this.type} ${what} "${text}" is not a number 0..${max}`);
+    if (!/^\d+$/.test(text) || Number(text) > max)
+      throw new SyntaxError(`${this.type} ${what} "${text}" is not a number 0..${max}`);
     return Number(text);
   }
 
@@ -98,7 +100,8 @@ export function absoluteName(text: string, origin: Labels): Labels {
   const labels = parseName(text);
   const absolute = isAbsolute(text) ? labels : [...labels, ...origin];
   // parseName checked the name alone; the origin may make it too long.
-  if (wireLength(absolute) > MAX_NAME_LENGTH) throw new SyntaxError(`"${text}" is longer than ${MAX_NAME_LENGTH} octets with the origin`);
+  if (wireLength(absolute) > MAX_NAME_LENGTH)
+    throw new SyntaxError(`"${text}" is longer than ${MAX_NAME_LENGTH} octets with the origin`);
   return absolute;
 }
 
@@ -119,7 +122,9 @@ export function packetName(labels: Labels): string {
     .map((label) => {
       const text = Buffer.from(label).toString('utf8');
       if (text.includes('.') || text.includes('\\') || !Buffer.from(text, 'utf8').equals(label)) {
-        throw new SyntaxError(`the label "${text}" holds a dot, a backslash or non-UTF-8 bytes, which this server cannot encode`);
+        throw new SyntaxError(
+          `the label "${text}" holds a dot, a backslash or non-UTF-8 bytes, which this server cannot encode`,
+        );
       }
       return text;
     })
@@ -132,7 +137,9 @@ export function readRdata(type: number, tokens: readonly Token[], context: NameC
   if (tokens[0]?.text === '\\#' && !tokens[0].quoted) return readGeneric(type, reader);
   const read = readers.get(type);
   if (!read) {
-    throw new SyntaxError(`type ${typeName(type)} is not supported in zone files; write it in the RFC 3597 form \\# LENGTH HEX`);
+    throw new SyntaxError(
+      `type ${typeName(type)} is not supported in zone files; write it in the RFC 3597 form \\# LENGTH HEX`,
+    );
   }
   const data = read(reader);
   reader.end();
@@ -146,7 +153,10 @@ const readers = new Map<number, (t: RdataTokens) => unknown>([
   [RRType.NS, (t) => t.name('name server')],
   [RRType.PTR, (t) => t.name('target')],
   [RRType.MX, (t) => ({ preference: t.u16('preference'), exchange: t.name('exchange') })],
-  [RRType.SRV, (t) => ({ priority: t.u16('priority'), weight: t.u16('weight'), port: t.u16('port'), target: t.name('target') })],
+  [
+    RRType.SRV,
+    (t) => ({ priority: t.u16('priority'), weight: t.u16('weight'), port: t.u16('port'), target: t.name('target') }),
+  ],
   [
     RRType.NAPTR,
     (t) => ({
@@ -184,7 +194,13 @@ const readers = new Map<number, (t: RdataTokens) => unknown>([
       usage: t.u8('usage'),
       selector: t.u8('selector'),
       matchingType: t.u8('matching type'),
-      certificate: hex(t.rest().map((x) => x.text).join(''), 'certificate association data'),
+      certificate: hex(
+        t
+          .rest()
+          .map((x) => x.text)
+          .join(''),
+        'certificate association data',
+      ),
     }),
   ],
 ]);
@@ -207,12 +223,23 @@ function hex(text: string, what: string): Buffer {
 function readGeneric(type: number, tokens: RdataTokens): unknown {
   tokens.next('\\#');
   const length = tokens.u16('RDATA length');
-  const rest = tokens.rest().map((t) => t.text).join('');
+  const rest = tokens
+    .rest()
+    .map((t) => t.text)
+    .join('');
   const data = length === 0 && rest === '' ? Buffer.alloc(0) : hex(rest, 'RDATA');
   if (data.length !== length) throw new SyntaxError(`\\# says ${length} bytes of RDATA, the hex holds ${data.length}`);
   if (!readers.has(type)) return data;
   try {
-    const record = decodeRecord(data, { name: '.', labels: [], type, class: 1, ttl: 0, rdataOffset: 0, rdlength: data.length });
+    const record = decodeRecord(data, {
+      name: '.',
+      labels: [],
+      type,
+      class: 1,
+      ttl: 0,
+      rdataOffset: 0,
+      rdlength: data.length,
+    });
     if (type === RRType.TXT) return characterStrings(data);
     return record.data;
   } catch (error) {

@@ -167,7 +167,13 @@ export class ZoneResolver implements ResolverPlugin {
 function toPacketRecord(record: ZoneRecord): dnsPacket.Answer {
   // dns-packet has its own encoders for some types dnscore keeps raw; UNKNOWN_n writes bytes as they are.
   const type = record.data instanceof Uint8Array ? `UNKNOWN_${record.type}` : packetType(record.type);
-  return { name: record.name, type, class: className(record.class), ttl: record.ttl, data: record.data } as dnsPacket.Answer;
+  return {
+    name: record.name,
+    type,
+    class: className(record.class),
+    ttl: record.ttl,
+    data: record.data,
+  } as dnsPacket.Answer;
 }
 
 /** dns-packet's name for a type: it says UNKNOWN_n where RFC 3597 says TYPEn. */
@@ -180,6 +186,10 @@ function readZoneFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ZoneFileError(file, 0, `cannot read the zone file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ZoneFileError(
+      file,
+      0,
+      `cannot read the zone file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }

@@ -30,7 +30,8 @@ export class Zone {
     if (soas.length === 0) throw new ZoneFileError(file, 1, 'the zone has no SOA record at its apex');
     const soa = soas[0]!;
     const second = soas.find((r) => r !== soa && !sameLabels(r.labels, soa.labels));
-    if (second) throw new ZoneFileError(second.file, second.line, `a second SOA, for ${second.name}: one zone per file`);
+    if (second)
+      throw new ZoneFileError(second.file, second.line, `a second SOA, for ${second.name}: one zone per file`);
     this.soa = soa;
     this.origin = soa.labels;
     for (const record of records) this.#add(record);
@@ -95,14 +96,19 @@ export class Zone {
       throw new ZoneFileError(record.file, record.line, `${record.name} is outside the zone ${this.name}`);
     }
     if (record.class !== this.soa.class) {
-      throw new ZoneFileError(record.file, record.line, `${record.name} has class ${record.class}, the zone has ${this.soa.class}`);
+      throw new ZoneFileError(
+        record.file,
+        record.line,
+        `${record.name} has class ${record.class}, the zone has ${this.soa.class}`,
+      );
     }
     const key = keyOf(record.labels);
     let node = this.#nodes.get(key);
     if (!node) {
       node = new Map();
       this.#nodes.set(key, node);
-      for (let i = 1; i < record.labels.length - this.origin.length; i++) this.#nonTerminals.add(keyOf(record.labels.slice(i)));
+      for (let i = 1; i < record.labels.length - this.origin.length; i++)
+        this.#nonTerminals.add(keyOf(record.labels.slice(i)));
     }
     const hasCname = node.has(RRType.CNAME);
     // RFC 1034 section 3.6.2 / RFC 2181 section 10.1: a CNAME stands alone at its name.
@@ -130,7 +136,9 @@ const DS = 43;
 
 function answerFrom(node: Node, type: number, synthesizedOwner: Labels | undefined): ZoneLookup {
   const own = (records: readonly ZoneRecord[]): ZoneRecord[] =>
-    synthesizedOwner ? records.map((r) => ({ ...r, labels: synthesizedOwner, name: formatName(synthesizedOwner) })) : [...records];
+    synthesizedOwner
+      ? records.map((r) => ({ ...r, labels: synthesizedOwner, name: formatName(synthesizedOwner) }))
+      : [...records];
   const cname = node.get(RRType.CNAME);
   if (cname && type !== RRType.CNAME && type !== RRType.ANY) return { kind: 'cname', record: own(cname)[0]! };
   const records = type === RRType.ANY ? [...node.values()].flat() : node.get(type);

@@ -45,20 +45,39 @@ export const typedData = fc.oneof(
   fc.record({ priority: u16, weight: u16, port: u16, target: name }).map((d) => ['SRV', 33, d] as const),
   naptrData.map((d) => ['NAPTR', 35, d] as const),
   fc.array(text, { minLength: 1, maxLength: 3 }).map((d) => ['TXT', 16, d] as const),
-  fc.record({ mname: name, rname: name, serial: u32, refresh: u32, retry: u32, expire: u32, minimum: u32 }).map((d) => ['SOA', 6, d] as const),
   fc
-    .record({ usage: fc.integer({ min: 0, max: 255 }), selector: fc.integer({ min: 0, max: 255 }), matchingType: fc.integer({ min: 0, max: 255 }), certificate: fc.uint8Array({ minLength: 1, maxLength: 64 }) })
+    .record({ mname: name, rname: name, serial: u32, refresh: u32, retry: u32, expire: u32, minimum: u32 })
+    .map((d) => ['SOA', 6, d] as const),
+  fc
+    .record({
+      usage: fc.integer({ min: 0, max: 255 }),
+      selector: fc.integer({ min: 0, max: 255 }),
+      matchingType: fc.integer({ min: 0, max: 255 }),
+      certificate: fc.uint8Array({ minLength: 1, maxLength: 64 }),
+    })
     .map((d) => ['TLSA', 52, d] as const),
-  fc.tuple(fc.integer({ min: 256, max: 65279 }), fc.uint8Array({ maxLength: 40 })).map(([type, data]) => [typeName(type), type, data] as const),
+  fc
+    .tuple(fc.integer({ min: 256, max: 65279 }), fc.uint8Array({ maxLength: 40 }))
+    .map(([type, data]) => [typeName(type), type, data] as const),
 );
 
-export const record = fc.tuple(name, typedData, fc.integer({ min: 0, max: 0x7fffffff })).map(
-  ([owner, [type, rrtype, data], ttl]): DnsRecord => ({ name: owner, type, rrtype, class: 1, ttl, rdata: new Uint8Array(0), data }) as DnsRecord,
-);
+export const record = fc
+  .tuple(name, typedData, fc.integer({ min: 0, max: 0x7fffffff }))
+  .map(
+    ([owner, [type, rrtype, data], ttl]): DnsRecord =>
+      ({ name: owner, type, rrtype, class: 1, ttl, rdata: new Uint8Array(0), data }) as DnsRecord,
+  );
 
 /** The comparable part of a record: everything but the raw RDATA bytes. */
 export function comparable(r: DnsRecord): unknown {
-  return { name: r.name, type: r.type, rrtype: r.rrtype, class: r.class, ttl: r.ttl, data: r.data instanceof Uint8Array ? Array.from(r.data) : normalize(r.data) };
+  return {
+    name: r.name,
+    type: r.type,
+    rrtype: r.rrtype,
+    class: r.class,
+    ttl: r.ttl,
+    data: r.data instanceof Uint8Array ? Array.from(r.data) : normalize(r.data),
+  };
 }
 
 function normalize(data: unknown): unknown {

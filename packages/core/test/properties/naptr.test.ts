@@ -51,14 +51,21 @@ describe('NAPTR rules (property)', () => {
     const literal = fc.stringMatching(/^[a-z:@]{0,12}$/); // no ERE metacharacters
     const replacementText = fc.stringMatching(/^[a-z.:@+]{0,12}$/);
     fc.assert(
-      fc.property(delimiter, literal, replacementText, fc.boolean(), fc.integer({ min: 1, max: 3 }), (d, before, after, caseless, groups) => {
-        const safe = (s: string) => s.split(d).join('');
-        const pattern = `^${safe(before)}${'(.)'.repeat(groups)}.*$`;
-        const replacement = `${safe(after)}\\${groups}`;
-        const parsed = parseNaptrRegexp(`${d}${pattern}${d}${replacement}${d}${caseless ? 'i' : ''}`);
-        expect(parsed.delimiter).toBe(d);
-        expect(parsed.pattern.flags).toBe(caseless ? 'i' : '');
-      }),
+      fc.property(
+        delimiter,
+        literal,
+        replacementText,
+        fc.boolean(),
+        fc.integer({ min: 1, max: 3 }),
+        (d, before, after, caseless, groups) => {
+          const safe = (s: string) => s.split(d).join('');
+          const pattern = `^${safe(before)}${'(.)'.repeat(groups)}.*$`;
+          const replacement = `${safe(after)}\\${groups}`;
+          const parsed = parseNaptrRegexp(`${d}${pattern}${d}${replacement}${d}${caseless ? 'i' : ''}`);
+          expect(parsed.delimiter).toBe(d);
+          expect(parsed.pattern.flags).toBe(caseless ? 'i' : '');
+        },
+      ),
       { numRuns: 500 },
     );
   });

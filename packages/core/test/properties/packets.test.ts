@@ -10,7 +10,10 @@ import { encodeAnswer } from '../support/encode.js';
 import { comparable, record } from './arbitraries.js';
 
 function decodeOnly(r: DnsRecord): DnsRecord {
-  const result = buildResult(makeQuery(r.name, r.rrtype), { rcode: 0, answer: encodeAnswer([r], { name: r.name, type: r.rrtype }) });
+  const result = buildResult(makeQuery(r.name, r.rrtype), {
+    rcode: 0,
+    answer: encodeAnswer([r], { name: r.name, type: r.rrtype }),
+  });
   expect(result.dropped).toEqual([]);
   expect(result.records).toHaveLength(1);
   return result.records[0]!;
@@ -19,7 +22,11 @@ function decodeOnly(r: DnsRecord): DnsRecord {
 const mutation = fc.oneof(
   fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }),
+  }),
   fc.record({ kind: fc.constant('pointer' as const), at: fc.nat(), target: fc.integer({ min: 0, max: 0x3fff }) }),
 );
 
@@ -51,22 +58,28 @@ describe('packets (property)', () => {
 
   it('a mutated packet ends in a typed error or in records that round-trip', () => {
     fc.assert(
-      fc.property(fc.array(record, { minLength: 1, maxLength: 4 }), fc.array(mutation, { minLength: 1, maxLength: 4 }), (records, mutations) => {
-        const first = records[0]!;
-        const owned = records.map((r) => ({ ...r, name: first.name, rrtype: first.rrtype, type: first.type, data: first.data }) as DnsRecord);
-        const packet = mutate(encodeAnswer(owned, { name: first.name, type: first.rrtype }), mutations);
-        let result;
-        try {
-          result = buildResult(makeQuery(first.name, first.rrtype), { rcode: 0, answer: packet });
-        } catch (error) {
-          expect(error).toBeInstanceOf(DnsError);
-          return;
-        }
-        for (const r of [...result.records, ...result.authority, ...result.additional]) {
-          expect(comparable(decodeOnly(r))).toEqual(comparable(r));
-        }
-        for (const d of result.dropped) expect(d.reason.length).toBeGreaterThan(0);
-      }),
+      fc.property(
+        fc.array(record, { minLength: 1, maxLength: 4 }),
+        fc.array(mutation, { minLength: 1, maxLength: 4 }),
+        (records, mutations) => {
+          const first = records[0]!;
+          const owned = records.map(
+            (r) => ({ ...r, name: first.name, rrtype: first.rrtype, type: first.type, data: first.data }) as DnsRecord,
+          );
+          const packet = mutate(encodeAnswer(owned, { name: first.name, type: first.rrtype }), mutations);
+          let result;
+          try {
+            result = buildResult(makeQuery(first.name, first.rrtype), { rcode: 0, answer: packet });
+          } catch (error) {
+            expect(error).toBeInstanceOf(DnsError);
+            return;
+          }
+          for (const r of [...result.records, ...result.authority, ...result.additional]) {
+            expect(comparable(decodeOnly(r))).toEqual(comparable(r));
+          }
+          for (const d of result.dropped) expect(d.reason.length).toBeGreaterThan(0);
+        },
+      ),
       { numRuns: 1500 },
     );
   });

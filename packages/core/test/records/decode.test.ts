@@ -4,7 +4,9 @@ import { answerPacket, bytes, characterString, domain, u16, u32 } from '../suppo
 
 /** The first answer record of a packet whose single answer has `rdata` (owner: pointer to the question). */
 function decodeOne(type: number, rdata: Uint8Array, age = 0) {
-  const message = parseMessage(answerPacket({ question: { name: 'owner.example', type }, answers: [{ type, rdata, ttl: 300 }] }));
+  const message = parseMessage(
+    answerPacket({ question: { name: 'owner.example', type }, answers: [{ type, rdata, ttl: 300 }] }),
+  );
   return decodeRecord(message.packet, message.answers[0]!, age);
 }
 
@@ -20,10 +22,31 @@ describe('decodeRecord: nominal, one typed view per type', () => {
     [
       'SOA',
       6,
-      bytes(domain('ns1.example'), domain('hostmaster.example'), u32(2026112901), u32(7200), u32(900), u32(1209600), u32(300)),
-      { mname: 'ns1.example', rname: 'hostmaster.example', serial: 2026112901, refresh: 7200, retry: 900, expire: 1209600, minimum: 300 },
+      bytes(
+        domain('ns1.example'),
+        domain('hostmaster.example'),
+        u32(2026112901),
+        u32(7200),
+        u32(900),
+        u32(1209600),
+        u32(300),
+      ),
+      {
+        mname: 'ns1.example',
+        rname: 'hostmaster.example',
+        serial: 2026112901,
+        refresh: 7200,
+        retry: 900,
+        expire: 1209600,
+        minimum: 300,
+      },
     ],
-    ['TLSA', 52, bytes([3, 1, 1, 0xab, 0xcd]), { usage: 3, selector: 1, matchingType: 1, certificate: Uint8Array.from([0xab, 0xcd]) }],
+    [
+      'TLSA',
+      52,
+      bytes([3, 1, 1, 0xab, 0xcd]),
+      { usage: 3, selector: 1, matchingType: 1, certificate: Uint8Array.from([0xab, 0xcd]) },
+    ],
   ])('%s', (typeName, type, rdata, data) => {
     const record = decodeOne(type, rdata);
     expect(record.type).toBe(typeName);

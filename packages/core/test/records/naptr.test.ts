@@ -11,11 +11,21 @@ import { fakePlugin } from '../support/fake-plugin.js';
 const NAPTR = 35;
 
 async function resolveNaptr(records: NaptrFields[]) {
-  const answer = answerPacket({ question: { name: 'goose.feathers', type: NAPTR }, answers: records.map((r) => ({ type: NAPTR, rdata: naptrRdata(r) })) });
+  const answer = answerPacket({
+    question: { name: 'goose.feathers', type: NAPTR },
+    answers: records.map((r) => ({ type: NAPTR, rdata: naptrRdata(r) })),
+  });
   return new DnsCore([fakePlugin({ answer: { rcode: 0, answer } })]).resolve('goose.feathers', 'NAPTR');
 }
 
-const naptr = (order: number, preference: number, flags: string, services: string, regexp: string, replacement: string): NaptrFields => ({
+const naptr = (
+  order: number,
+  preference: number,
+  flags: string,
+  services: string,
+  regexp: string,
+  replacement: string,
+): NaptrFields => ({
   order,
   preference,
   flags,
@@ -45,24 +55,33 @@ describe('NAPTR: nominal', () => {
   it('naptr_resolve: keeps all twelve records with every field, in order/preference order', async () => {
     const result = await resolveNaptr(NOMINAL);
     expect(result.dropped).toEqual([]);
-    expect(result.records.map((r) => plain(r.data))).toEqual([10, 3, 5, 0, 2, 1, 4, 9, 7, 8, 6, 11].map((i) => NOMINAL[i]));
+    expect(result.records.map((r) => plain(r.data))).toEqual(
+      [10, 3, 5, 0, 2, 1, 4, 9, 7, 8, 6, 11].map((i) => NOMINAL[i]),
+    );
     expect(result.records.every((r) => r.ttl === 12345 && r.name === 'goose.feathers')).toBe(true);
   });
 
   it('accepts the back-reference \\7 (Asterisk rejects it)', async () => {
-    const result = await resolveNaptr([naptr(1, 1, 'U', 'E2U+sip', '!^(.)(.)(.)(.)(.)(.)(.)$!sip:\\7@example.net!', '.')]);
+    const result = await resolveNaptr([
+      naptr(1, 1, 'U', 'E2U+sip', '!^(.)(.)(.)(.)(.)(.)(.)$!sip:\\7@example.net!', '.'),
+    ]);
     expect(result.dropped).toEqual([]);
     expect(result.records).toHaveLength(1);
   });
 
   it('keeps records that tie on order and preference in their received order (Asterisk qsort does not)', async () => {
-    const ties = ['a', 'b', 'c', 'd', 'e', 'f'].map((x) => naptr(100, 10, 's', 'SIP+D2U', '', `_sip._udp.${x}.example`));
+    const ties = ['a', 'b', 'c', 'd', 'e', 'f'].map((x) =>
+      naptr(100, 10, 's', 'SIP+D2U', '', `_sip._udp.${x}.example`),
+    );
     const result = await resolveNaptr([naptr(200, 1, 's', 'SIP+D2T', '', 'later.example'), ...ties]);
     expect(result.records.map((r) => r.data.replacement)).toEqual([...ties.map((t) => t.replacement), 'later.example']);
   });
 
   it('accepts the flag family in either case, and an "i" regexp flag', async () => {
-    const result = await resolveNaptr([naptr(1, 1, 's', 'SIP+D2U', '', 'x.example'), naptr(1, 2, 'u', 'E2U+sip', '!^.*$!sip:a@b!i', '.')]);
+    const result = await resolveNaptr([
+      naptr(1, 1, 's', 'SIP+D2U', '', 'x.example'),
+      naptr(1, 2, 'u', 'E2U+sip', '!^.*$!sip:a@b!i', '.'),
+    ]);
     expect(result.records).toHaveLength(2);
   });
 
@@ -119,7 +138,9 @@ describe('NAPTR: off-nominal (every record dropped, with the rule it broke)', ()
     'SIP++D2U',
     'SIPSIPSIPSIPSIPSIPSIPSIPSIPSIPSIP+D2U',
     'SIP+D2UD2UD2UD2UD2UD2UD2UD2UD2UD2UD2U',
-  ])('naptr_resolve_off_nominal_services: "%s"', async (services) => expectDropped({ ...base, services }, 'naptr-services'));
+  ])('naptr_resolve_off_nominal_services: "%s"', async (services) =>
+    expectDropped({ ...base, services }, 'naptr-services'),
+  );
 
   it.each([
     ['1.*1horse.mane1', /cannot be the delimiter/],
@@ -147,6 +168,8 @@ describe('NAPTR: off-nominal (every record dropped, with the rule it broke)', ()
   it('drops only the bad record and keeps the good ones', async () => {
     const result = await resolveNaptr([{ ...base, flags: 'sa' }, naptr(1, 1, 's', 'SIP+D2U', '', '_sip._udp.example')]);
     expect(result.records.map((r) => r.data.services)).toEqual(['SIP+D2U']);
-    expect(result.dropped).toEqual([expect.objectContaining({ name: 'goose.feathers', type: 'NAPTR', rule: 'naptr-flags' })]);
+    expect(result.dropped).toEqual([
+      expect.objectContaining({ name: 'goose.feathers', type: 'NAPTR', rule: 'naptr-flags' }),
+    ]);
   });
 });

@@ -11,7 +11,10 @@ import { srvRdata } from '../support/packets.js';
 const SRV = 33;
 
 function coreAnswering(rdatas: Uint8Array[], seed = 1): DnsCore {
-  const answer = answerPacket({ question: { name: 'goose.feathers', type: SRV }, answers: rdatas.map((rdata) => ({ type: SRV, rdata })) });
+  const answer = answerPacket({
+    question: { name: 'goose.feathers', type: SRV },
+    answers: rdatas.map((rdata) => ({ type: SRV, rdata })),
+  });
   return new DnsCore([fakePlugin({ answer: { rcode: 0, answer } })], { random: seededRandom(seed) });
 }
 
@@ -68,7 +71,10 @@ describe('SRV: nominal', () => {
   });
 
   it('srv_resolve_same_priority_zero_weight (inverted): a weight-0 record comes first in about 1/(sum+1) of draws, never never', () => {
-    const records = [{ data: { priority: 10, weight: 0, port: 5060, target: 'zero' } }, { data: { priority: 10, weight: 10, port: 5060, target: 'ten' } }];
+    const records = [
+      { data: { priority: 10, weight: 0, port: 5060, target: 'zero' } },
+      { data: { priority: 10, weight: 10, port: 5060, target: 'ten' } },
+    ];
     const random = seededRandom(7);
     const draws = 20_000;
     let zeroFirst = 0;
@@ -79,7 +85,10 @@ describe('SRV: nominal', () => {
   });
 
   it('shares draws in proportion to weight (60:40)', () => {
-    const records = [{ data: { priority: 10, weight: 60, port: 1, target: 'sip1' } }, { data: { priority: 10, weight: 40, port: 1, target: 'sip2' } }];
+    const records = [
+      { data: { priority: 10, weight: 60, port: 1, target: 'sip1' } },
+      { data: { priority: 10, weight: 40, port: 1, target: 'sip2' } },
+    ];
     const random = seededRandom(3);
     let sip1 = 0;
     for (let i = 0; i < 20_000; i++) if (orderSrv(records, random)[0]!.data.target === 'sip1') sip1++;

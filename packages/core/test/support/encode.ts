@@ -36,13 +36,24 @@ export function encodeRdata(type: string, data: unknown): Uint8Array {
     }
     case 'NAPTR': {
       const n = data as NaptrData;
-      return Uint8Array.from([...u16(n.order), ...u16(n.preference), ...text(n.flags), ...text(n.services), ...text(n.regexp), ...nameBytes(n.replacement)]);
+      return Uint8Array.from([
+        ...u16(n.order),
+        ...u16(n.preference),
+        ...text(n.flags),
+        ...text(n.services),
+        ...text(n.regexp),
+        ...nameBytes(n.replacement),
+      ]);
     }
     case 'TXT':
       return Uint8Array.from((data as string[]).flatMap(text));
     case 'SOA': {
       const s = data as SoaData;
-      return Uint8Array.from([...nameBytes(s.mname), ...nameBytes(s.rname), ...[s.serial, s.refresh, s.retry, s.expire, s.minimum].flatMap(u32)]);
+      return Uint8Array.from([
+        ...nameBytes(s.mname),
+        ...nameBytes(s.rname),
+        ...[s.serial, s.refresh, s.retry, s.expire, s.minimum].flatMap(u32),
+      ]);
     }
     case 'TLSA': {
       const t = data as TlsaData;
@@ -55,7 +66,14 @@ export function encodeRdata(type: string, data: unknown): Uint8Array {
 
 export function encodeRecord(record: DnsRecord): number[] {
   const rdata = encodeRdata(record.type, record.data);
-  return [...nameBytes(record.name), ...u16(record.rrtype), ...u16(record.class), ...u32(record.ttl), ...u16(rdata.length), ...rdata];
+  return [
+    ...nameBytes(record.name),
+    ...u16(record.rrtype),
+    ...u16(record.class),
+    ...u32(record.ttl),
+    ...u16(rdata.length),
+    ...rdata,
+  ];
 }
 
 /** A response packet holding `records` in its answer section, question = the first record's owner and type. */

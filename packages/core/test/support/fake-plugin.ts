@@ -39,7 +39,10 @@ export function fakePlugin(options: FakePluginOptions = {}): FakePlugin {
 }
 
 /** An answer that arrives after `ms` (fake timers) unless the signal aborts first. */
-export function delayedAnswer(ms: number, answer: PluginAnswer): (query: DnsQuery, signal: AbortSignal) => Promise<PluginAnswer> {
+export function delayedAnswer(
+  ms: number,
+  answer: PluginAnswer,
+): (query: DnsQuery, signal: AbortSignal) => Promise<PluginAnswer> {
   return (_query, signal) =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => resolve(answer), ms);

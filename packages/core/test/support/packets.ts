@@ -94,7 +94,13 @@ export function answerPacket(answer: RawAnswer): Uint8Array {
   ];
   for (const record of sections.flat()) {
     out.push(...(record.name === undefined ? [0xc0, 0x0c] : domain(record.name)));
-    out.push(...u16(record.type), ...u16(record.class ?? 1), ...u32(record.ttl ?? 12345), ...u16(record.rdata.length), ...record.rdata);
+    out.push(
+      ...u16(record.type),
+      ...u16(record.class ?? 1),
+      ...u32(record.ttl ?? 12345),
+      ...u16(record.rdata.length),
+      ...record.rdata,
+    );
   }
   return Uint8Array.from(out);
 }

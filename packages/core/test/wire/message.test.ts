@@ -12,7 +12,18 @@ describe('parseMessage: nominal', () => {
       answers: [{ type: 33, ttl: 60, rdata: srvRdata(10, 20, 5060, 'sip.example') }],
     });
     const message = parseMessage(packet);
-    expect(message.header).toEqual({ id: 0xbeef, qr: true, opcode: 0, aa: true, tc: false, rd: true, ra: true, ad: true, cd: false, rcode: 3 });
+    expect(message.header).toEqual({
+      id: 0xbeef,
+      qr: true,
+      opcode: 0,
+      aa: true,
+      tc: false,
+      rd: true,
+      ra: true,
+      ad: true,
+      cd: false,
+      rcode: 3,
+    });
     expect(message.questions).toHaveLength(1);
     expect(message.questions[0]!.name).toBe('Goose.Feathers');
     const record = message.answers[0]!;
@@ -40,7 +51,14 @@ describe('parseMessage: nominal', () => {
 });
 
 describe('parseMessage: off-nominal', () => {
-  const header = (qd: number, an: number): number[] => [...u16(1), ...u16(0x8000), ...u16(qd), ...u16(an), ...u16(0), ...u16(0)];
+  const header = (qd: number, an: number): number[] => [
+    ...u16(1),
+    ...u16(0x8000),
+    ...u16(qd),
+    ...u16(an),
+    ...u16(0),
+    ...u16(0),
+  ];
 
   it('refuses a packet shorter than a header', () => {
     expect(() => parseMessage(new Uint8Array(11))).toThrow(WireError);
@@ -73,7 +91,18 @@ describe('parseMessage: off-nominal', () => {
   });
 
   it('refuses RDATA that runs past the end of the packet', () => {
-    const packet = bytes(header(1, 1), domain('a'), u16(1), u16(1), domain('a'), u16(1), u16(1), u32(1), u16(10), [1, 2, 3, 4]);
+    const packet = bytes(
+      header(1, 1),
+      domain('a'),
+      u16(1),
+      u16(1),
+      domain('a'),
+      u16(1),
+      u16(1),
+      u32(1),
+      u16(10),
+      [1, 2, 3, 4],
+    );
     expect(() => parseMessage(packet)).toThrow(/runs past the end of the packet/);
   });
 

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ZoneFileError } from '@dnscore/core';
 import { entries, unescapeBytes } from '../../src/zone/lexer.js';
 
-const all = (text: string) => [...entries(text, 'f.zone')].map((e) => [e.line, e.blankOwner, e.tokens.map((t) => (t.quoted ? `"${t.text}"` : t.text))]);
+const all = (text: string) =>
+  [...entries(text, 'f.zone')].map((e) => [
+    e.line,
+    e.blankOwner,
+    e.tokens.map((t) => (t.quoted ? `"${t.text}"` : t.text)),
+  ]);
 
 describe('lexer: nominal', () => {
   it('splits entries at newlines outside parentheses, with the starting line', () => {

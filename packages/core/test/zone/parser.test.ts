@@ -13,9 +13,25 @@ const brief = (text: string, origin?: string) =>
 
 describe('parseZone: nominal', () => {
   it('reads $ORIGIN, $TTL, @, relative and absolute names', () => {
-    const records = brief(`$ORIGIN biloxi.example.\n$TTL 3600\n${SOA}\nsip1 IN A 192.0.2.1\nsip2.biloxi.example. 60 IN A 192.0.2.2\n`);
+    const records = brief(
+      `$ORIGIN biloxi.example.\n$TTL 3600\n${SOA}\nsip1 IN A 192.0.2.1\nsip2.biloxi.example. 60 IN A 192.0.2.2\n`,
+    );
     expect(records).toEqual([
-      ['biloxi.example', 3600, 1, 6, { mname: 'ns1.biloxi.example', rname: 'hostmaster.biloxi.example', serial: 1, refresh: 7200, retry: 900, expire: 1209600, minimum: 300 }],
+      [
+        'biloxi.example',
+        3600,
+        1,
+        6,
+        {
+          mname: 'ns1.biloxi.example',
+          rname: 'hostmaster.biloxi.example',
+          serial: 1,
+          refresh: 7200,
+          retry: 900,
+          expire: 1209600,
+          minimum: 300,
+        },
+      ],
       ['sip1.biloxi.example', 3600, 1, 1, '192.0.2.1'],
       ['sip2.biloxi.example', 60, 1, 1, '192.0.2.2'],
     ]);
@@ -37,7 +53,9 @@ describe('parseZone: nominal', () => {
   });
 
   it('joins lines in parentheses and drops comments', () => {
-    const records = brief(`$TTL 60\n@ IN SOA ns1 hostmaster ( 1 ; serial\n  7200 ; refresh\n  900 1209600\n  300 ) ; minimum\n`);
+    const records = brief(
+      `$TTL 60\n@ IN SOA ns1 hostmaster ( 1 ; serial\n  7200 ; refresh\n  900 1209600\n  300 ) ; minimum\n`,
+    );
     expect(records[0]![4]).toMatchObject({ serial: 1, refresh: 7200, minimum: 300 });
   });
 
@@ -68,14 +86,23 @@ describe('parseZone: nominal', () => {
       'www.example',
       { priority: 10, weight: 60, port: 5060, target: 'sip1.example' },
       { order: 100, preference: 50, flags: 's', services: 'SIP+D2U', regexp: '', replacement: '_sip._udp.example' },
-      { order: 10, preference: 10, flags: 'u', services: 'E2U+sip', regexp: '!^.*$!sip:info@example.net!', replacement: '.' },
+      {
+        order: 10,
+        preference: 10,
+        flags: 'u',
+        services: 'E2U+sip',
+        regexp: '!^.*$!sip:info@example.net!',
+        replacement: '.',
+      },
       { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.from('abcdef01', 'hex') },
       '2001:DB8::1',
     ]);
   });
 
   it('reads the RFC 3597 generic form, for unknown and known types', () => {
-    const records = brief(`$TTL 60\n${SOA}\nx IN TYPE65280 \\# 3 010203\ny IN A \\# 4 C0000201\nz CLASS1 TYPE1 \\# 4 c0000202\n`);
+    const records = brief(
+      `$TTL 60\n${SOA}\nx IN TYPE65280 \\# 3 010203\ny IN A \\# 4 C0000201\nz CLASS1 TYPE1 \\# 4 c0000202\n`,
+    );
     expect(records.slice(1).map((r) => [r[3], r[4]])).toEqual([
       [65280, Buffer.from([1, 2, 3])],
       [1, '192.0.2.1'],
@@ -88,7 +115,11 @@ describe('parseZone: nominal', () => {
     const records = parseZone(`$TTL 60\n${SOA}\n$INCLUDE inner.zone sub.example.\nafter IN A 192.0.2.1\n`, {
       file: '/zones/outer.zone',
       origin: 'example.',
-      readFile: (path) => files[path] ?? (() => { throw new Error('ENOENT'); })(),
+      readFile: (path) =>
+        files[path] ??
+        (() => {
+          throw new Error('ENOENT');
+        })(),
     });
     expect(records.map((r) => [r.name, r.file])).toEqual([
       ['example', '/zones/outer.zone'],
@@ -105,7 +136,12 @@ describe('parseZone: off-nominal, each error names the file and the line', () =>
     ['a bad IPv6 address', `$TTL 60\n${SOA}\nwww IN AAAA 2001:::1\n`, 3, /not an IPv6 address/],
     ['a missing field', `$TTL 60\n${SOA}\n_sip._udp IN SRV 10 60 5060\n`, 3, /missing its target/],
     ['extra data', `$TTL 60\n${SOA}\nwww IN A 192.0.2.1 192.0.2.2\n`, 3, /unexpected data "192.0.2.2"/],
-    ['a number out of range', `$TTL 60\n${SOA}\nsrv IN SRV 70000 1 1 x\n`, 3, /priority "70000" is not a number 0..65535/],
+    [
+      'a number out of range',
+      `$TTL 60\n${SOA}\nsrv IN SRV 70000 1 1 x\n`,
+      3,
+      /priority "70000" is not a number 0..65535/,
+    ],
     ['an unclosed parenthesis', `$TTL 60\n@ IN SOA ns1 hostmaster ( 1 2 3\n4 5\n`, 2, /"\(" is never closed/],
     ['a ")" without "("', `$TTL 60\n${SOA} )\n`, 2, /without "\("/],
     ['an unclosed quote', `$TTL 60\n${SOA}\nt IN TXT "abc\n`, 3, /quoted string runs past the end of its line/],
@@ -119,7 +155,12 @@ describe('parseZone: off-nominal, each error names the file and the line', () =>
     ['generic RDATA of the wrong length', `$TTL 60\n${SOA}\nx IN TYPE65280 \\# 4 0102\n`, 3, /says 4 bytes/],
     ['generic RDATA that is not valid for its type', `$TTL 60\n${SOA}\nx IN A \\# 3 010203\n`, 3, /not a valid A/],
     ['an unsupported type', `$TTL 60\n${SOA}\nx IN DS 1 2 3 abcd\n`, 3, /not supported in zone files/],
-    ['a class dns-packet cannot write', `$TTL 60\n${SOA}\nx CLASS999 A 192.0.2.1\n`, 3, /class CLASS999 is not supported/],
+    [
+      'a class dns-packet cannot write',
+      `$TTL 60\n${SOA}\nx CLASS999 A 192.0.2.1\n`,
+      3,
+      /class CLASS999 is not supported/,
+    ],
     ['a label holding a dot', `$TTL 60\n${SOA}\na\\.b IN A 192.0.2.1\n`, 3, /holds a dot/],
   ])('%s', (_name, text, line, reason) => {
     try {
@@ -137,10 +178,14 @@ describe('parseZone: off-nominal, each error names the file and the line', () =>
   });
 
   it('a relative name without any origin', () => {
-    expect(() => parseZone('$TTL 60\nwww IN A 192.0.2.1\n', { file: 'f' })).toThrow(/f:2: relative name "www" but no \$ORIGIN/);
+    expect(() => parseZone('$TTL 60\nwww IN A 192.0.2.1\n', { file: 'f' })).toThrow(
+      /f:2: relative name "www" but no \$ORIGIN/,
+    );
   });
 
   it('an $INCLUDE that cannot be read names the file', () => {
-    expect(() => parseZone('$INCLUDE /nonexistent/x.zone\n', { file: 'f' })).toThrow(/f:1: \$INCLUDE cannot read \/nonexistent\/x.zone/);
+    expect(() => parseZone('$INCLUDE /nonexistent/x.zone\n', { file: 'f' })).toThrow(
+      /f:1: \$INCLUDE cannot read \/nonexistent\/x.zone/,
+    );
   });
 });

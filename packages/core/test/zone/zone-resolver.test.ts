@@ -40,7 +40,12 @@ $TTL 60
 x IN A 198.51.100.1
 `;
 
-const zones = new ZoneResolver({ zones: [{ text: EXAMPLE, file: 'example.zone' }, { text: SUB, file: 'sub.zone' }] });
+const zones = new ZoneResolver({
+  zones: [
+    { text: EXAMPLE, file: 'example.zone' },
+    { text: SUB, file: 'sub.zone' },
+  ],
+});
 const core = new DnsCore([zones]);
 const lines = (records: readonly Parameters<typeof formatRecord>[0][]) => records.map(formatRecord);
 
@@ -60,14 +65,18 @@ describe('zone resolver: nominal', () => {
   });
 
   it('answers a CNAME question with the CNAME itself', async () => {
-    expect(lines((await core.resolve('alias.example', 'CNAME')).records)).toEqual(['alias.example.\t3600\tIN\tCNAME\twww.example.']);
+    expect(lines((await core.resolve('alias.example', 'CNAME')).records)).toEqual([
+      'alias.example.\t3600\tIN\tCNAME\twww.example.',
+    ]);
   });
 
   it('tells NXDOMAIN from NODATA, both with the SOA at min(SOA TTL, MINIMUM)', async () => {
     const nx = await core.resolve('nope.example', 'A');
     expect(nx.rcodeName).toBe('NXDOMAIN');
     expect(nx.negativeTtl).toBe(300);
-    expect(lines(nx.authority)).toEqual(['example.\t300\tIN\tSOA\tns1.example. hostmaster.example. 1 7200 900 1209600 300']);
+    expect(lines(nx.authority)).toEqual([
+      'example.\t300\tIN\tSOA\tns1.example. hostmaster.example. 1 7200 900 1209600 300',
+    ]);
     const nodata = await core.resolve('www.example', 'TXT');
     expect(nodata.rcodeName).toBe('NOERROR');
     expect(nodata.noData).toBe(true);
@@ -97,7 +106,10 @@ describe('zone resolver: nominal', () => {
   it('puts A/AAAA of SRV targets held by the zone in the additional section, not those of other zones', async () => {
     const result = await core.resolve('_sip._udp.example', 'SRV');
     expect(result.records.map((r) => r.data.target)).toEqual(['.', 'sip1.example', 'sip9.elsewhere.test']);
-    expect(lines(result.additional)).toEqual(['sip1.example.\t3600\tIN\tA\t192.0.2.11', 'sip1.example.\t3600\tIN\tAAAA\t2001:db8::11']);
+    expect(lines(result.additional)).toEqual([
+      'sip1.example.\t3600\tIN\tA\t192.0.2.11',
+      'sip1.example.\t3600\tIN\tAAAA\t2001:db8::11',
+    ]);
   });
 
   it('adds A/AAAA of NAPTR replacements and MX exchanges when the zone holds them', async () => {
@@ -130,7 +142,9 @@ describe('zone resolver: nominal', () => {
   });
 
   it('answers from the most specific zone', async () => {
-    expect(lines((await core.resolve('x.sub.example', 'A')).records)).toEqual(['x.sub.example.\t60\tIN\tA\t198.51.100.1']);
+    expect(lines((await core.resolve('x.sub.example', 'A')).records)).toEqual([
+      'x.sub.example.\t60\tIN\tA\t198.51.100.1',
+    ]);
     expect((await core.resolve('y.sub.example', 'A')).negativeTtl).toBe(30);
   });
 
@@ -140,9 +154,16 @@ describe('zone resolver: nominal', () => {
   });
 
   it('loads the example zone file', async () => {
-    const file = new ZoneResolver({ files: [new URL('../../../../examples/zones/biloxi.example.zone', import.meta.url).pathname] });
+    const file = new ZoneResolver({
+      files: [new URL('../../../../examples/zones/biloxi.example.zone', import.meta.url).pathname],
+    });
     const result = await new DnsCore([file]).resolve('_sips._tcp.biloxi.example', 'SRV');
-    expect(result.records.map((r) => [r.data.priority, r.data.port])).toEqual(expect.arrayContaining([[10, 5061], [20, 5061]]));
+    expect(result.records.map((r) => [r.data.priority, r.data.port])).toEqual(
+      expect.arrayContaining([
+        [10, 5061],
+        [20, 5061],
+      ]),
+    );
   });
 });
 
@@ -155,20 +176,40 @@ describe('zone resolver: off-nominal', () => {
 
   it.each([
     ['no SOA', '$TTL 60\n$ORIGIN example.\nwww IN A 192.0.2.1\n', /example.zone:1: the zone has no SOA record/],
-    ['CNAME and other data', '$TTL 60\n$ORIGIN example.\n@ IN SOA a b 1 2 3 4 5\nx IN A 192.0.2.1\nx IN CNAME y\n', /example.zone:5: x.example has a CNAME and other data/],
-    ['two CNAMEs', '$TTL 60\n$ORIGIN example.\n@ IN SOA a b 1 2 3 4 5\nx IN CNAME y\nx IN CNAME z\n', /example.zone:5: x.example has more than one CNAME/],
-    ['out-of-zone data', '$TTL 60\n$ORIGIN example.\n@ IN SOA a b 1 2 3 4 5\nwww.other. IN A 192.0.2.1\n', /example.zone:4: www.other is outside the zone example/],
-    ['a second SOA', '$TTL 60\n$ORIGIN example.\n@ IN SOA a b 1 2 3 4 5\nsub IN SOA a b 1 2 3 4 5\n', /example.zone:4: a second SOA/],
+    [
+      'CNAME and other data',
+      '$TTL 60\n$ORIGIN example.\n@ IN SOA a b 1 2 3 4 5\nx IN A 192.0.2.1\nx IN CNAME y\n',
+      /example.zone:5: x.example has a CNAME and other data/,
+    ],
+    [
+      'two CNAMEs',
+      '$TTL 60\n$ORIGIN example.\n@ IN SOA a b 1 2 3 4 5\nx IN CNAME y\nx IN CNAME z\n',
+      /example.zone:5: x.example has more than one CNAME/,
+    ],
+    [
+      'out-of-zone data',
+      '$TTL 60\n$ORIGIN example.\n@ IN SOA a b 1 2 3 4 5\nwww.other. IN A 192.0.2.1\n',
+      /example.zone:4: www.other is outside the zone example/,
+    ],
+    [
+      'a second SOA',
+      '$TTL 60\n$ORIGIN example.\n@ IN SOA a b 1 2 3 4 5\nsub IN SOA a b 1 2 3 4 5\n',
+      /example.zone:4: a second SOA/,
+    ],
   ])('refuses a zone with %s', (_name, text, message) => {
     expect(() => new ZoneResolver({ zones: [{ text, file: 'example.zone' }] })).toThrow(ZoneFileError);
     expect(() => new ZoneResolver({ zones: [{ text, file: 'example.zone' }] })).toThrow(message);
   });
 
   it('refuses a zone loaded twice', () => {
-    expect(() => new ZoneResolver({ zones: [{ text: SUB }, { text: SUB }] })).toThrow(/zone sub.example is loaded twice/);
+    expect(() => new ZoneResolver({ zones: [{ text: SUB }, { text: SUB }] })).toThrow(
+      /zone sub.example is loaded twice/,
+    );
   });
 
   it('names a zone file it cannot read', () => {
-    expect(() => new ZoneResolver({ files: ['/nonexistent.zone'] })).toThrow(/\/nonexistent.zone:0: cannot read the zone file: ENOENT/);
+    expect(() => new ZoneResolver({ files: ['/nonexistent.zone'] })).toThrow(
+      /\/nonexistent.zone:0: cannot read the zone file: ENOENT/,
+    );
   });
 });

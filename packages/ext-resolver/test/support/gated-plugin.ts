@@ -46,7 +46,9 @@ export function gated(zone: string, options: { readonly bogus?: readonly string[
       try {
         await gates.get(key)?.promise;
         const answer = await inner.resolve(query, signal);
-        return options.bogus?.includes(key) ? { ...answer, secure: false, bogus: true, whyBogus: `signature over ${key} expired` } : answer;
+        return options.bogus?.includes(key)
+          ? { ...answer, secure: false, bogus: true, whyBogus: `signature over ${key} expired` }
+          : answer;
       } finally {
         pending--;
       }

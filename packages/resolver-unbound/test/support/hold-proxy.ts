@@ -75,7 +75,12 @@ function questionName(message: Buffer): string {
   let offset = 12;
   while (offset < message.length && message[offset]! > 0) {
     const length = message[offset]!;
-    labels.push(message.subarray(offset + 1, offset + 1 + length).toString('latin1').toLowerCase());
+    labels.push(
+      message
+        .subarray(offset + 1, offset + 1 + length)
+        .toString('latin1')
+        .toLowerCase(),
+    );
     offset += length + 1;
   }
   return labels.join('.');

@@ -59,7 +59,11 @@ export interface Rig {
 
 export async function startRig(): Promise<Rig> {
   const biloxi = await signZone('biloxi.test', BILOXI);
-  const bogus = alterRecord(await signZone('bogus.test', BOGUS), { name: 'sip1.bogus.test.', type: 'A', data: '192.0.2.66' });
+  const bogus = alterRecord(await signZone('bogus.test', BOGUS), {
+    name: 'sip1.bogus.test.',
+    type: 'A',
+    data: '192.0.2.66',
+  });
   const nsd = await startNsd([
     { name: 'biloxi.test', text: biloxi.text },
     { name: 'bogus.test', text: bogus.text },

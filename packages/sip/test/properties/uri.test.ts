@@ -10,7 +10,10 @@ const hostname = fc.tuple(fc.array(label, { maxLength: 3 }), toplabel).map(([l, 
 const ipv4 = fc.tuple(...Array.from({ length: 4 }, () => fc.integer({ min: 0, max: 255 }))).map((o) => o.join('.'));
 const ipv6 = fc.ipV6().map((a) => `[${a}]`);
 const user = fc.stringMatching(/^[A-Za-z0-9\-_.!~*'()&=+$,;?/]{1,16}$/);
-const param = fc.tuple(fc.constantFrom('transport', 'maddr', 'lr', 'user', 'x-custom'), fc.option(fc.stringMatching(/^[a-z0-9.]{1,10}$/), { nil: undefined }));
+const param = fc.tuple(
+  fc.constantFrom('transport', 'maddr', 'lr', 'user', 'x-custom'),
+  fc.option(fc.stringMatching(/^[a-z0-9.]{1,10}$/), { nil: undefined }),
+);
 
 const uri = fc
   .record({
@@ -37,7 +40,11 @@ describe('SIP URIs (property)', () => {
         } catch (error) {
           // maddr must itself be a host, and transport, user and maddr need values (RFC 3261 section 25.1).
           expect(error).toBeInstanceOf(InvalidSipUriError);
-          expect(u.params.some(([name, value]) => name === 'maddr' || ((name === 'transport' || name === 'user') && value === undefined))).toBe(true);
+          expect(
+            u.params.some(
+              ([name, value]) => name === 'maddr' || ((name === 'transport' || name === 'user') && value === undefined),
+            ),
+          ).toBe(true);
           return;
         }
         expect(parsed.scheme).toBe(u.scheme.toLowerCase());
@@ -53,7 +60,9 @@ describe('SIP URIs (property)', () => {
   it('arbitrary text parses or is refused with InvalidSipUriError, never anything else', () => {
     const text = fc.oneof(
       fc.string({ maxLength: 80 }),
-      fc.string({ unit: fc.constantFrom(...'sip:@[]:;=?&%.0123456789abcdef-_ <>'.split('')), maxLength: 60 }).map((s) => `sip:${s}`),
+      fc
+        .string({ unit: fc.constantFrom(...'sip:@[]:;=?&%.0123456789abcdef-_ <>'.split('')), maxLength: 60 })
+        .map((s) => `sip:${s}`),
     );
     fc.assert(
       fc.property(text, (t) => {

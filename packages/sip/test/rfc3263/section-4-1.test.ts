@@ -19,22 +19,41 @@ describe('"If the URI specifies a transport protocol in the transport parameter,
     expect(resolution.transport).toBe(transport);
     expect(sorted(plugin.asked)).toEqual(sorted([srv, 'biloxi.example AAAA', 'biloxi.example A']));
     expect(sorted(lines(resolution.targets))).toEqual(
-      sorted([`${transport} 203.0.113.11:${port} sip1.biloxi.example`, `${transport} 203.0.113.12:${port} sip2.biloxi.example`, `${transport} 198.51.100.50:${port} backup.biloxi.example`]),
+      sorted([
+        `${transport} 203.0.113.11:${port} sip1.biloxi.example`,
+        `${transport} 203.0.113.12:${port} sip2.biloxi.example`,
+        `${transport} 198.51.100.50:${port} backup.biloxi.example`,
+      ]),
     );
   });
 
   it('transport=tls is honoured but reported as deprecated (RFC 3261 section 26.2.2)', async () => {
     const { locator } = setup();
     const resolution = await locator.resolve('sip:bob@biloxi.example;transport=tls');
-    expect(resolution.warnings).toContainEqual({ code: 'transport-tls-deprecated', message: 'transport=tls is deprecated (RFC 3261 section 26.2.2): use a sips: URI for TLS' });
+    expect(resolution.warnings).toContainEqual({
+      code: 'transport-tls-deprecated',
+      message: 'transport=tls is deprecated (RFC 3261 section 26.2.2): use a sips: URI for TLS',
+    });
   });
 
   it.each([
-    ['sip:bob@biloxi.example;transport=sctp', ['udp', 'tcp', 'tls'], 'transport=sctp is not a transport this client implements (udp, tcp, tls)'],
-    ['sip:bob@biloxi.example;transport=ws', ['udp', 'tcp', 'tls'], 'transport=ws is not a transport this client implements (udp, tcp, tls)'],
+    [
+      'sip:bob@biloxi.example;transport=sctp',
+      ['udp', 'tcp', 'tls'],
+      'transport=sctp is not a transport this client implements (udp, tcp, tls)',
+    ],
+    [
+      'sip:bob@biloxi.example;transport=ws',
+      ['udp', 'tcp', 'tls'],
+      'transport=ws is not a transport this client implements (udp, tcp, tls)',
+    ],
     ['sip:bob@biloxi.example;transport=tcp', ['udp'], 'transport=tcp asks for TCP but the client supports only udp'],
     ['sip:192.0.2.1;transport=tls', ['udp', 'tcp'], 'transport=tls asks for TLS but the client supports only udp, tcp'],
-    ['sips:bob@biloxi.example;transport=udp', ['udp', 'tcp', 'tls'], 'a SIPS URI cannot use transport=udp: SIPS needs TLS, which runs over TCP'],
+    [
+      'sips:bob@biloxi.example;transport=udp',
+      ['udp', 'tcp', 'tls'],
+      'a SIPS URI cannot use transport=udp: SIPS needs TLS, which runs over TCP',
+    ],
   ] as const)('%s with transports %j fails at once: %s', async (uri, transports, message) => {
     const { locator, plugin } = setup({ transports: [...transports] });
     const resolution = await locator.resolve(uri);
@@ -50,7 +69,9 @@ describe('"if no transport protocol is specified, but the TARGET is a numeric IP
   it('sip: -> UDP, sips: -> TLS over TCP; no DNS', async () => {
     const { locator, plugin } = setup();
     expect(lines((await locator.resolve('sip:bob@192.0.2.1')).targets)).toEqual(['udp 192.0.2.1:5060 192.0.2.1']);
-    expect(lines((await locator.resolve('sips:bob@[2001:db8::1]')).targets)).toEqual(['tls [2001:db8::1]:5061 2001:db8::1']);
+    expect(lines((await locator.resolve('sips:bob@[2001:db8::1]')).targets)).toEqual([
+      'tls [2001:db8::1]:5061 2001:db8::1',
+    ]);
     expect(plugin.asked).toEqual([]);
   });
 
@@ -73,17 +94,32 @@ describe('"if no transport protocol is specified, and the TARGET is not numeric,
     const { locator, plugin } = setup();
     const sip = await locator.resolve('sip:bob@nosrv.cases.example:5070');
     expect(sip.rule).toBe('port');
-    expect(lines(sip.targets)).toEqual(['udp [2001:db8::20]:5070 nosrv.cases.example', 'udp 192.0.2.20:5070 nosrv.cases.example']);
+    expect(lines(sip.targets)).toEqual([
+      'udp [2001:db8::20]:5070 nosrv.cases.example',
+      'udp 192.0.2.20:5070 nosrv.cases.example',
+    ]);
     const sips = await locator.resolve('sips:bob@nosrv.cases.example:5071');
-    expect(lines(sips.targets)).toEqual(['tls [2001:db8::20]:5071 nosrv.cases.example', 'tls 192.0.2.20:5071 nosrv.cases.example']);
+    expect(lines(sips.targets)).toEqual([
+      'tls [2001:db8::20]:5071 nosrv.cases.example',
+      'tls 192.0.2.20:5071 nosrv.cases.example',
+    ]);
     // Two resolutions without a cache: each asked A/AAAA and nothing else.
-    expect(plugin.asked).toEqual(['nosrv.cases.example AAAA', 'nosrv.cases.example A', 'nosrv.cases.example AAAA', 'nosrv.cases.example A']);
+    expect(plugin.asked).toEqual([
+      'nosrv.cases.example AAAA',
+      'nosrv.cases.example A',
+      'nosrv.cases.example AAAA',
+      'nosrv.cases.example A',
+    ]);
   });
 
   it('"another transport, such as TCP, MAY be used if ... requests exceed the path MTU": a large request goes over TCP', async () => {
     const { locator } = setup();
     const attempt = await locator.cursor('sip:bob@nosrv.cases.example:5070', { messageSize: 1400 }).next();
-    expect(attempt).toMatchObject({ switched: true, target: { transport: 'tcp', address: '2001:db8::20', port: 5070 }, resolved: { transport: 'udp' } });
+    expect(attempt).toMatchObject({
+      switched: true,
+      target: { transport: 'tcp', address: '2001:db8::20', port: 5070 },
+      resolved: { transport: 'udp' },
+    });
   });
 });
 
@@ -126,7 +162,9 @@ describe('"a client resolving a SIPS URI MUST discard any services that do not c
 
   it('"The converse is not true": a SIP URI follows the lowest order, here UDP', async () => {
     const { locator } = setup();
-    expect(lines((await locator.resolve('sip:bob@sipsuri.cases.example')).targets)).toEqual(['udp 192.0.2.110:5060 x1.sipsuri.cases.example']);
+    expect(lines((await locator.resolve('sip:bob@sipsuri.cases.example')).targets)).toEqual([
+      'udp 192.0.2.110:5060 x1.sipsuri.cases.example',
+    ]);
   });
 });
 
@@ -154,7 +192,11 @@ describe('"a client MUST discard any service fields that identify a resolution s
     const { locator } = setup({ transports: ['udp'] });
     const resolution = await locator.resolve('sip:bob@biloxi.example');
     expect(resolution.transport).toBe('udp');
-    expect(resolution.steps.filter((s) => s.kind === 'naptr').map((s) => s.kind === 'naptr' && s.outcome)).toEqual(['ignored', 'ignored', 'chosen']);
+    expect(resolution.steps.filter((s) => s.kind === 'naptr').map((s) => s.kind === 'naptr' && s.outcome)).toEqual([
+      'ignored',
+      'ignored',
+      'chosen',
+    ]);
   });
 
   it('SIP+D2S (SCTP), non-terminal, "u", "a" and regexp records are discarded', async () => {
@@ -162,11 +204,31 @@ describe('"a client MUST discard any service fields that identify a resolution s
     const resolution = await locator.resolve('sip:bob@unusable.cases.example');
     const naptr = resolution.steps.flatMap((s) => (s.kind === 'naptr' ? [[s.record, s.outcome, s.reason]] : []));
     expect(naptr).toEqual([
-      ['10 10 "" "SIP+D2U" "" _sip._udp.unusable.cases.example.', 'ignored', 'flags "" are not "s": RFC 3263 follows terminal records that point to SRV'],
-      ['10 20 "u" "E2U+sip" "!^.*$!sip:info@unusable.cases.example!" .', 'ignored', 'flags "u" are not "s": RFC 3263 follows terminal records that point to SRV'],
-      ['10 30 "s" "SIP+D2S" "" _sip._sctp.unusable.cases.example.', 'ignored', 'service "SIP+D2S" uses a transport this client does not implement (only SIPS+D2T, SIP+D2T, SIP+D2U)'],
-      ['10 40 "a" "SIP+D2T" "" u2.unusable.cases.example.', 'ignored', 'flags "a" are not "s": RFC 3263 follows terminal records that point to SRV'],
-      ['10 50 "s" "SIP+D2U" "!^.*$!_sip._udp.unusable!" .', 'ignored', 'it has no replacement (a regexp record does not name an SRV owner)'],
+      [
+        '10 10 "" "SIP+D2U" "" _sip._udp.unusable.cases.example.',
+        'ignored',
+        'flags "" are not "s": RFC 3263 follows terminal records that point to SRV',
+      ],
+      [
+        '10 20 "u" "E2U+sip" "!^.*$!sip:info@unusable.cases.example!" .',
+        'ignored',
+        'flags "u" are not "s": RFC 3263 follows terminal records that point to SRV',
+      ],
+      [
+        '10 30 "s" "SIP+D2S" "" _sip._sctp.unusable.cases.example.',
+        'ignored',
+        'service "SIP+D2S" uses a transport this client does not implement (only SIPS+D2T, SIP+D2T, SIP+D2U)',
+      ],
+      [
+        '10 40 "a" "SIP+D2T" "" u2.unusable.cases.example.',
+        'ignored',
+        'flags "a" are not "s": RFC 3263 follows terminal records that point to SRV',
+      ],
+      [
+        '10 50 "s" "SIP+D2U" "!^.*$!_sip._udp.unusable!" .',
+        'ignored',
+        'it has no replacement (a regexp record does not name an SRV owner)',
+      ],
     ]);
     expect(resolution.rule).toBe('srv');
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.80:5060 u1.unusable.cases.example']);
@@ -221,9 +283,15 @@ describe('"If no SRV records are found, the client SHOULD use TCP for a SIPS URI
     const { locator } = setup();
     const sip = await locator.resolve('sip:bob@nosrv.cases.example');
     expect(sip.rule).toBe('host');
-    expect(lines(sip.targets)).toEqual(['udp [2001:db8::20]:5060 nosrv.cases.example', 'udp 192.0.2.20:5060 nosrv.cases.example']);
+    expect(lines(sip.targets)).toEqual([
+      'udp [2001:db8::20]:5060 nosrv.cases.example',
+      'udp 192.0.2.20:5060 nosrv.cases.example',
+    ]);
     const sips = await locator.resolve('sips:bob@nosrv.cases.example');
-    expect(lines(sips.targets)).toEqual(['tls [2001:db8::20]:5061 nosrv.cases.example', 'tls 192.0.2.20:5061 nosrv.cases.example']);
+    expect(lines(sips.targets)).toEqual([
+      'tls [2001:db8::20]:5061 nosrv.cases.example',
+      'tls 192.0.2.20:5061 nosrv.cases.example',
+    ]);
   });
 
   it('"another transport protocol, such as TCP, MAY be used": a client without UDP uses TCP', async () => {

@@ -9,13 +9,21 @@ describe('"If TARGET is a numeric IP address, the client uses that address"', ()
     ['sip:192.0.2.1;transport=tcp', 'tcp 192.0.2.1:5060 192.0.2.1'],
     ['sip:192.0.2.1;transport=tls', 'tls 192.0.2.1:5061 192.0.2.1'],
     ['sips:[2001:db8::5]:6001', 'tls [2001:db8::5]:6001 2001:db8::5'],
-  ])('%s -> %s ("If the URI also contains a port, it uses that port. If no port is specified, it uses the default port")', async (uri, target) => {
-    const { locator, plugin } = setup();
-    const resolution = await locator.resolve(uri);
-    expect(lines(resolution.targets)).toEqual([target]);
-    expect(resolution.targets[0]).toMatchObject({ source: 'literal', priority: 0, weight: 0, expires: Number.POSITIVE_INFINITY });
-    expect(plugin.asked).toEqual([]);
-  });
+  ])(
+    '%s -> %s ("If the URI also contains a port, it uses that port. If no port is specified, it uses the default port")',
+    async (uri, target) => {
+      const { locator, plugin } = setup();
+      const resolution = await locator.resolve(uri);
+      expect(lines(resolution.targets)).toEqual([target]);
+      expect(resolution.targets[0]).toMatchObject({
+        source: 'literal',
+        priority: 0,
+        weight: 0,
+        expires: Number.POSITIVE_INFINITY,
+      });
+      expect(plugin.asked).toEqual([]);
+    },
+  );
 });
 
 describe('"If the TARGET was not a numeric IP address, but a port is present in the URI, the client performs an A or AAAA record lookup"', () => {
@@ -23,7 +31,10 @@ describe('"If the TARGET was not a numeric IP address, but a port is present in 
     const { locator } = setup();
     const resolution = await locator.resolve('sip:nosrv.cases.example:5080;transport=tcp');
     expect(resolution.rule).toBe('transport-param');
-    expect(lines(resolution.targets)).toEqual(['tcp [2001:db8::20]:5080 nosrv.cases.example', 'tcp 192.0.2.20:5080 nosrv.cases.example']);
+    expect(lines(resolution.targets)).toEqual([
+      'tcp [2001:db8::20]:5080 nosrv.cases.example',
+      'tcp 192.0.2.20:5080 nosrv.cases.example',
+    ]);
     expect(resolution.targets.every((t) => t.source === 'host')).toBe(true);
   });
 
@@ -54,7 +65,10 @@ describe('"If the TARGET was not a numeric IP address, and no port was present i
     const { locator, plugin } = setup();
     const resolution = await locator.resolve('sip:bob@away.cases.example');
     expect(resolution.rule).toBe('naptr');
-    expect(lines(resolution.targets)).toEqual(['tcp [2001:db8:100::8]:5060 edge.provider.other.example', 'tcp 198.51.100.8:5060 edge.provider.other.example']);
+    expect(lines(resolution.targets)).toEqual([
+      'tcp [2001:db8:100::8]:5060 edge.provider.other.example',
+      'tcp 198.51.100.8:5060 edge.provider.other.example',
+    ]);
     expect(plugin.asked).toContain('_sip._tcp.provider.other.example SRV');
     expect(resolution.roundTrips).toBe(2);
     const srv = resolution.steps.find((s) => s.kind === 'query' && s.name === '_sip._tcp.provider.other.example');
@@ -94,8 +108,14 @@ describe('"If no SRV records were found, the client performs an A or AAAA record
   it('"each of which can be contacted using the transport protocol determined previously, at the default port for that transport"', async () => {
     const { locator } = setup();
     const tcp = await locator.resolve('sip:bob@nosrv.cases.example;transport=tcp');
-    expect(lines(tcp.targets)).toEqual(['tcp [2001:db8::20]:5060 nosrv.cases.example', 'tcp 192.0.2.20:5060 nosrv.cases.example']);
+    expect(lines(tcp.targets)).toEqual([
+      'tcp [2001:db8::20]:5060 nosrv.cases.example',
+      'tcp 192.0.2.20:5060 nosrv.cases.example',
+    ]);
     const tls = await locator.resolve('sip:bob@nosrv.cases.example;transport=tls');
-    expect(lines(tls.targets)).toEqual(['tls [2001:db8::20]:5061 nosrv.cases.example', 'tls 192.0.2.20:5061 nosrv.cases.example']);
+    expect(lines(tls.targets)).toEqual([
+      'tls [2001:db8::20]:5061 nosrv.cases.example',
+      'tls 192.0.2.20:5061 nosrv.cases.example',
+    ]);
   });
 });

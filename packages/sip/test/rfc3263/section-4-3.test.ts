@@ -7,7 +7,9 @@ beforeEach(() => {
   s = setup();
 });
 
-async function walk(outcomes: Parameters<import('../../src/index.js').FailoverCursor['report']>[1][]): Promise<string[]> {
+async function walk(
+  outcomes: Parameters<import('../../src/index.js').FailoverCursor['report']>[1][],
+): Promise<string[]> {
   const cursor = s.locator.cursor('sip:bob@biloxi.example;transport=udp');
   const verdicts: string[] = [];
   for (const outcome of outcomes) {
@@ -20,19 +22,23 @@ async function walk(outcomes: Parameters<import('../../src/index.js').FailoverCu
 
 describe('"failure occurs if the transaction layer reports a 503 error response"', () => {
   it('a 503 moves on to the next target at once', async () => {
-    expect(await walk([{ type: 'response', status: 503 }, { type: 'response', status: 200 }])).toEqual([
-      'sip2.biloxi.example: failover',
-      'sip1.biloxi.example: success',
-    ]);
+    expect(
+      await walk([
+        { type: 'response', status: 503 },
+        { type: 'response', status: 200 },
+      ]),
+    ).toEqual(['sip2.biloxi.example: failover', 'sip1.biloxi.example: success']);
   });
 });
 
 describe('"or a transport failure of some sort (generally, due to fatal ICMP errors in UDP or connection failures in TCP)"', () => {
   it('a transport error moves on at once', async () => {
-    expect(await walk([{ type: 'transport-error', error: new Error('ECONNREFUSED') }, { type: 'response', status: 180 }])).toEqual([
-      'sip2.biloxi.example: failover',
-      'sip1.biloxi.example: provisional',
-    ]);
+    expect(
+      await walk([
+        { type: 'transport-error', error: new Error('ECONNREFUSED') },
+        { type: 'response', status: 180 },
+      ]),
+    ).toEqual(['sip2.biloxi.example: failover', 'sip1.biloxi.example: provisional']);
   });
 });
 

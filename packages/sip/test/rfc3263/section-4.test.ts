@@ -10,9 +10,15 @@ describe('RFC 3263 section 4: TARGET', () => {
     const { locator, plugin } = setup();
     const resolution = await locator.resolve('sip:bob@biloxi.example;maddr=nosrv.cases.example');
     expect(resolution.target).toEqual({ host: 'nosrv.cases.example', kind: 'hostname', from: 'maddr' });
-    expect(lines(resolution.targets)).toEqual(['udp [2001:db8::20]:5060 nosrv.cases.example', 'udp 192.0.2.20:5060 nosrv.cases.example']);
+    expect(lines(resolution.targets)).toEqual([
+      'udp [2001:db8::20]:5060 nosrv.cases.example',
+      'udp 192.0.2.20:5060 nosrv.cases.example',
+    ]);
     expect(plugin.asked.filter((q) => q.includes('biloxi'))).toEqual([]);
-    expect(resolution.steps).toContainEqual({ kind: 'note', message: 'TARGET is the maddr parameter nosrv.cases.example, not the host biloxi.example (RFC 3263 section 4)' });
+    expect(resolution.steps).toContainEqual({
+      kind: 'note',
+      message: 'TARGET is the maddr parameter nosrv.cases.example, not the host biloxi.example (RFC 3263 section 4)',
+    });
   });
 
   it('a numeric maddr is a numeric TARGET: no DNS at all', async () => {

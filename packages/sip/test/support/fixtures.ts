@@ -29,7 +29,11 @@ export interface Setup {
 
 /** A locator over a recording zone resolver with every test zone, seeded. */
 export function setup(
-  options: SipLocatorOptions & { readonly seed?: number; readonly recording?: RecordingOptions; readonly plugins?: ResolverPlugin[] } = {},
+  options: SipLocatorOptions & {
+    readonly seed?: number;
+    readonly recording?: RecordingOptions;
+    readonly plugins?: ResolverPlugin[];
+  } = {},
 ): Setup {
   const { seed = 1, recording: recordingOptions, plugins, ...locatorOptions } = options;
   const clock = (locatorOptions.clock as ManualClock | undefined) ?? new ManualClock();
@@ -40,6 +44,10 @@ export function setup(
 }
 
 /** Targets as "transport address:port host" lines, for exact assertions. */
-export function lines(targets: readonly { transport: string; address: string; port: number; host: string }[]): string[] {
-  return targets.map((t) => `${t.transport} ${t.address.includes(':') ? `[${t.address}]` : t.address}:${t.port} ${t.host}`);
+export function lines(
+  targets: readonly { transport: string; address: string; port: number; host: string }[],
+): string[] {
+  return targets.map(
+    (t) => `${t.transport} ${t.address.includes(':') ? `[${t.address}]` : t.address}:${t.port} ${t.host}`,
+  );
 }

@@ -3,7 +3,7 @@
  * keeps every question asked, and can hold answers until a number of questions have arrived
  * (proof that they went out together), mark answers bogus, or fail questions.
  */
-import { RRType, typeName, type DnsQuery, type ResolverPlugin } from '@dnscore/core';
+import { type RRType, typeName, type DnsQuery, type ResolverPlugin } from '@dnscore/core';
 
 /** What the wrapped plugin answers, as the plugin contract defines it. */
 type PluginAnswer = Awaited<ReturnType<ResolverPlugin['resolve']>>;
@@ -54,7 +54,9 @@ export function recording(inner: ResolverPlugin, options: RecordingOptions = {})
             // Questions sent together all arrive before the event loop turns.
             setImmediate(() => {
               if (waiting.length === 0) return;
-              const error = new Error(`only ${asked.length} of ${barrier} questions arrived together: ${asked.join(', ')}`);
+              const error = new Error(
+                `only ${asked.length} of ${barrier} questions arrived together: ${asked.join(', ')}`,
+              );
               for (const w of waiting) w.fail(error);
               waiting = [];
             });
@@ -64,7 +66,8 @@ export function recording(inner: ResolverPlugin, options: RecordingOptions = {})
       const failure = options.fail?.[key];
       if (failure) throw failure;
       const answer = await inner.resolve(query, signal);
-      if (options.bogus?.includes(key)) return { ...answer, secure: false, bogus: true, whyBogus: `signature over ${key} expired` };
+      if (options.bogus?.includes(key))
+        return { ...answer, secure: false, bogus: true, whyBogus: `signature over ${key} expired` };
       if (options.secure?.includes(key)) return { ...answer, secure: true, bogus: false };
       return answer;
     },
