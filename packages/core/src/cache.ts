@@ -1,18 +1,23 @@
 /**
  * A cache that any plugin can sit behind: it takes a plugin and returns one (undici's
- * interceptors, hickory-dns's CachingClient). Positive answers live for their smallest TTL,
- * negative ones for min(SOA TTL, SOA MINIMUM) (RFC 2308 section 5), bogus ones briefly;
- * secure/bogus stay with the entry; an expired entry is never served. Identical questions
- * that miss at the same time share one backend query.
+ * interceptors, hickory-dns's CachingClient) that carries the cache (`plugin.cache`), so DnsCore
+ * answers hits without an async hop. Positive answers live for their smallest TTL, negative ones
+ * for min(SOA TTL, SOA MINIMUM) (RFC 2308 section 5), bogus ones briefly; secure/bogus stay with
+ * the entry. Identical questions that miss at the same time share one backend query.
+ *
+ * Two options, both off by default: serve-stale (RFC 8767), an expired answer served with TTL 30
+ * when the backend fails, never longer than `maxStaleSeconds` after expiry; and prefetch, a hit
+ * in the last 10% of an answer's lifetime starts one background refresh.
  */
 import { abortError, raceAbort, throwIfAborted } from './abort.js';
-import { systemClock, type Clock } from './clock.js';
-import { InvalidArgumentError } from './errors.js';
-import { nameKey } from './names.js';
-import type { DnsQuery } from './query.js';
-import type { Availability, ResolverPlugin } from './resolver-plugin.js';
+import { STALE_TTL, type AnswerCache, type CacheEntry, type CacheStats } from './answer-cache.js';
 import { answerLifetime } from './answer-lifetime.js';
-import type { PluginAnswer } from './result-builder.js';
+import { systemClock, type Clock } from './clock.js';
+import { InvalidArgumentError, NetworkError, TimeoutError } from './errors.js';
+import { questionKey, type DnsQuery } from './query.js';
+import type { Availability, ResolverPlugin } from './resolver-plugin.js';
+import type { PluginAnswer } from './plugin-answer.js';
+import { Rcode } from './rr-types.js';
 
 export interface CacheOptions {
   /** Most entries held; the least recently used goes first (default 10000). */
@@ -23,6 +28,15 @@ export interface CacheOptions {
   readonly maxNegativeTtl?: number;
   /** Cap on a bogus answer's lifetime in seconds (default 60; RFC 4035 section 4.7). */
   readonly maxBogusTtl?: number;
+  /**
+   * RFC 8767: when the backend fails (timeout, network error, SERVFAIL), serve the expired
+   * answer with TTL 30, marked stale (default false). Never a bogus answer.
+   */
+  readonly serveStale?: boolean;
+  /** How long after expiry an answer may still be served stale, seconds (default 86400; RFC 8767 section 5). */
+  readonly maxStaleSeconds?: number;
+  /** A hit in the last 10% of an answer's lifetime starts one background refresh (default false). */
+  readonly prefetch?: boolean;
   readonly clock?: Clock;
 }
 
@@ -30,31 +44,16 @@ export const DEFAULT_CACHE_MAX_ENTRIES = 10_000;
 export const DEFAULT_CACHE_MAX_TTL = 86_400;
 export const DEFAULT_CACHE_MAX_NEGATIVE_TTL = 3_600;
 export const DEFAULT_CACHE_MAX_BOGUS_TTL = 60;
+export const DEFAULT_CACHE_MAX_STALE_SECONDS = 86_400;
+/** Prefetch starts when this share of an answer's lifetime is left (unbound's prefetch: 10%). */
+export const PREFETCH_SHARE = 0.1;
 
-export interface CacheStats {
-  readonly hits: number;
-  readonly misses: number;
-  /** Callers that joined a backend query already in flight. */
-  readonly joined: number;
-  readonly size: number;
-}
+export type { CacheStats } from './answer-cache.js';
 
-interface Entry {
-  readonly answer: PluginAnswer;
-  readonly storedAt: number;
-  readonly expiresAt: number;
-}
-
-interface Flight {
-  readonly promise: Promise<PluginAnswer>;
-  readonly controller: AbortController;
-  waiters: number;
-}
-
+/** A plugin with a cache in front: the plugin contract plus the cache it carries. */
 export interface CachingPlugin extends ResolverPlugin {
+  readonly cache: AnswerCache;
   readonly stats: CacheStats;
-  /** The fresh cached answer to `query`, or undefined; never asks the plugin behind (DnsCore answers hits with it). */
-  peek(query: DnsQuery): PluginAnswer | undefined;
   /** Drops every entry. */
   clear(): void;
 }
@@ -64,7 +63,36 @@ export function withCache(plugin: ResolverPlugin, options: CacheOptions = {}): C
   return new CachedResolver(plugin, options);
 }
 
-class CachedResolver implements CachingPlugin {
+class Entry implements CacheEntry {
+  age = 0;
+  /** Replaced, evicted or cleared: never served again. */
+  retired = false;
+  prefetched = false;
+  /** RFC 8767 failure recheck: until then a stale answer is served without asking the backend. */
+  recheckAt = 0;
+
+  constructor(
+    readonly cache: AnswerCache,
+    readonly answer: PluginAnswer,
+    readonly storedAt: number,
+    readonly expiresAt: number,
+    readonly prefetchAt: number,
+    readonly staleUntil: number,
+    private readonly clock: Clock,
+  ) {}
+
+  current(): boolean {
+    return !this.retired && this.clock.now() < this.expiresAt;
+  }
+}
+
+interface Flight {
+  readonly promise: Promise<PluginAnswer>;
+  readonly controller: AbortController;
+  waiters: number;
+}
+
+class CachedResolver implements CachingPlugin, AnswerCache {
   readonly name: string;
   readonly priority: number;
   readonly #entries = new Map<string, Entry>();
@@ -72,9 +100,14 @@ class CachedResolver implements CachingPlugin {
   readonly #clock: Clock;
   readonly #max: number;
   readonly #limits: { maxTtl: number; maxNegativeTtl: number; maxBogusTtl: number };
+  /** Milliseconds an answer may be served stale after expiry; 0 when serve-stale is off. */
+  readonly #staleMs: number;
+  readonly #prefetch: boolean;
   #hits = 0;
   #misses = 0;
   #joined = 0;
+  #stale = 0;
+  #prefetches = 0;
 
   constructor(
     private readonly inner: ResolverPlugin,
@@ -89,10 +122,24 @@ class CachedResolver implements CachingPlugin {
       maxNegativeTtl: positiveInteger(options.maxNegativeTtl ?? DEFAULT_CACHE_MAX_NEGATIVE_TTL, 'maxNegativeTtl'),
       maxBogusTtl: positiveInteger(options.maxBogusTtl ?? DEFAULT_CACHE_MAX_BOGUS_TTL, 'maxBogusTtl'),
     };
+    const maxStale = positiveInteger(options.maxStaleSeconds ?? DEFAULT_CACHE_MAX_STALE_SECONDS, 'maxStaleSeconds');
+    this.#staleMs = options.serveStale ? maxStale * 1000 : 0;
+    this.#prefetch = options.prefetch ?? false;
+  }
+
+  get cache(): AnswerCache {
+    return this;
   }
 
   get stats(): CacheStats {
-    return { hits: this.#hits, misses: this.#misses, joined: this.#joined, size: this.#entries.size };
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      joined: this.#joined,
+      stale: this.#stale,
+      prefetches: this.#prefetches,
+      size: this.#entries.size,
+    };
   }
 
   available(): boolean | Availability {
@@ -105,42 +152,88 @@ class CachedResolver implements CachingPlugin {
   }
 
   clear(): void {
+    for (const entry of this.#entries.values()) entry.retired = true;
     this.#entries.clear();
   }
 
-  peek(query: DnsQuery): PluginAnswer | undefined {
-    const hit = this.#lookup(cacheKey(query));
-    if (hit) this.#hits++;
-    return hit;
+  hit(query: DnsQuery, key: string = questionKey(query)): CacheEntry | undefined {
+    return this.#hit(query, key);
   }
 
-  async resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
-    throwIfAborted(signal);
-    const key = cacheKey(query);
-    const hit = this.#lookup(key);
-    if (hit) {
-      this.#hits++;
-      return hit;
-    }
-    this.#misses++;
-    let flight = this.#flights.get(key);
-    if (flight) this.#joined++;
-    else flight = this.#fly(key, query);
-    return this.#wait(flight, signal);
-  }
-
-  #lookup(key: string): PluginAnswer | undefined {
+  #hit(query: DnsQuery, key: string): Entry | undefined {
     const entry = this.#entries.get(key);
-    if (!entry) return undefined;
+    if (entry === undefined) return undefined;
     const now = this.#clock.now();
     if (now >= entry.expiresAt) {
-      this.#entries.delete(key);
+      if (now >= entry.staleUntil) this.#drop(key, entry);
       return undefined;
     }
     // Most recently used goes to the end of the Map's order.
     this.#entries.delete(key);
     this.#entries.set(key, entry);
-    return { ...entry.answer, age: (entry.answer.age ?? 0) + Math.floor((now - entry.storedAt) / 1000) };
+    this.#hits++;
+    entry.age = (entry.answer.age ?? 0) + Math.floor((now - entry.storedAt) / 1000);
+    if (this.#prefetch && !entry.prefetched && now >= entry.prefetchAt) this.#refresh(key, query, entry);
+    return entry;
+  }
+
+  async resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
+    throwIfAborted(signal);
+    const key = questionKey(query);
+    const entry = this.#hit(query, key);
+    if (entry) return aged(entry);
+    this.#misses++;
+    const stale = this.#staleEntry(key);
+    if (stale && this.#clock.now() < stale.recheckAt) return this.#serveStale(stale);
+    let flight = this.#flights.get(key);
+    if (flight) this.#joined++;
+    else flight = this.#fly(key, query);
+    let answer: PluginAnswer;
+    try {
+      answer = await this.#wait(flight, signal);
+    } catch (error) {
+      const fallback =
+        error instanceof TimeoutError || error instanceof NetworkError ? this.#staleEntry(key) : undefined;
+      if (!fallback) throw error;
+      return this.#serveStale(fallback, true);
+    }
+    if (answer.rcode !== Rcode.SERVFAIL) return answer;
+    const fallback = this.#staleEntry(key);
+    return fallback ? this.#serveStale(fallback, true) : answer;
+  }
+
+  /** An expired entry that may still be served stale now (serve-stale on, within maxStaleSeconds, not bogus). */
+  #staleEntry(key: string): Entry | undefined {
+    if (this.#staleMs === 0) return undefined;
+    const entry = this.#entries.get(key);
+    if (!entry || entry.answer.bogus) return undefined;
+    const now = this.#clock.now();
+    if (now < entry.expiresAt) return undefined;
+    if (now >= entry.staleUntil) {
+      this.#drop(key, entry);
+      return undefined;
+    }
+    return entry;
+  }
+
+  /** RFC 8767 section 4: TTL 30, and the backend is not asked again for 30 s after a failure. */
+  #serveStale(entry: Entry, failedNow = false): PluginAnswer {
+    const now = this.#clock.now();
+    if (failedNow) entry.recheckAt = now + STALE_TTL * 1000;
+    this.#stale++;
+    return {
+      ...entry.answer,
+      age: (entry.answer.age ?? 0) + Math.floor((now - entry.storedAt) / 1000),
+      stale: true,
+    };
+  }
+
+  /** Prefetch: one background refresh, merged with any question in flight; a failure leaves the entry. */
+  #refresh(key: string, query: DnsQuery, entry: Entry): void {
+    entry.prefetched = true;
+    if (this.#flights.has(key)) return;
+    this.#prefetches++;
+    this.#fly(key, query).promise.catch(() => {});
   }
 
   #fly(key: string, query: DnsQuery): Flight {
@@ -175,20 +268,42 @@ class CachedResolver implements CachingPlugin {
     }
   }
 
+  /** An answer that cannot be cached (SERVFAIL, TTL 0, ...) leaves the entry there as it was. */
   #store(key: string, query: DnsQuery, answer: PluginAnswer): void {
     const lifetime = answerLifetime(query, answer, this.#limits);
     if (lifetime <= 0) return;
     const now = this.#clock.now();
-    this.#entries.delete(key);
-    this.#entries.set(key, { answer, storedAt: now, expiresAt: now + lifetime * 1000 });
+    const lifetimeMs = lifetime * 1000;
+    const expiresAt = now + lifetimeMs;
+    const old = this.#entries.get(key);
+    if (old) this.#drop(key, old);
+    this.#entries.set(
+      key,
+      new Entry(
+        this,
+        answer,
+        now,
+        expiresAt,
+        expiresAt - lifetimeMs * PREFETCH_SHARE,
+        answer.bogus ? expiresAt : expiresAt + this.#staleMs,
+        this.#clock,
+      ),
+    );
     while (this.#entries.size > this.#max) {
-      this.#entries.delete(this.#entries.keys().next().value!);
+      const [oldest, entry] = this.#entries.entries().next().value!;
+      this.#drop(oldest, entry);
     }
+  }
+
+  #drop(key: string, entry: Entry): void {
+    entry.retired = true;
+    this.#entries.delete(key);
   }
 }
 
-function cacheKey(query: DnsQuery): string {
-  return `${query.class}/${query.type}/${nameKey(query.name)}`;
+/** The cached answer with its age: its TTLs are presented that much lower. */
+function aged(entry: Entry): PluginAnswer {
+  return { ...entry.answer, age: entry.age };
 }
 
 function positiveInteger(value: number, name: string): number {

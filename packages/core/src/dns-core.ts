@@ -5,13 +5,13 @@
 import 'reflect-metadata';
 import { inject, injectAll, injectable } from 'tsyringe';
 import { raceAbort, throwIfAborted } from './abort.js';
+import type { CacheEntry } from './answer-cache.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
-import type { CachingPlugin } from './cache.js';
 import { silentLogger } from './logger.js';
 import { chainStaysInZone } from './bailiwick.js';
 import { MalformedAnswerError } from './errors.js';
 import { nameEquals, parseName } from './names.js';
-import { describeQuery, makeQuery, type DnsQuery } from './query.js';
+import { describeQuery, makeQuery, questionKey, type DnsQuery } from './query.js';
 import { QuerySet } from './query-set.js';
 import { RecurringQuery, type RecurringOptions } from './recurring.js';
 import type { TypedRecord, TypedRecordName } from './records/types.js';
@@ -19,6 +19,7 @@ import { ResolverRegistry } from './registry.js';
 import type { ResolverPlugin } from './resolver-plugin.js';
 import type { DnsResult } from './result.js';
 import { DEFAULT_MAX_CNAME_CHAIN, buildResult, type PluginAnswer } from './result-builder.js';
+import { defaultRandom, type RandomSource } from './random.js';
 import { RRType } from './rr-types.js';
 import { DNS_CORE_OPTIONS, RESOLVER_PLUGIN } from './tokens.js';
 
@@ -37,18 +38,42 @@ export interface DnsResolver {
     options?: ResolveOptions,
   ): Promise<DnsResult<TypedRecord<T>>>;
   resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
+  /**
+   * True while every one of `results` is what a new question would get: each was built from a
+   * cache entry that is still current, of the plugin that answers first now. Layers above reuse
+   * what they derived from those results while this holds (SIP target plans).
+   */
+  current?(results: readonly DnsResult[]): boolean;
+  /** The random source of the RFC 2782 weighted draw, for draws done above the core. */
+  readonly random?: RandomSource;
 }
+
+/** A validated question and its cache key, kept by the text it was asked with. */
+interface Question {
+  readonly query: DnsQuery;
+  readonly key: string;
+}
+
+/** Question texts remembered (name -> type -> question); the memo starts over beyond this. */
+const MAX_REMEMBERED_QUESTIONS = 10_000;
 
 @injectable()
 export class DnsCore implements DnsResolver {
   readonly registry: ResolverRegistry;
+  readonly random: RandomSource;
   readonly #options: DnsCoreOptions;
+  /** Parsed questions by the text they were asked with: a repeated question is not parsed again. */
+  readonly #questions = new Map<string, Map<number | string, Question>>();
+  #remembered = 0;
+  /** The result last built from a cache entry, reused while its age (whole seconds) is the same. */
+  readonly #built = new WeakMap<CacheEntry, DnsResult>();
 
   constructor(
     @injectAll(RESOLVER_PLUGIN, { isOptional: true }) plugins: readonly ResolverPlugin[] = [],
     @inject(DNS_CORE_OPTIONS, { isOptional: true }) options: DnsCoreOptions = {},
   ) {
     this.#options = options;
+    this.random = options.random ?? defaultRandom;
     this.registry = new ResolverRegistry(options.logger ?? silentLogger);
     for (const plugin of plugins) this.registry.register(plugin);
   }
@@ -65,7 +90,8 @@ export class DnsCore implements DnsResolver {
   /**
    * Resolves one question through the first available plugin, falling through to the next
    * on a plugin error. Rejects with InvalidQueryError for bad input, AbortError when
-   * cancelled, and a DnsError when no plugin obtained an answer.
+   * cancelled, and a DnsError when no plugin obtained an answer. A fresh hit in the first
+   * plugin's cache is answered at once: one settled promise, no parse, no registry walk.
    */
   resolve<T extends TypedRecordName>(
     name: string,
@@ -73,50 +99,96 @@ export class DnsCore implements DnsResolver {
     options?: ResolveOptions,
   ): Promise<DnsResult<TypedRecord<T>>>;
   resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
-  async resolve(name: string, type: number | string = 'A', options: ResolveOptions = {}): Promise<DnsResult> {
-    const query = makeQuery(name, type, options.class);
-    return this.resolveQuery(query, options.signal);
+  resolve(name: string, type: number | string = 'A', options?: ResolveOptions): Promise<DnsResult> {
+    let question: Question;
+    try {
+      question = this.#question(name, type, options?.class);
+      throwIfAborted(options?.signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const hit = this.#hit(question);
+    return hit !== undefined ? Promise.resolve(hit) : this.#resolve(question.query, options?.signal, 0);
   }
 
   /** Resolves an already validated query. */
-  async resolveQuery(query: DnsQuery, signal?: AbortSignal): Promise<DnsResult> {
-    return this.#resolve(query, signal, 0);
+  resolveQuery(query: DnsQuery, signal?: AbortSignal): Promise<DnsResult> {
+    try {
+      throwIfAborted(signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const hit = this.#hit({ query, key: questionKey(query) });
+    return hit !== undefined ? Promise.resolve(hit) : this.#resolve(query, signal, 0);
+  }
+
+  current(results: readonly DnsResult[]): boolean {
+    const cache = this.registry.first()?.cache;
+    if (cache === undefined) return false;
+    for (const result of results) {
+      const entry = result.cacheEntry;
+      if (entry === undefined || entry.cache !== cache || !entry.current()) return false;
+    }
+    return true;
+  }
+
+  #question(name: string, type: number | string, rrclass: number | string | undefined): Question {
+    const byType = rrclass === undefined ? this.#questions.get(name) : undefined;
+    const known = byType?.get(type);
+    if (known !== undefined) return known;
+    const query = makeQuery(name, type, rrclass);
+    const question: Question = { query, key: questionKey(query) };
+    if (rrclass !== undefined) return question;
+    if (this.#remembered >= MAX_REMEMBERED_QUESTIONS) {
+      this.#questions.clear();
+      this.#remembered = 0;
+    }
+    const types = this.#questions.get(name) ?? new Map<number | string, Question>();
+    if (types.size === 0) this.#questions.set(name, types);
+    types.set(type, question);
+    this.#remembered++;
+    return question;
+  }
+
+  /**
+   * A fresh hit in the cache of the plugin that would answer, or undefined. A result of the
+   * same entry at the same age is handed out again (results are immutable); SRV is drawn again
+   * on every hit (RFC 2782). A cached answer that cannot be built, or whose CNAME chain leaves
+   * its zone, goes the long way.
+   */
+  #hit(question: Question): DnsResult | undefined {
+    const plugin = this.registry.first();
+    const entry = plugin?.cache?.hit(question.query, question.key);
+    if (entry === undefined) return undefined;
+    const built = this.#built.get(entry);
+    if (built !== undefined && built.age === entry.age && built.query === question.query) return built;
+    let result: DnsResult;
+    try {
+      result = this.#finish(question.query, { ...entry.answer, age: entry.age }, plugin!, entry);
+    } catch {
+      return undefined;
+    }
+    if (this.#leavesZone(question.query, result)) return undefined;
+    if (question.query.type !== RRType.SRV) this.#built.set(entry, result);
+    return result;
+  }
+
+  #finish(query: DnsQuery, answer: PluginAnswer, plugin: ResolverPlugin, cacheEntry?: CacheEntry): DnsResult {
+    return buildResult(query, answer, {
+      resolver: plugin.name,
+      random: this.random,
+      ...(this.#options.maxCnameChain ? { maxCnameChain: this.#options.maxCnameChain } : {}),
+      ...(cacheEntry ? { cacheEntry } : {}),
+    });
   }
 
   async #resolve(query: DnsQuery, signal: AbortSignal | undefined, reasks: number): Promise<DnsResult> {
     throwIfAborted(signal);
-    const finish = (answer: Parameters<typeof buildResult>[1], plugin: ResolverPlugin): DnsResult =>
-      buildResult(query, answer, {
-        resolver: plugin.name,
-        ...(this.#options.random ? { random: this.#options.random } : {}),
-        ...(this.#options.maxCnameChain ? { maxCnameChain: this.#options.maxCnameChain } : {}),
-      });
+    const finish = (answer: PluginAnswer, plugin: ResolverPlugin): DnsResult => this.#finish(query, answer, plugin);
     const result =
-      this.#cacheHit(query, finish) ??
+      (reasks > 0 ? this.#hit({ query, key: questionKey(query) }) : undefined) ??
       (await raceAbort(this.registry.resolve(query, signal ?? new AbortController().signal, finish), signal));
     return this.#reaskOutOfZone(query, result, signal, reasks);
-  }
-
-  /**
-   * A hit in the cache of the plugin that would answer, built at once: no AbortController, no
-   * walk through the registry. A cached answer that cannot be built goes the long way, where
-   * the registry decides about fallback as for any other answer.
-   */
-  #cacheHit(
-    query: DnsQuery,
-    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => DnsResult,
-  ): DnsResult | undefined {
-    const first = this.registry.select().candidates[0];
-    const hit =
-      first && typeof (first as Partial<CachingPlugin>).peek === 'function'
-        ? (first as CachingPlugin).peek(query)
-        : undefined;
-    if (!hit) return undefined;
-    try {
-      return finish(hit, first!);
-    } catch {
-      return undefined;
-    }
   }
 
   /**
@@ -124,17 +196,20 @@ export class DnsCore implements DnsResolver {
    * trusted; the end is asked on its own (RFC 5452 section 6). A DNSSEC-secure chain was
    * validated link by link and is kept.
    */
+  #leavesZone(query: DnsQuery, result: DnsResult): boolean {
+    if (this.#options.reaskCrossZoneCnames === false || result.secure || result.bogus) return false;
+    if (query.type === RRType.CNAME || query.type === RRType.ANY || nameEquals(result.canonical, query.name))
+      return false;
+    return !chainStaysInZone(parseName(result.canonical), query.labels);
+  }
+
   async #reaskOutOfZone(
     query: DnsQuery,
     result: DnsResult,
     signal: AbortSignal | undefined,
     reasks: number,
   ): Promise<DnsResult> {
-    if (this.#options.reaskCrossZoneCnames === false || result.secure || result.bogus) return result;
-    if (query.type === RRType.CNAME || query.type === RRType.ANY || nameEquals(result.canonical, query.name))
-      return result;
-    const end = parseName(result.canonical);
-    if (chainStaysInZone(end, query.labels)) return result;
+    if (!this.#leavesZone(query, result)) return result;
     if (reasks >= (this.#options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN)) {
       throw new MalformedAnswerError(
         `${describeQuery(query)}: CNAME chains across zones go on for more than ${reasks} re-asks`,

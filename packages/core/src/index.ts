@@ -6,7 +6,8 @@ export { DnsCore, type DnsResolver, type ResolveOptions } from './dns-core.js';
 export type { DnsCoreOptions } from './dns-core-options.js';
 export { RESOLVER_PLUGIN, DNS_CORE_OPTIONS } from './tokens.js';
 export { DnsResult } from './result.js';
-export { makeQuery, describeQuery, type DnsQuery } from './query.js';
+export { makeQuery, describeQuery, questionKey, type DnsQuery } from './query.js';
+export { STALE_TTL, type AnswerCache, type CacheEntry } from './answer-cache.js';
 export { QuerySet, type QueryOutcome, type QueryResolver } from './query-set.js';
 export {
   RecurringQuery,
@@ -23,6 +24,8 @@ export {
   type CacheOptions,
   type CacheStats,
   type CachingPlugin,
+  DEFAULT_CACHE_MAX_STALE_SECONDS,
+  PREFETCH_SHARE,
   DEFAULT_CACHE_MAX_ENTRIES,
   DEFAULT_CACHE_MAX_TTL,
   DEFAULT_CACHE_MAX_NEGATIVE_TTL,

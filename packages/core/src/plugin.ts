@@ -4,7 +4,8 @@
  * ext-resolver, applications) never import this door.
  */
 export type { ResolverPlugin, Availability } from './resolver-plugin.js';
-export { availabilityOf } from './resolver-plugin.js';
+export { availabilityOf, isAvailable } from './resolver-plugin.js';
+export { STALE_TTL, type AnswerCache, type CacheEntry, type CacheStats } from './answer-cache.js';
 export {
   ResultBuilder,
   buildResult,
@@ -27,7 +28,7 @@ export { RdataError } from './records/rdata-error.js';
 export { formatIpv6 } from './records/address.js';
 export { answerLifetime, type LifetimeLimits } from './answer-lifetime.js';
 export { abortError, raceAbort, throwIfAborted } from './abort.js';
-export { makeQuery, describeQuery, type DnsQuery } from './query.js';
+export { makeQuery, describeQuery, questionKey, type DnsQuery } from './query.js';
 export {
   parseName,
   formatName,

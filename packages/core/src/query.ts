@@ -1,6 +1,6 @@
 /** A question (RFC 1035 section 4.1.2), validated once when it is made. */
 import { InvalidQueryError } from './errors.js';
-import { formatName, parseName, type Labels } from './names.js';
+import { formatName, nameKey, parseName, type Labels } from './names.js';
 import { RRClass, className, parseClass, parseType, typeName } from './rr-types.js';
 
 export interface DnsQuery {
@@ -30,4 +30,9 @@ export function makeQuery(name: string, type: number | string, rrclass: number |
 /** "biloxi.example IN SRV", for messages. */
 export function describeQuery(query: DnsQuery): string {
   return `${query.name} ${className(query.class)} ${typeName(query.type)}`;
+}
+
+/** The same string for questions that are the same: class, type and the name's key (a cache's key). */
+export function questionKey(query: DnsQuery): string {
+  return `${query.class}/${query.type}/${nameKey(query.name)}`;
 }

@@ -16,8 +16,8 @@ import {
 } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { describeQuery, type DnsQuery } from './query.js';
-import { availabilityOf, type ResolverPlugin } from './resolver-plugin.js';
-import type { PluginAnswer } from './result-builder.js';
+import { availabilityOf, isAvailable, type Availability, type ResolverPlugin } from './resolver-plugin.js';
+import type { PluginAnswer } from './plugin-answer.js';
 
 const fallbackChannel = diagnostics.channel('dnscore:registry:fallback');
 const selectedChannel = diagnostics.channel('dnscore:registry:selected');
@@ -44,6 +44,8 @@ export interface SkippedPlugin {
 export class ResolverRegistry {
   #plugins: ResolverPlugin[] = [];
   #announced: string | undefined;
+  /** The plugin select() found first last time: first() returns it without building lists. */
+  #first: ResolverPlugin | undefined;
 
   constructor(private readonly logger: Logger = silentLogger) {}
 
@@ -85,7 +87,7 @@ export class ResolverRegistry {
     const candidates: ResolverPlugin[] = [];
     const skipped: SkippedPlugin[] = [];
     for (const plugin of this.#plugins) {
-      let availability;
+      let availability: Availability;
       try {
         availability = availabilityOf(plugin);
       } catch (error) {
@@ -95,7 +97,20 @@ export class ResolverRegistry {
       else skipped.push({ plugin, reason: availability.reason ?? 'unavailable' });
     }
     this.#announce(candidates[0], skipped);
+    this.#first = candidates[0];
     return { candidates, skipped };
+  }
+
+  /**
+   * The plugin that would be asked first, or undefined when none is available. The same one
+   * as last time costs only the available() calls up to it; a change goes through select().
+   */
+  first(): ResolverPlugin | undefined {
+    for (const plugin of this.#plugins) {
+      if (!isAvailable(plugin)) continue;
+      return plugin === this.#first ? plugin : this.select().candidates[0];
+    }
+    return this.select().candidates[0];
   }
 
   /**

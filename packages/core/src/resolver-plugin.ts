@@ -2,8 +2,9 @@
  * The backend side of the core (Asterisk's dns_resolver.h): a plugin only translates between
  * its backend and a PluginAnswer. It never sorts, caches or retries for the caller.
  */
+import type { AnswerCache } from './answer-cache.js';
 import type { DnsQuery } from './query.js';
-import type { PluginAnswer } from './result-builder.js';
+import type { PluginAnswer } from './plugin-answer.js';
 
 export interface Availability {
   readonly available: boolean;
@@ -25,6 +26,21 @@ export interface ResolverPlugin {
   resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer>;
   /** Releases sockets, threads and timers. */
   close(): void | Promise<void>;
+  /**
+   * The cache in front of this plugin's backend, when it has one (withCache): DnsCore answers
+   * its fresh hits at once, without calling resolve().
+   */
+  readonly cache?: AnswerCache;
+}
+
+/** Whether the plugin is available now; a plugin whose available() throws is not. */
+export function isAvailable(plugin: ResolverPlugin): boolean {
+  try {
+    const value = plugin.available();
+    return typeof value === 'boolean' ? value : value.available;
+  } catch {
+    return false;
+  }
 }
 
 export function availabilityOf(plugin: ResolverPlugin): Availability {

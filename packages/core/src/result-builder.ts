@@ -3,6 +3,8 @@
  * add_record and completed). The core checks the invariants, parses the records, drops
  * invalid ones with reasons and orders SRV and NAPTR, so every backend behaves the same.
  */
+import { STALE_TTL, type CacheEntry } from './answer-cache.js';
+import type { PluginAnswer } from './plugin-answer.js';
 import { InvalidArgumentError, InvalidResultError, MalformedAnswerError, StateError } from './errors.js';
 import { formatName, labelEquals, parseName, type Labels } from './names.js';
 import { describeQuery, type DnsQuery } from './query.js';
@@ -19,20 +21,7 @@ import { RRClass, RRType, Rcode, typeName } from './rr-types.js';
 import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
 import { WireError } from './wire/reader.js';
 
-/** What a resolver plugin hands the core: flags, rcode, canonical name, the raw answer. */
-export interface PluginAnswer {
-  readonly rcode: number;
-  readonly secure?: boolean;
-  readonly bogus?: boolean;
-  /** Why validation failed, when bogus. */
-  readonly whyBogus?: string;
-  /** End of the CNAME chain; derived from the answer packet when left out. */
-  readonly canonical?: string;
-  /** The raw answer packet (may be empty, e.g. for an NXDOMAIN without one). */
-  readonly answer?: Uint8Array;
-  /** Seconds the answer spent in a cache: subtracted from every TTL. */
-  readonly age?: number;
-}
+export type { PluginAnswer } from './plugin-answer.js';
 
 export interface ResultBuilderOptions {
   readonly random?: RandomSource;
@@ -40,6 +29,8 @@ export interface ResultBuilderOptions {
   readonly resolver?: string;
   /** Longest CNAME chain followed in an answer (default 16). */
   readonly maxCnameChain?: number;
+  /** The cache entry the answer came from (DnsCore's hit path). */
+  readonly cacheEntry?: CacheEntry;
 }
 
 export const DEFAULT_MAX_CNAME_CHAIN = 16;
@@ -62,8 +53,9 @@ interface ParsedSections extends Sections {
 /** Parses of cached packets, by packet (see ResultBuilder#sections); an entry goes with its packet. */
 const parsedFromCache = new WeakMap<Uint8Array, ParsedSections>();
 
-/** `records` with `age` seconds less TTL (never below 0). */
-function aged(records: readonly DnsRecord[], age: number): DnsRecord[] {
+/** `records` with `age` seconds less TTL (never below 0); every TTL STALE_TTL for a stale answer. */
+function aged(records: readonly DnsRecord[], age: number, stale: boolean): DnsRecord[] {
+  if (stale) return records.map((r) => Object.freeze({ ...r, ttl: STALE_TTL }) as DnsRecord);
   return age === 0
     ? [...records]
     : records.map((r) => Object.freeze({ ...r, ttl: Math.max(0, r.ttl - age) }) as DnsRecord);
@@ -120,7 +112,8 @@ export class ResultBuilder {
     };
     const record = this.#decode(rdata, wire, 'answer', 0);
     if (!record) return false;
-    (this.#added ??= []).push(record);
+    this.#added ??= [];
+    this.#added.push(record);
     return true;
   }
 
@@ -139,9 +132,10 @@ export class ResultBuilder {
           additional: [],
         }
       : this.#sections(answer, packet);
-    let records = aged(sections.records, age);
-    const authority = aged(sections.authority, age);
-    let additional = aged(sections.additional, age);
+    const stale = answer.stale === true;
+    let records = aged(sections.records, age, stale);
+    const authority = aged(sections.authority, age, stale);
+    let additional = aged(sections.additional, age, stale);
     const bogus = answer.bogus ?? false;
     if (bogus) {
       // A bogus answer's data is never presented as usable (RFC 4035 section 4.3).
@@ -161,8 +155,10 @@ export class ResultBuilder {
       authority: bogus ? [] : authority,
       additional,
       dropped: this.#dropped,
-      negativeTtl: bogus ? 0 : negativeTtlOf(answer.rcode, records, authority, sections.chainEnd, age),
+      negativeTtl: bogus ? 0 : negativeTtlOf(answer.rcode, records, authority, sections.chainEnd, stale ? 0 : age),
       age,
+      stale,
+      cacheEntry: this.options.cacheEntry,
     });
   }
 
@@ -249,7 +245,7 @@ export class ResultBuilder {
           `answer to ${describeQuery(this.query)} has a CNAME chain longer than ${limit} (or a loop)`,
         );
       }
-      let target;
+      let target: string;
       try {
         target = decodeRecord(message.packet, cname).data as string;
       } catch (error) {

@@ -1,4 +1,5 @@
 /** The immutable outcome of one question (Asterisk's ast_dns_result, as a value). */
+import type { CacheEntry } from './answer-cache.js';
 import type { DnsQuery } from './query.js';
 import type { DnsRecord, DroppedRecord, RecordBase } from './records/types.js';
 import { Rcode, rcodeName } from './rr-types.js';
@@ -18,6 +19,8 @@ export interface DnsResultInit<R extends RecordBase> {
   readonly dropped: readonly DroppedRecord[];
   readonly negativeTtl: number;
   readonly age: number;
+  readonly stale?: boolean;
+  readonly cacheEntry?: CacheEntry | undefined;
 }
 
 export class DnsResult<R extends RecordBase = DnsRecord> {
@@ -45,6 +48,17 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
   readonly negativeTtl: number;
   /** Seconds the answer spent in a cache before this result was made. */
   readonly age: number;
+  /**
+   * An expired answer served because every backend failed (RFC 8767 serve-stale): every TTL is
+   * 30. It is secure only if it was secure when it was cached.
+   */
+  readonly stale: boolean;
+  /**
+   * The cache entry this result was built from; undefined when a backend answered. While
+   * `cacheEntry.current()`, a new question would get the same data: what was derived from this
+   * result may be reused.
+   */
+  declare readonly cacheEntry: CacheEntry | undefined;
   readonly #answer: Uint8Array;
 
   constructor(init: DnsResultInit<R>) {
@@ -61,6 +75,9 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
     this.dropped = Object.freeze([...init.dropped]);
     this.negativeTtl = init.negativeTtl;
     this.age = init.age;
+    this.stale = init.stale ?? false;
+    // Not enumerable: a result stays plain data for spreads, equality and JSON.
+    Object.defineProperty(this, 'cacheEntry', { value: init.cacheEntry, enumerable: false });
     this.#answer = init.answer;
     this.lowestTtl = init.rcode === Rcode.NXDOMAIN ? 0 : lowestNonZeroTtl(this.records);
     Object.freeze(this);
@@ -68,7 +85,8 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
 
   /** The same result presented as the answer to another question (a CNAME target re-asked). */
   answering(query: DnsQuery): DnsResult<R> {
-    return new DnsResult<R>({ ...this, query, answer: this.#answer });
+    // Built from two answers (the chain and its end): no single cache entry stands for it.
+    return new DnsResult<R>({ ...this, query, answer: this.#answer, cacheEntry: undefined });
   }
 
   /** The raw answer packet; a copy, so the result stays immutable. */

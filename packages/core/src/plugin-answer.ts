@@ -1,0 +1,19 @@
+/**
+ * What a resolver plugin hands the core (Asterisk's ast_dns_resolver_set_result, as a value):
+ * flags, rcode, canonical name, the raw answer.
+ */
+export interface PluginAnswer {
+  readonly rcode: number;
+  readonly secure?: boolean;
+  readonly bogus?: boolean;
+  /** Why validation failed, when bogus. */
+  readonly whyBogus?: string;
+  /** End of the CNAME chain; derived from the answer packet when left out. */
+  readonly canonical?: string;
+  /** The raw answer packet (may be empty, e.g. for an NXDOMAIN without one). */
+  readonly answer?: Uint8Array;
+  /** Seconds the answer spent in a cache: subtracted from every TTL. */
+  readonly age?: number;
+  /** An expired answer served because the backend failed (RFC 8767): every TTL becomes STALE_TTL. */
+  readonly stale?: boolean;
+}

@@ -1,0 +1,129 @@
+/**
+ * DnsCore's hit path: a fresh hit in the first plugin's cache is answered from the cache entry
+ * without calling the plugin; the same entry at the same age gives the same immutable result;
+ * `current()` says whether results built from cache entries would still be the answer.
+ */
+import { describe, expect, it } from 'vitest';
+import { DnsCore, InvalidQueryError, withCache, type Clock } from '@dnscore/core';
+import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
+import { answerPacket, bytes } from './support/packets.js';
+import { fakePlugin } from './support/fake-plugin.js';
+
+const positive = (query: DnsQuery, ttl = 60): PluginAnswer => ({
+  rcode: 0,
+  answer: answerPacket({
+    question: { name: query.name, type: query.type, class: query.class },
+    answers: [{ type: query.type, class: query.class, ttl, rdata: bytes([192, 0, 2, 1]) }],
+  }),
+});
+
+function fakeClock(): Clock & { advance(ms: number): void } {
+  let now = 1_000_000;
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+describe('DnsCore hit path: nominal', () => {
+  it('answers a hit without calling the plugin, the same result within a second, aged after', async () => {
+    const clock = fakeClock();
+    const inner = fakePlugin({ answer: (q) => positive(q) });
+    const cache = withCache(inner, { clock });
+    const core = new DnsCore([cache]);
+    const miss = await core.resolve('goose.feathers', 'A');
+    expect(miss.cacheEntry).toBeUndefined();
+    const hit = await core.resolve('goose.feathers', 'A');
+    expect(hit.cacheEntry?.current()).toBe(true);
+    expect(await core.resolve('goose.feathers', 'A')).toBe(hit);
+    clock.advance(999);
+    expect(await core.resolve('goose.feathers', 'A')).toBe(hit);
+    clock.advance(1);
+    const older = await core.resolve('goose.feathers', 'A');
+    expect(older).not.toBe(hit);
+    expect(older.records.map((r) => r.ttl)).toEqual([59]);
+    expect(older.age).toBe(1);
+    expect(inner.calls).toHaveLength(1);
+    expect(cache.stats).toMatchObject({ hits: 4, misses: 1 });
+  });
+
+  it('a hit asked with another spelling of the name answers that question', async () => {
+    const inner = fakePlugin({ answer: (q) => positive(q) });
+    const core = new DnsCore([withCache(inner)]);
+    await core.resolve('goose.feathers');
+    const hit = await core.resolve('GOOSE.Feathers.');
+    expect(hit.query.name).toBe('GOOSE.Feathers');
+    expect(hit.records[0]!.data).toBe('192.0.2.1');
+    expect(inner.calls).toHaveLength(1);
+  });
+
+  it('current() holds while every entry is the one served, by the plugin that answers first', async () => {
+    const clock = fakeClock();
+    const cache = withCache(fakePlugin({ answer: (q) => positive(q, 10) }), { clock });
+    const core = new DnsCore([cache]);
+    await core.resolve('a.feathers');
+    await core.resolve('b.feathers');
+    const a = await core.resolve('a.feathers');
+    const b = await core.resolve('b.feathers');
+    expect(core.current([a, b])).toBe(true);
+    clock.advance(10_000);
+    expect(core.current([a])).toBe(false);
+    const again = await core.resolve('a.feathers');
+    expect(core.current([again])).toBe(false); // a backend answer, not a cache entry
+    const hit = await core.resolve('a.feathers');
+    expect(core.current([hit])).toBe(true);
+    cache.clear();
+    expect(core.current([hit])).toBe(false);
+  });
+
+  it('current() turns false when another plugin answers first', async () => {
+    const cache = withCache(fakePlugin({ name: 'slow', priority: 50, answer: (q) => positive(q) }));
+    const core = new DnsCore([cache]);
+    await core.resolve('a.feathers');
+    const hit = await core.resolve('a.feathers');
+    expect(core.current([hit])).toBe(true);
+    const front = fakePlugin({ name: 'front', priority: 10, answer: (q) => positive(q) });
+    core.register(front);
+    expect(core.current([hit])).toBe(false);
+    front.availability = false;
+    expect(core.current([hit])).toBe(true);
+  });
+});
+
+describe('DnsCore hit path: off-nominal', () => {
+  it('an entry replaced by a new answer is no longer current', async () => {
+    const clock = fakeClock();
+    const cache = withCache(fakePlugin({ answer: (q) => positive(q, 10) }), { clock });
+    const core = new DnsCore([cache]);
+    await core.resolve('a.feathers');
+    const hit = await core.resolve('a.feathers');
+    clock.advance(10_000);
+    await core.resolve('a.feathers'); // stores a new entry
+    expect(core.current([hit])).toBe(false);
+    expect(core.current([await core.resolve('a.feathers')])).toBe(true);
+  });
+
+  it('bad input still rejects, hit or not; an aborted signal rejects before the cache', async () => {
+    const inner = fakePlugin({ answer: (q) => positive(q) });
+    const core = new DnsCore([withCache(inner)]);
+    await expect(core.resolve('')).rejects.toBeInstanceOf(InvalidQueryError);
+    await expect(core.resolve('a..feathers')).rejects.toBeInstanceOf(InvalidQueryError);
+    await core.resolve('a.feathers');
+    const controller = new AbortController();
+    controller.abort();
+    await expect(core.resolve('a.feathers', 'A', { signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+  });
+
+  it('a plugin without a cache is always asked', async () => {
+    const inner = fakePlugin({ answer: (q) => positive(q) });
+    const core = new DnsCore([inner]);
+    await core.resolve('a.feathers');
+    const second = await core.resolve('a.feathers');
+    expect(inner.calls).toHaveLength(2);
+    expect(core.current([second])).toBe(false);
+  });
+});

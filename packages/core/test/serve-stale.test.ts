@@ -1,0 +1,206 @@
+/**
+ * Serve-stale (RFC 8767) in the cache: off by default; when on, an expired answer is served
+ * with TTL 30 and marked stale only when the backend fails (timeout, network error, SERVFAIL),
+ * never for NXDOMAIN or bogus, never longer than maxStaleSeconds after expiry, and the backend
+ * is not asked again for 30 s after a failure. The clock is a fake one.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  DnsCore,
+  InvalidArgumentError,
+  NetworkError,
+  STALE_TTL,
+  TimeoutError,
+  makeQuery,
+  withCache,
+  type Clock,
+} from '@dnscore/core';
+import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
+import { answerPacket, bytes, domain, u32 } from './support/packets.js';
+import { fakePlugin } from './support/fake-plugin.js';
+
+const positive = (query: DnsQuery, ttls = [300, 60]): PluginAnswer => ({
+  rcode: 0,
+  answer: answerPacket({
+    question: { name: query.name, type: query.type, class: query.class },
+    answers: ttls.map((ttl, i) => ({ type: query.type, class: query.class, ttl, rdata: bytes([192, 0, 2, i + 1]) })),
+  }),
+});
+
+const nxdomain = (query: DnsQuery): PluginAnswer => ({
+  rcode: 3,
+  answer: answerPacket({
+    rcode: 3,
+    question: { name: query.name, type: query.type, class: query.class },
+    authorities: [
+      {
+        name: 'feathers',
+        type: 6,
+        ttl: 600,
+        rdata: bytes(domain('ns.feathers'), domain('host.feathers'), u32(1), u32(2), u32(3), u32(4), u32(600)),
+      },
+    ],
+  }),
+});
+
+function fakeClock(): Clock & { advance(seconds: number): void } {
+  let now = 1_000_000;
+  return {
+    now: () => now,
+    advance: (seconds) => {
+      now += seconds * 1000;
+    },
+  };
+}
+
+/** A backend that answers until told to fail, then fails with `failure` (an error, or an answer such as SERVFAIL). */
+function flaky(answer: (query: DnsQuery) => PluginAnswer = (q) => positive(q)) {
+  const state: { failure: Error | PluginAnswer | undefined } = { failure: undefined };
+  const plugin = fakePlugin({
+    answer: (query) => {
+      const failure = state.failure;
+      if (failure instanceof Error) throw failure;
+      return failure ?? answer(query);
+    },
+  });
+  return { plugin, state };
+}
+
+describe('serve-stale: nominal', () => {
+  it('serves the expired answer with TTL 30, marked stale, when the backend times out', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky();
+    const cache = withCache(plugin, { clock, serveStale: true });
+    const core = new DnsCore([cache]);
+    const fresh = await core.resolve('goose.feathers');
+    expect(fresh.stale).toBe(false);
+    clock.advance(61); // the answer expired (lowest TTL 60)
+    state.failure = new TimeoutError('no answer within 5000 ms');
+    const stale = await core.resolve('goose.feathers');
+    expect(stale.stale).toBe(true);
+    expect(stale.records.map((r) => [r.data, r.ttl])).toEqual([
+      ['192.0.2.1', STALE_TTL],
+      ['192.0.2.2', STALE_TTL],
+    ]);
+    expect(stale.lowestTtl).toBe(30);
+    expect(stale.secure).toBe(false);
+    expect(plugin.calls).toHaveLength(2);
+    expect(cache.stats).toMatchObject({ stale: 1 });
+  });
+
+  it('serves stale after a network error and after SERVFAIL, but gives a fresh answer when the backend recovers', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky();
+    const core = new DnsCore([withCache(plugin, { clock, serveStale: true })]);
+    await core.resolve('a.feathers');
+    await core.resolve('b.feathers');
+    clock.advance(61);
+    state.failure = new NetworkError('ECONNREFUSED');
+    expect((await core.resolve('a.feathers')).stale).toBe(true);
+    state.failure = { rcode: 2 };
+    const servfail = await core.resolve('b.feathers');
+    expect(servfail).toMatchObject({ stale: true, rcode: 0 });
+    expect(servfail.records).toHaveLength(2);
+    state.failure = undefined;
+    clock.advance(30); // the failure recheck timer ran out: the backend is asked again
+    const recovered = await core.resolve('a.feathers');
+    expect(recovered.stale).toBe(false);
+    expect(recovered.records.map((r) => r.ttl)).toEqual([300, 60]);
+  });
+
+  it('does not ask the backend again within 30 s of a failure (RFC 8767 failure recheck timer)', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky();
+    const core = new DnsCore([withCache(plugin, { clock, serveStale: true })]);
+    await core.resolve('goose.feathers');
+    clock.advance(61);
+    state.failure = new TimeoutError('timeout');
+    await core.resolve('goose.feathers');
+    expect(plugin.calls).toHaveLength(2);
+    clock.advance(29);
+    expect((await core.resolve('goose.feathers')).stale).toBe(true);
+    expect(plugin.calls).toHaveLength(2);
+    clock.advance(1);
+    expect((await core.resolve('goose.feathers')).stale).toBe(true);
+    expect(plugin.calls).toHaveLength(3);
+  });
+
+  it('keeps secure only when the answer was secure when cached', async () => {
+    const clock = fakeClock();
+    let secure = true;
+    const { plugin, state } = flaky((q) => ({ ...positive(q), secure }));
+    const core = new DnsCore([withCache(plugin, { clock, serveStale: true })]);
+    await core.resolve('signed.feathers');
+    secure = false;
+    await core.resolve('plain.feathers');
+    clock.advance(61);
+    state.failure = new TimeoutError('timeout');
+    expect(await core.resolve('signed.feathers')).toMatchObject({ stale: true, secure: true });
+    expect(await core.resolve('plain.feathers')).toMatchObject({ stale: true, secure: false });
+  });
+
+  it('serves a cached NXDOMAIN stale with a negative TTL of at most 30', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky(nxdomain);
+    const core = new DnsCore([withCache(plugin, { clock, serveStale: true })]);
+    expect((await core.resolve('gone.feathers')).negativeTtl).toBe(600);
+    clock.advance(601);
+    state.failure = new TimeoutError('timeout');
+    const stale = await core.resolve('gone.feathers');
+    expect(stale).toMatchObject({ stale: true, rcode: 3, negativeTtl: 30 });
+  });
+});
+
+describe('serve-stale: off-nominal', () => {
+  it('is off by default: the failure is the answer', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky();
+    const core = new DnsCore([withCache(plugin, { clock })]);
+    await core.resolve('goose.feathers');
+    clock.advance(61);
+    state.failure = new TimeoutError('timeout');
+    await expect(core.resolve('goose.feathers')).rejects.toBeInstanceOf(TimeoutError);
+    state.failure = { rcode: 2 };
+    expect(await core.resolve('goose.feathers')).toMatchObject({ rcode: 2, stale: false });
+  });
+
+  it('never serves stale longer than maxStaleSeconds after expiry', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky();
+    const core = new DnsCore([withCache(plugin, { clock, serveStale: true, maxStaleSeconds: 120 })]);
+    await core.resolve('goose.feathers');
+    state.failure = new TimeoutError('timeout');
+    clock.advance(60 + 119);
+    expect((await core.resolve('goose.feathers')).stale).toBe(true);
+    clock.advance(1); // 120 s after expiry
+    await expect(core.resolve('goose.feathers')).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('never answers an NXDOMAIN or a bogus answer from the backend with stale data', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky();
+    const core = new DnsCore([withCache(plugin, { clock, serveStale: true })]);
+    await core.resolve('a.feathers');
+    await core.resolve('b.feathers');
+    clock.advance(61);
+    state.failure = nxdomain(makeQuery('a.feathers', 'A'));
+    expect(await core.resolve('a.feathers')).toMatchObject({ rcode: 3, stale: false, records: [] });
+    state.failure = { ...positive(makeQuery('b.feathers', 'A')), bogus: true, whyBogus: 'signature expired' };
+    expect(await core.resolve('b.feathers')).toMatchObject({ bogus: true, stale: false, records: [] });
+  });
+
+  it('never serves a bogus entry stale', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky((q) => ({ ...positive(q), bogus: true, whyBogus: 'no signature' }));
+    const core = new DnsCore([withCache(plugin, { clock, serveStale: true })]);
+    await core.resolve('bad.feathers');
+    clock.advance(61);
+    state.failure = new TimeoutError('timeout');
+    await expect(core.resolve('bad.feathers')).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('validates maxStaleSeconds', () => {
+    expect(() => withCache(fakePlugin(), { serveStale: true, maxStaleSeconds: 0 })).toThrow(InvalidArgumentError);
+    expect(() => withCache(fakePlugin(), { maxStaleSeconds: 1.5 })).toThrow(/maxStaleSeconds/);
+  });
+});
