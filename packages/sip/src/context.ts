@@ -27,16 +27,19 @@ export class ResolutionContext {
     /** Fan-out bounds: usable NAPTR records followed, records of an SRV answer expanded. */
     readonly maxNaptrRecords = DEFAULT_MAX_NAPTR_RECORDS,
     readonly maxSrvRecords = DEFAULT_MAX_SRV_RECORDS,
+    /** Steps are written only when the caller asked for the step-through. */
+    readonly recording = true,
   ) {}
 
   step(step: SipStep): void {
+    if (!this.recording) return;
     this.flush();
     this.steps.push(step);
   }
 
   /** Appends the query steps of the answers obtained so far. */
   flush(): void {
-    this.steps.push(...this.lookups.drain());
+    if (this.recording) this.steps.push(...this.lookups.drain());
   }
 
   warn(code: WarningCode, message: string): void {

@@ -4,7 +4,8 @@
  * failover cursor with a shared penalty box, transaction and Call-ID affinity, and the
  * 1300-byte rule. Works over any DnsResolver (a DnsCore with any backend).
  */
-export { SipLocator, type SipLocatorOptions } from './locator.js';
+export { SipLocator, type SipLocatorOptions, type SipResolveOptions } from './locator.js';
+export { DEFAULT_MAX_TARGET_PLANS } from './target-plan.js';
 export {
   FailoverCursor,
   type FailoverCursorOptions,

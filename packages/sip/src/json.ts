@@ -25,6 +25,8 @@ export interface SipResolutionJson {
   readonly targets: readonly SipTargetJson[];
   readonly steps: readonly SipStep[];
   readonly warnings: readonly SipWarning[];
+  /** Present (true) only when a stale answer stood in (RFC 8767). */
+  readonly stale?: true;
   readonly draws?: DrawCounts;
 }
 
@@ -46,6 +48,7 @@ export function resolutionToJson(resolution: SipResolution, draws?: DrawCounts):
     })),
     steps: resolution.steps.map((s) => ({ ...s })),
     warnings: resolution.warnings.map((w) => ({ ...w })),
+    ...(resolution.stale ? { stale: true as const } : {}),
     ...(draws ? { draws: { n: draws.n, first: { ...draws.first } } } : {}),
   };
 }

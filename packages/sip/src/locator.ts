@@ -5,11 +5,13 @@
  */
 import {
   InvalidArgumentError,
+  defaultRandom,
   isAbortError,
   systemClock,
   systemTimers,
   type Clock,
   type DnsResolver,
+  type RandomSource,
   type Timers,
 } from '@dnscore/core';
 import { CallIdAffinity } from './call-id-affinity.js';
@@ -33,7 +35,9 @@ import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './f
 import { Lookups } from './lookups.js';
 import { PenaltyBox } from './penalty-box.js';
 import { runProcedure } from './procedure.js';
-import type { ClientCapabilities, SelectionRule, SipResolution, SipTarget } from './resolution.js';
+import type { ClientCapabilities, SelectionRule, SipResolution, SipStep } from './resolution.js';
+import { layOut, type TargetSegment } from './target-segments.js';
+import { DEFAULT_MAX_TARGET_PLANS, TargetPlans } from './target-plan.js';
 import { TransactionAffinity } from './transaction-affinity.js';
 import { isSipTransport, type SipTransport } from './transport.js';
 import { parseSipUri, uriTarget, type SipUri } from './uri.js';
@@ -70,7 +74,23 @@ export interface SipLocatorOptions {
   readonly clock?: Clock;
   /** Timers of the cursor's per-target timer (fake timers in tests). */
   readonly timers?: Timers;
+  /** Random source of the RFC 2782 draw of a target plan (default: the resolver's, else Math.random). */
+  readonly random?: RandomSource;
+  /** Target plans kept at most, one per URI (default 10000). */
+  readonly maxPlans?: number;
 }
+
+export interface SipResolveOptions {
+  /** Cancels the resolution (AbortError). */
+  readonly signal?: AbortSignal;
+  /**
+   * Write the step-through (`steps`: each query and answer, the rules, the reasons), as
+   * `dnscore sip` prints it. Off by default: it costs a full walk of the procedure.
+   */
+  readonly stepThrough?: boolean;
+}
+
+const NO_STEPS: readonly SipStep[] = Object.freeze([]);
 
 export class SipLocator implements CursorHost {
   readonly client: ClientCapabilities;
@@ -87,6 +107,8 @@ export class SipLocator implements CursorHost {
   readonly maxUdpRequestBytes: number;
   readonly clock: Clock;
   readonly timers: Timers;
+  readonly #random: RandomSource;
+  readonly #plans: TargetPlans;
 
   constructor(
     private readonly resolver: DnsResolver,
@@ -120,6 +142,8 @@ export class SipLocator implements CursorHost {
     );
     this.clock = options.clock ?? systemClock;
     this.timers = options.timers ?? systemTimers;
+    this.#random = options.random ?? resolver.random ?? defaultRandom;
+    this.#plans = new TargetPlans(positiveInteger(options.maxPlans ?? DEFAULT_MAX_TARGET_PLANS, 'maxPlans'));
     this.penaltyBox = new PenaltyBox({
       penaltyMs: options.penaltyMs ?? DEFAULT_PENALTY_MS,
       maxRetryAfter: options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S,
@@ -136,11 +160,52 @@ export class SipLocator implements CursorHost {
   }
 
   /**
-   * Resolves a URI to its ordered targets, with the steps and warnings. Throws
-   * InvalidSipUriError for a bad URI and AbortError when cancelled; every other reason for
-   * having no targets (no records, bogus DNSSEC, SIPS without TLS, ...) is `resolution.error`.
+   * Resolves a URI to its ordered targets, with the warnings (and the steps, when asked).
+   * Throws InvalidSipUriError for a bad URI and AbortError when cancelled; every other reason
+   * for having no targets (no records, bogus DNSSEC, SIPS without TLS, ...) is
+   * `resolution.error`. While the answers a resolution was built from are still what the
+   * resolver's cache serves, the next one reuses its plan: a new RFC 2782 draw, nothing else.
    */
-  async resolve(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
+  resolve(input: string | SipUri, options: SipResolveOptions = {}): Promise<SipResolution> {
+    if (options.stepThrough !== true) {
+      const planned = this.#planned(input, options.signal);
+      if (planned !== undefined) return Promise.resolve(planned);
+    }
+    return this.#walk(input, options);
+  }
+
+  /** A resolution from a live plan, or undefined. */
+  #planned(input: string | SipUri, signal: AbortSignal | undefined): SipResolution | undefined {
+    const key = typeof input === 'string' ? input : input?.text;
+    const plan = typeof key === 'string' ? this.#plans.get(key) : undefined;
+    if (plan === undefined || signal?.aborted) return undefined;
+    const now = this.clock.now();
+    if (now >= plan.expires || this.resolver.current?.(plan.results) !== true) {
+      this.#plans.delete(key!);
+      return undefined;
+    }
+    const targets = layOut(plan.segments, this.#random);
+    if (targets.length > this.maxTargets) targets.length = this.maxTargets;
+    return Object.freeze({
+      uri: plan.uri,
+      target: plan.target,
+      rule: plan.rule,
+      transport: targets[0]?.transport,
+      targets: Object.freeze(targets),
+      steps: NO_STEPS,
+      warnings: plan.warnings,
+      resolvedAt: now,
+      expires: plan.expires,
+      roundTrips: plan.roundTrips,
+      queries: plan.queries,
+      client: this.client,
+      error: undefined,
+      stale: false,
+    });
+  }
+
+  /** RFC 3263 section 4, question by question; the result becomes a plan when every answer came from a cache. */
+  async #walk(input: string | SipUri, options: SipResolveOptions): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     const now = this.clock.now();
     const lookups = new Lookups(this.resolver, options.signal);
@@ -151,12 +216,13 @@ export class SipLocator implements CursorHost {
       this.maxCnameHops,
       this.maxNaptrRecords,
       this.maxSrvRecords,
+      options.stepThrough === true,
     );
     let rule: SelectionRule | undefined;
-    let targets: readonly SipTarget[] = [];
+    let segments: readonly TargetSegment[] = [];
     let error: SipError | undefined;
     try {
-      targets = (await runProcedure(ctx, uri, (r) => (rule = r))).targets;
+      segments = (await runProcedure(ctx, uri, (r) => (rule = r))).segments;
     } catch (caught) {
       if (isAbortError(caught) || !(caught instanceof SipError)) throw caught;
       error = caught;
@@ -166,18 +232,22 @@ export class SipLocator implements CursorHost {
       await lookups.settled();
     }
     ctx.flush();
+    // In the order the core drew: the step-through shows the same order.
+    const targets = layOut(segments);
+    for (const target of targets) Object.freeze(target);
     if (targets.length > this.maxTargets) {
       ctx.warn('targets-capped', `${targets.length} targets found; only the first ${this.maxTargets} are kept`);
-      targets = targets.slice(0, this.maxTargets);
+      targets.length = this.maxTargets;
     }
     if (!error && targets.length === 0) error = new NoTargetsError(`no targets for ${uri.text}`, ctx.dnsErrors);
-    return Object.freeze({
+    const stale = lookups.stale;
+    const resolution: SipResolution = Object.freeze({
       uri,
       target: uriTarget(uri),
       rule,
       transport: targets[0]?.transport,
-      targets: Object.freeze(targets.map((t) => Object.freeze(t))),
-      steps: Object.freeze(ctx.steps),
+      targets: Object.freeze(targets),
+      steps: ctx.recording ? Object.freeze(ctx.steps) : NO_STEPS,
       warnings: Object.freeze(ctx.warnings),
       resolvedAt: now,
       expires: targets.length > 0 ? Math.min(...targets.map((t) => t.expires)) : now,
@@ -185,11 +255,29 @@ export class SipLocator implements CursorHost {
       queries: lookups.count,
       client: this.client,
       error,
+      stale,
     });
+    if (rule !== undefined && !error && !stale && this.resolver.current) {
+      const results = lookups.results();
+      if (results !== undefined && this.resolver.current(results)) {
+        this.#plans.set(uri.text, {
+          uri,
+          target: resolution.target,
+          rule,
+          segments,
+          warnings: resolution.warnings,
+          expires: resolution.expires,
+          roundTrips: resolution.roundTrips,
+          queries: resolution.queries,
+          results,
+        });
+      }
+    }
+    return resolution;
   }
 
   /** Like resolve(), but rejects with the resolution's error when there is no target. */
-  async locate(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
+  async locate(input: string | SipUri, options: SipResolveOptions = {}): Promise<SipResolution> {
     const resolution = await this.resolve(input, options);
     if (resolution.error) throw resolution.error;
     return resolution;

@@ -41,15 +41,14 @@ export class Lookups {
     const entry: Entry = {
       reported: false,
       promise: this.resolver.resolve(name, rrtype, options).then(
-        (result): Answer => (entry.answer = { name, type, round, result }),
+        (result): Answer => {
+          entry.answer = { name, type, round, result };
+          return entry.answer;
+        },
         (error: unknown): Answer => {
           if (isAbortError(error)) throw error;
-          return (entry.answer = {
-            name,
-            type,
-            round,
-            error: error instanceof Error ? error : new Error(String(error)),
-          });
+          entry.answer = { name, type, round, error: error instanceof Error ? error : new Error(String(error)) };
+          return entry.answer;
         },
       ),
     };
@@ -59,11 +58,28 @@ export class Lookups {
 
   /** Resolves when every question asked so far has its answer (or its error). */
   async settled(): Promise<void> {
-    let size;
+    let size: number;
     do {
       size = this.#entries.size;
       await Promise.allSettled([...this.#entries.values()].map((e) => e.promise));
     } while (this.#entries.size !== size);
+  }
+
+  /** Every answer's result, in the order asked; undefined when some question has no result (yet). */
+  results(): DnsResult[] | undefined {
+    const results: DnsResult[] = [];
+    for (const entry of this.#entries.values()) {
+      const result = entry.answer?.result;
+      if (result === undefined) return undefined;
+      results.push(result);
+    }
+    return results;
+  }
+
+  /** Some answer was served stale (RFC 8767): the backend failed and an expired answer stood in. */
+  get stale(): boolean {
+    for (const entry of this.#entries.values()) if (entry.answer?.result?.stale) return true;
+    return false;
   }
 
   /** Questions asked so far. */
@@ -120,6 +136,7 @@ export function queryStep(answer: Answer): QueryStep {
     ttl: negative ? result.negativeTtl : result.lowestTtl,
     secure: result.secure,
     bogus: result.bogus,
+    ...(result.stale ? { stale: true } : {}),
     ...(result.bogus ? { whyBogus: result.whyBogus ?? 'validation failed' } : {}),
     ...(result.dropped.length > 0 ? { dropped: result.dropped.map((d) => `${d.name} ${d.type}: ${d.reason}`) } : {}),
   };

@@ -8,7 +8,8 @@ import type { ResolutionContext } from './context.js';
 import { NoTargetsError } from './errors.js';
 import { selectNaptr, type NaptrCandidate, type NaptrRecord } from './naptr-selection.js';
 import type { NaptrStep, SelectionRule, SipTarget } from './resolution.js';
-import { SrvExpander, relabel, type SrvOutcome } from './srv-targets.js';
+import { SrvExpander, relabelOutcome, type SrvOutcome } from './srv-targets.js';
+import { fixedSegment, srvSegment, type TargetSegment } from './target-segments.js';
 import { defaultTransport, fixedTransport } from './transport-selection.js';
 import { defaultPort, srvName, type SipTransport } from './transport.js';
 import { uriTarget, type SipUri } from './uri.js';
@@ -16,7 +17,8 @@ import { SRV_TRANSPORT_ORDER } from './defaults.js';
 
 export interface ProcedureResult {
   readonly rule: SelectionRule;
-  readonly targets: readonly SipTarget[];
+  /** The targets in parts, so a target plan can draw the SRV order again (RFC 2782). */
+  readonly segments: readonly TargetSegment[];
 }
 
 export async function runProcedure(
@@ -49,7 +51,7 @@ export async function runProcedure(
       const family = target.kind === 'ipv6' ? 6 : 4;
       return {
         rule: fixed.rule,
-        targets: [
+        segments: fixedSegment([
           {
             transport: fixed.transport,
             host: target.host,
@@ -61,7 +63,7 @@ export async function runProcedure(
             source: 'literal',
             expires: Number.POSITIVE_INFINITY,
           },
-        ],
+        ]),
       };
     }
     if (uri.port !== undefined) {
@@ -69,9 +71,12 @@ export async function runProcedure(
         'port-in-uri',
         `the URI gives port ${uri.port}: NAPTR and SRV are not used, so there is no DNS load sharing or priority failover (remove the port to get them)`,
       );
-      return { rule: fixed.rule, targets: await hostTargets(ctx, addresses, target.host, fixed.transport, uri.port) };
+      return {
+        rule: fixed.rule,
+        segments: fixedSegment(await hostTargets(ctx, addresses, target.host, fixed.transport, uri.port)),
+      };
     }
-    return { rule: fixed.rule, targets: await transportSrv(ctx, addresses, srv, target.host, fixed.transport) };
+    return { rule: fixed.rule, segments: await transportSrv(ctx, addresses, srv, target.host, fixed.transport) };
   }
   return discover(ctx, uri, target.host, addresses, srv, onRule);
 }
@@ -83,14 +88,14 @@ async function transportSrv(
   srv: SrvExpander,
   host: string,
   transport: SipTransport,
-): Promise<SipTarget[]> {
+): Promise<TargetSegment[]> {
   const owner = srvName(transport, host);
   const [answer] = await Promise.all([ctx.lookups.ask(owner, 'SRV', 0), askAddresses(ctx, host)]);
   ctx.flush();
   const [outcome] = await srv.expand([{ answer, transport }]);
   if (outcome!.targets.length > 0) {
     ctx.step({ kind: 'note', message: `SRV ${owner} gives ${outcome!.targets.length} target(s)` });
-    return [...outcome!.targets];
+    return srvSegment(outcome!);
   }
   if (outcome!.notOffered) {
     throw new NoTargetsError(
@@ -107,7 +112,7 @@ async function transportSrv(
     kind: 'note',
     message: `no SRV records at ${owner}: A/AAAA of ${host} at the default port ${defaultPort(transport)} (RFC 3263 section 4.2)`,
   });
-  return hostTargets(ctx, addresses, host, transport, defaultPort(transport));
+  return fixedSegment(await hostTargets(ctx, addresses, host, transport, defaultPort(transport)));
 }
 
 /** NAPTR, then SRV for each supported transport, then A/AAAA at the default port. */
@@ -152,7 +157,8 @@ async function discover(
     const chosen = await followNaptr(ctx, uri, host, records, naptrAnswer.round, srv);
     if (chosen) {
       onRule('naptr');
-      return { rule: 'naptr', targets: relabel(chosen.outcome.targets, 'naptr', ctx, chosen.candidate.record.ttl) };
+      const relabeled = relabelOutcome(chosen.outcome, 'naptr', ctx, chosen.candidate.record.ttl);
+      return { rule: 'naptr', segments: srvSegment(relabeled) };
     }
   }
 
@@ -169,7 +175,7 @@ async function discover(
       transport: first.transport,
       reason: `SRV for each supported transport, TLS then TCP then UDP: ${describeOutcomes(outcomes)}`,
     });
-    return { rule: 'srv', targets };
+    return { rule: 'srv', segments: outcomes.flatMap(srvSegment) };
   }
   for (const o of outcomes) ctx.negative(o.answer.result);
   const notOffered = new Set(outcomes.filter((o) => o.notOffered).map((o) => o.transport));
@@ -200,7 +206,10 @@ async function discover(
     transport,
     reason: `no SRV records: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA of ${host} at port ${defaultPort(transport)} (RFC 3263 sections 4.1, 4.2)`,
   });
-  return { rule: 'host', targets: await hostTargets(ctx, addresses, host, transport, defaultPort(transport)) };
+  return {
+    rule: 'host',
+    segments: fixedSegment(await hostTargets(ctx, addresses, host, transport, defaultPort(transport))),
+  };
 }
 
 /** The usable NAPTRs of the lowest order, by preference, until one gives a target. */

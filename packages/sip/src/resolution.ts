@@ -54,6 +54,8 @@ export interface QueryStep {
   readonly secure: boolean;
   readonly bogus: boolean;
   readonly whyBogus?: string;
+  /** Set when the backend failed and the cache served an expired answer (RFC 8767); its TTLs are 30. */
+  readonly stale?: true;
   /** Records the core left out, with the rule they broke. */
   readonly dropped?: readonly string[];
   /** Set when no answer was obtained. */
@@ -146,6 +148,7 @@ export interface SipResolution {
   /** The transport of the first target (the chosen one); undefined without targets. */
   readonly transport: SipTransport | undefined;
   readonly targets: readonly SipTarget[];
+  /** The step-through: only when asked for (`resolve(uri, { stepThrough: true })`), else empty. */
   readonly steps: readonly SipStep[];
   readonly warnings: readonly SipWarning[];
   /** Clock time of the resolution (ms). */
@@ -158,4 +161,9 @@ export interface SipResolution {
   readonly client: ClientCapabilities;
   /** Why there are no targets; undefined when there are. */
   readonly error: SipError | undefined;
+  /**
+   * Some answer behind it was stale (RFC 8767: the backend failed, an expired answer stood in
+   * with TTL 30): the targets expire within 30 s and the next resolution asks again.
+   */
+  readonly stale: boolean;
 }

@@ -4,18 +4,28 @@
  * means "not offered over this transport"; port 0 and hosts without address are skipped; an
  * alias is followed. All address lookups of a batch go out together.
  */
-import { nameKey, type TypedRecord } from '@dnscore/core';
+import { nameKey, type SrvData, type TypedRecord } from '@dnscore/core';
 import { type AddressResolver, additionalAddresses, type HostAddress } from './addresses.js';
 import type { ResolutionContext } from './context.js';
 import type { Answer } from './lookups.js';
 import type { SipTarget, TargetSource } from './resolution.js';
 import type { SipTransport } from './transport.js';
 
+/** One SRV record that gave targets, with all of them (duplicates of earlier records included). */
+export interface SrvGroup {
+  readonly data: SrvData;
+  readonly targets: readonly SipTarget[];
+}
+
 export interface SrvOutcome {
   readonly name: string;
   readonly transport: SipTransport;
   /** Targets with source "srv", in order. */
   readonly targets: readonly SipTarget[];
+  /** The records behind `targets`, in the same order: a target plan draws their order again (RFC 2782). */
+  readonly groups: readonly SrvGroup[];
+  /** Some address and port is the target of more than one record. */
+  readonly duplicates: boolean;
   /** Every record says target ".": the service is decidedly not offered over this transport. */
   readonly notOffered: boolean;
   /** SRV records in the answer. */
@@ -39,12 +49,12 @@ export class SrvExpander {
     const fresh = groups.filter((g) => !this.#done.has(key(g.answer.name, g.transport)));
     if (fresh.length > 0) {
       const batch = this.#expandBatch(fresh);
-      fresh.forEach((g, i) =>
+      for (const [i, g] of fresh.entries()) {
         this.#done.set(
           key(g.answer.name, g.transport),
           batch.then((outcomes) => outcomes[i]!),
-        ),
-      );
+        );
+      }
     }
     return Promise.all(groups.map((g) => this.#done.get(key(g.answer.name, g.transport))!));
   }
@@ -98,6 +108,8 @@ export class SrvExpander {
     const { answer, transport, records } = group;
     const notOffered = records.length > 0 && records.every((r) => r.data.target === '.');
     const targets: SipTarget[] = [];
+    const groups: SrvGroup[] = [];
+    let duplicates = false;
     const seen = new Set<string>();
     for (const record of records) {
       const { target, port, priority, weight } = record.data;
@@ -129,14 +141,9 @@ export class SrvExpander {
         );
         continue;
       }
+      const made: SipTarget[] = [];
       for (const a of addresses) {
-        const id = `${a.address} ${port}`;
-        if (seen.has(id)) {
-          skip(`${a.address} port ${port} is already a target`);
-          continue;
-        }
-        seen.add(id);
-        targets.push({
+        const one: SipTarget = {
           transport,
           host: target,
           address: a.address,
@@ -146,21 +153,44 @@ export class SrvExpander {
           weight,
           source: 'srv',
           expires: ctx.expires(record.ttl, a.ttl),
-        });
+        };
+        made.push(one);
+        const id = `${a.address} ${port}`;
+        if (seen.has(id)) {
+          duplicates = true;
+          skip(`${a.address} port ${port} is already a target`);
+          continue;
+        }
+        seen.add(id);
+        targets.push(one);
       }
+      groups.push({ data: record.data, targets: made });
     }
-    return { name: answer.name, transport, targets, notOffered, records: records.length, answer };
+    return { name: answer.name, transport, targets, groups, duplicates, notOffered, records: records.length, answer };
   }
 }
 
-/** The same targets under another source, expiring no later than `ttl` seconds from now. */
-export function relabel(
-  targets: readonly SipTarget[],
+/** The outcome's targets and groups under another source (NAPTR), expiring no later than `ttl` seconds from now. */
+export function relabelOutcome(
+  outcome: SrvOutcome,
   source: TargetSource,
   ctx: ResolutionContext,
   ttl: number,
-): SipTarget[] {
-  return targets.map((t) => ({ ...t, source, expires: Math.min(t.expires, ctx.expires(ttl)) }));
+): SrvOutcome {
+  const moved = new Map<SipTarget, SipTarget>();
+  const move = (t: SipTarget): SipTarget => {
+    let m = moved.get(t);
+    if (!m) {
+      m = { ...t, source, expires: Math.min(t.expires, ctx.expires(ttl)) };
+      moved.set(t, m);
+    }
+    return m;
+  };
+  return {
+    ...outcome,
+    targets: outcome.targets.map(move),
+    groups: outcome.groups.map((g) => ({ data: g.data, targets: g.targets.map(move) })),
+  };
 }
 
 function key(name: string, transport: SipTransport): string {

@@ -25,6 +25,9 @@ export function renderStepThrough(resolution: SipResolution): string {
     const trips = `${resolution.roundTrips} round trip${resolution.roundTrips === 1 ? '' : 's'}, ${resolution.queries} quer${resolution.queries === 1 ? 'y' : 'ies'}`;
     lines.push(`Targets: ${resolution.targets.length}, ${resolution.transport} by rule ${resolution.rule} (${trips})`);
     lines.push(...targetTable(resolution.targets, resolution.resolvedAt));
+    if (resolution.stale) {
+      lines.push('  stale: the backend failed; expired answers stand in (RFC 8767) and are asked again within 30 s');
+    }
   } else {
     lines.push(
       `No targets: ${resolution.error?.message ?? 'none found'}${resolution.error ? ` [${resolution.error.code}]` : ''}`,
@@ -69,7 +72,9 @@ function renderQuery(step: QueryStep): string[] {
   const head = `  [round ${step.round}] ${step.name} ${step.type}: `;
   if (step.error) return [`${head}no answer (${step.error.code}: ${step.error.message})`];
   if (step.bogus) return [`${head}${step.rcode}, DNSSEC BOGUS (${step.whyBogus ?? 'validation failed'}): not used`];
-  const flags = `${step.secure ? ', secure' : ''}${step.canonical ? `, alias of ${step.canonical}` : ''}`;
+  const flags =
+    `${step.secure ? ', secure' : ''}${step.stale ? ', STALE (the backend failed; RFC 8767)' : ''}` +
+    `${step.canonical ? `, alias of ${step.canonical}` : ''}`;
   const lines: string[] = [];
   if (step.records.length === 0) {
     const what = step.rcode === 'NOERROR' ? 'NODATA' : step.rcode;

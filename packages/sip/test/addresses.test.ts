@@ -16,7 +16,7 @@ describe('srvDomain', () => {
 
 describe('additional-section addresses: nominal', () => {
   it('used for targets of the answer inside the domain, in the client family order', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@away.cases.example');
+    const resolution = await setup().locator.resolve('sip:bob@away.cases.example', { stepThrough: true });
     expect(resolution.steps).toContainEqual({
       kind: 'additional',
       srv: '_sip._tcp.provider.other.example',
@@ -29,14 +29,14 @@ describe('additional-section addresses: nominal', () => {
 
   it('records of a family that is off are not used; the family that is on is', async () => {
     const { locator, plugin } = setup({ ipv6: false });
-    const resolution = await locator.resolve('sip:bob@away.cases.example');
+    const resolution = await locator.resolve('sip:bob@away.cases.example', { stepThrough: true });
     expect(lines(resolution.targets)).toEqual(['tcp 198.51.100.8:5060 edge.provider.other.example']);
     expect(plugin.asked.filter((q) => q.startsWith('edge.'))).toEqual([]);
   });
 
   it('only the off family in the additional section: the target gets its own query', async () => {
     const { locator, plugin } = setup({ ipv4: false });
-    const resolution = await locator.resolve('sip:bob@biloxi.example;transport=udp');
+    const resolution = await locator.resolve('sip:bob@biloxi.example;transport=udp', { stepThrough: true });
     expect(
       resolution.steps.filter((s) => s.kind === 'additional').map((s) => s.kind === 'additional' && s.reason),
     ).toEqual(['IPv4 is off', 'IPv4 is off', 'IPv4 is off']);
@@ -55,7 +55,7 @@ describe('additional-section addresses: nominal', () => {
 describe('additional-section addresses: off-nominal', () => {
   it('not used when the SRV answer is DNSSEC-secure: the validator does not check them', async () => {
     const { locator, plugin } = setup({ recording: { secure: ['_sip._udp.biloxi.example SRV'] } });
-    const resolution = await locator.resolve('sip:bob@biloxi.example;transport=udp');
+    const resolution = await locator.resolve('sip:bob@biloxi.example;transport=udp', { stepThrough: true });
     expect(
       resolution.steps.filter((s) => s.kind === 'additional').map((s) => s.kind === 'additional' && [s.used, s.reason]),
     ).toEqual([
@@ -74,7 +74,9 @@ describe('additional-section addresses: off-nominal', () => {
 
 describe('CNAMEs', () => {
   it('a host that is an alias is followed and noted', async () => {
-    const resolution = await setup({ ipv6: false }).locator.resolve('sip:www.alias.cases.example:5060');
+    const resolution = await setup({ ipv6: false }).locator.resolve('sip:www.alias.cases.example:5060', {
+      stepThrough: true,
+    });
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.40:5060 www.alias.cases.example']);
     expect(resolution.steps).toContainEqual({
       kind: 'note',
@@ -108,7 +110,7 @@ describe('CNAMEs', () => {
       ipv6: false,
       maxCnameHops: 2,
     });
-    const resolution = await locator.resolve('sip:c0.loop.example:5060');
+    const resolution = await locator.resolve('sip:c0.loop.example:5060', { stepThrough: true });
     expect(resolution.targets).toEqual([]);
     expect(resolution.error?.message).toBe('c0.loop.example has no A record');
     expect(resolution.steps.filter((s) => s.kind === 'note')).toEqual([

@@ -38,7 +38,7 @@ describe('weight-0 SRV records: RFC 2782 exactly, first with probability 1/(sum+
 
 describe('SRV target ".": not offered over that transport, no A/AAAA fallback for it', () => {
   it('"." for UDP only: the host is reached over TCP, never UDP', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@dotudp.cases.example');
+    const resolution = await setup().locator.resolve('sip:bob@dotudp.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('host');
     expect(lines(resolution.targets)).toEqual(['tcp 192.0.2.31:5060 dotudp.cases.example']);
     expect(resolution.steps).toContainEqual({
@@ -51,7 +51,7 @@ describe('SRV target ".": not offered over that transport, no A/AAAA fallback fo
   });
 
   it('"." for every transport: no target, although the host has an address', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@dot.cases.example');
+    const resolution = await setup().locator.resolve('sip:bob@dot.cases.example', { stepThrough: true });
     expect(resolution.error).toBeInstanceOf(NoTargetsError);
     expect(resolution.error?.message).toBe(
       'dot.cases.example declares every transport the client supports not offered (SRV target ".")',
@@ -59,7 +59,9 @@ describe('SRV target ".": not offered over that transport, no A/AAAA fallback fo
   });
 
   it('"." for the transport the URI asks for: no target', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@dotudp.cases.example;transport=udp');
+    const resolution = await setup().locator.resolve('sip:bob@dotudp.cases.example;transport=udp', {
+      stepThrough: true,
+    });
     expect(resolution.error?.message).toBe(
       '_sip._udp.dotudp.cases.example has target ".": dotudp.cases.example does not offer UDP, the transport the URI asks for',
     );
@@ -68,7 +70,9 @@ describe('SRV target ".": not offered over that transport, no A/AAAA fallback fo
 
 describe('SRV target that is a CNAME or has no address: followed or skipped, and reported', () => {
   it('an alias inside the zone is followed and warned about', async () => {
-    const resolution = await setup({ ipv6: false }).locator.resolve('sip:bob@alias.cases.example;transport=udp');
+    const resolution = await setup({ ipv6: false }).locator.resolve('sip:bob@alias.cases.example;transport=udp', {
+      stepThrough: true,
+    });
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.40:5060 www.alias.cases.example']);
     expect(resolution.warnings).toEqual([
       {
@@ -88,7 +92,9 @@ describe('SRV target that is a CNAME or has no address: followed or skipped, and
   });
 
   it('a target without address and one with port 0 are skipped and reported; the rest is used', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@noaddr.cases.example;transport=udp');
+    const resolution = await setup().locator.resolve('sip:bob@noaddr.cases.example;transport=udp', {
+      stepThrough: true,
+    });
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.50:5060 live.noaddr.cases.example']);
     expect(resolution.warnings).toEqual([
       {
@@ -122,7 +128,7 @@ describe('SRV target that is a CNAME or has no address: followed or skipped, and
 
 describe('NAPTR branch with no address: next NAPTR of the same order, then the first round', () => {
   it('the next NAPTR of the same order, not a NAPTR of another order', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@sameorder.cases.example');
+    const resolution = await setup().locator.resolve('sip:bob@sameorder.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('naptr');
     expect(lines(resolution.targets)).toEqual(['tcp 192.0.2.90:5060 s1.sameorder.cases.example']);
     expect(resolution.warnings).toContainEqual({
@@ -134,7 +140,7 @@ describe('NAPTR branch with no address: next NAPTR of the same order, then the f
 
   it('then, as a documented deviation, the SRV records of the first round', async () => {
     const { locator, plugin } = setup();
-    const resolution = await locator.resolve('sip:bob@fallback.cases.example');
+    const resolution = await locator.resolve('sip:bob@fallback.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('srv');
     expect(lines(resolution.targets)).toEqual(['tcp 192.0.2.100:5060 f1.fallback.cases.example']);
     expect(resolution.warnings.map((w) => w.code)).toEqual(['naptr-incomplete', 'naptr-srv-empty', 'naptr-fallback']);
@@ -142,7 +148,7 @@ describe('NAPTR branch with no address: next NAPTR of the same order, then the f
   });
 
   it('then the A/AAAA records of the first round', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@fallback-host.cases.example');
+    const resolution = await setup().locator.resolve('sip:bob@fallback-host.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('host');
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.101:5060 fallback-host.cases.example']);
   });
@@ -151,7 +157,9 @@ describe('NAPTR branch with no address: next NAPTR of the same order, then the f
 describe('maddr: when present, it is the TARGET', () => {
   it('the host is not asked about', async () => {
     const { locator, plugin } = setup();
-    const resolution = await locator.resolve('sips:bob@biloxi.example;maddr=nonaptr.cases.example');
+    const resolution = await locator.resolve('sips:bob@biloxi.example;maddr=nonaptr.cases.example', {
+      stepThrough: true,
+    });
     expect(plugin.asked.every((q) => q.includes('nonaptr.cases.example'))).toBe(true);
     expect(resolution.error?.message).toBeUndefined();
     expect(resolution.transport).toBe('tls');
@@ -161,7 +169,7 @@ describe('maddr: when present, it is the TARGET', () => {
 describe('queries of the first round: only for transports and families the client supports', () => {
   it('UDP only, IPv4 only: NAPTR, one SRV owner, A', async () => {
     const { locator, plugin } = setup({ transports: ['udp'], ipv6: false });
-    await locator.resolve('sip:bob@nosrv.cases.example');
+    await locator.resolve('sip:bob@nosrv.cases.example', { stepThrough: true });
     expect(plugin.asked).toEqual([
       'nosrv.cases.example NAPTR',
       '_sip._udp.nosrv.cases.example SRV',
@@ -173,14 +181,14 @@ describe('queries of the first round: only for transports and families the clien
 describe('additional-section A/AAAA: only for SRV targets of that answer, at or below the queried domain', () => {
   it('the walk-through zone: every target address comes from the additional section, no A/AAAA query', async () => {
     const { locator, plugin } = setup();
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(plugin.asked.filter((q) => /^(sip1|sip2|backup)\./.test(q))).toEqual([]);
     expect(resolution.steps.filter((s) => s.kind === 'additional' && s.used)).toHaveLength(3);
   });
 
   it('a target outside the queried domain gets its own query although the answer carried its address', async () => {
     const { locator, plugin } = setup();
-    const resolution = await locator.resolve('sip:bob@bailiwick.cases.example;transport=udp');
+    const resolution = await locator.resolve('sip:bob@bailiwick.cases.example;transport=udp', { stepThrough: true });
     expect(plugin.asked).toEqual([
       '_sip._udp.bailiwick.cases.example SRV',
       'bailiwick.cases.example AAAA',
@@ -255,14 +263,14 @@ describe('Retry-After in a 503: honoured for the penalty box, clamped to 300 s',
 describe('target lifetime: each target carries expires; a cursor re-resolves an expired list', () => {
   it('expires from the TTLs that produced the target: SRV 120 s and A 60 s; SRV and A 3600 s but the "no NAPTR" answer 300 s', async () => {
     const clock = new ManualClock(1_000_000);
-    const resolution = await setup({ clock }).locator.resolve('sip:bob@nonaptr.cases.example');
+    const resolution = await setup({ clock }).locator.resolve('sip:bob@nonaptr.cases.example', { stepThrough: true });
     expect(resolution.targets.map((t) => (t.expires - 1_000_000) / 1000)).toEqual([60, 300, 300]);
     expect(resolution.expires).toBe(1_060_000);
   });
 
   it('a list chosen after a negative answer expires with that answer (NAPTR and SRV NXDOMAIN, SOA minimum 300 s)', async () => {
     const clock = new ManualClock(0);
-    const resolution = await setup({ clock }).locator.resolve('sip:bob@nosrv.cases.example');
+    const resolution = await setup({ clock }).locator.resolve('sip:bob@nosrv.cases.example', { stepThrough: true });
     expect(resolution.targets.map((t) => t.expires)).toEqual([300_000, 300_000]);
   });
 

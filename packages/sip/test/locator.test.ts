@@ -51,7 +51,9 @@ describe('options: off-nominal', () => {
 
   it('an invalid URI is thrown, not returned', async () => {
     const { locator, plugin } = setup();
-    await expect(locator.resolve('sip:bob@bad..host')).rejects.toBeInstanceOf(InvalidSipUriError);
+    await expect(locator.resolve('sip:bob@bad..host', { stepThrough: true })).rejects.toBeInstanceOf(
+      InvalidSipUriError,
+    );
     expect(() => locator.cursor('mailto:bob@biloxi.example')).toThrow(InvalidSipUriError);
     expect(plugin.asked).toEqual([]);
   });
@@ -61,7 +63,7 @@ describe('the first round: one round trip', () => {
   it('NAPTR, the three SRV owners and AAAA/A go out together; the walk-through zone needs nothing more', async () => {
     // The plugin holds every answer until all six questions have arrived: sequential questions would fail.
     const { locator, plugin } = setup({ recording: { barrier: 6 } });
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(plugin.held).toEqual([
       'biloxi.example NAPTR',
       '_sips._tcp.biloxi.example SRV',
@@ -79,7 +81,7 @@ describe('the first round: one round trip', () => {
 
   it('the barrier catches questions that do not go out together', async () => {
     const { locator } = setup({ recording: { barrier: 7 } });
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.error).toBeInstanceOf(NoTargetsError);
     expect(resolution.warnings.filter((w) => w.code === 'dns-error')).toHaveLength(6);
     expect(resolution.warnings[0]!.message).toBe(
@@ -89,7 +91,7 @@ describe('the first round: one round trip', () => {
 
   it('an SRV owner already asked is not asked again when a NAPTR points to it', async () => {
     const { locator, plugin } = setup();
-    await locator.resolve('sip:bob@biloxi.example');
+    await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     const counts = new Map<string, number>();
     for (const q of plugin.asked) counts.set(q, (counts.get(q) ?? 0) + 1);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
@@ -113,10 +115,10 @@ describe('the first round: one round trip', () => {
 
   it('only families that are on are asked about', async () => {
     const v4 = setup({ ipv6: false });
-    await v4.locator.resolve('sip:bob@nonaptr.cases.example');
+    await v4.locator.resolve('sip:bob@nonaptr.cases.example', { stepThrough: true });
     expect(v4.plugin.asked.filter((q) => q.endsWith('AAAA'))).toEqual([]);
     const v6 = setup({ ipv4: false });
-    const resolution = await v6.locator.resolve('sip:bob@nonaptr.cases.example');
+    const resolution = await v6.locator.resolve('sip:bob@nonaptr.cases.example', { stepThrough: true });
     expect(v6.plugin.asked.filter((q) => q.endsWith(' A'))).toEqual([]);
     expect(lines(resolution.targets)).toEqual(['udp [2001:db8::1]:5060 u1.nonaptr.cases.example']);
     expect(resolution.warnings).toContainEqual({
@@ -128,14 +130,16 @@ describe('the first round: one round trip', () => {
 
 describe('family order and the cap', () => {
   it('AAAA before A by default, A before AAAA with preferIpv6 false', async () => {
-    const first = await setup().locator.resolve('sip:bob@nonaptr.cases.example;transport=udp');
+    const first = await setup().locator.resolve('sip:bob@nonaptr.cases.example;transport=udp', { stepThrough: true });
     expect(first.targets.map((t) => t.family)).toEqual([6, 4]);
-    const second = await setup({ preferIpv6: false }).locator.resolve('sip:bob@nonaptr.cases.example;transport=udp');
+    const second = await setup({ preferIpv6: false }).locator.resolve('sip:bob@nonaptr.cases.example;transport=udp', {
+      stepThrough: true,
+    });
     expect(second.targets.map((t) => t.family)).toEqual([4, 6]);
   });
 
   it('at most 32 targets by default, with a warning', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@big.cases.example');
+    const resolution = await setup().locator.resolve('sip:bob@big.cases.example', { stepThrough: true });
     expect(resolution.targets).toHaveLength(32);
     expect(resolution.targets[31]!.address).toBe('192.0.2.181');
     expect(resolution.warnings).toContainEqual({
@@ -145,7 +149,7 @@ describe('family order and the cap', () => {
   });
 
   it('a smaller cap', async () => {
-    const resolution = await setup({ maxTargets: 2 }).locator.resolve('sip:bob@biloxi.example');
+    const resolution = await setup({ maxTargets: 2 }).locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.targets.map((t) => t.priority)).toEqual([10, 10]);
   });
 });
@@ -153,7 +157,7 @@ describe('family order and the cap', () => {
 describe('DNSSEC: a bogus answer never makes a target', () => {
   it('a bogus NAPTR fails the resolution; the SRV records are not used instead', async () => {
     const { locator } = setup({ recording: { bogus: ['biloxi.example NAPTR'] } });
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.targets).toEqual([]);
     expect(resolution.error).toBeInstanceOf(BogusAnswerError);
     expect(resolution.error).toMatchObject({
@@ -172,7 +176,7 @@ describe('DNSSEC: a bogus answer never makes a target', () => {
 
   it('a bogus SRV answer chosen by NAPTR fails the resolution: no fallback to other transports', async () => {
     const { locator } = setup({ recording: { bogus: ['_sips._tcp.biloxi.example SRV'] } });
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.error).toBeInstanceOf(BogusAnswerError);
     expect(resolution.targets).toEqual([]);
   });
@@ -180,7 +184,7 @@ describe('DNSSEC: a bogus answer never makes a target', () => {
   it('a bogus address of an SRV target fails the resolution', async () => {
     // sibling.cases.example is outside bailiwick.cases.example: its address is asked, and comes back bogus.
     const { locator } = setup({ recording: { bogus: ['sibling.cases.example A'] } });
-    const resolution = await locator.resolve('sip:bob@bailiwick.cases.example;transport=udp');
+    const resolution = await locator.resolve('sip:bob@bailiwick.cases.example;transport=udp', { stepThrough: true });
     expect(resolution.error).toMatchObject({ code: 'SIP_ERR_BOGUS', qname: 'sibling.cases.example', qtype: 'A' });
     expect(resolution.targets).toEqual([]);
   });
@@ -189,14 +193,14 @@ describe('DNSSEC: a bogus answer never makes a target', () => {
     const { locator } = setup({
       recording: { bogus: ['host.other.example A', 'ns1.other.example A', 'edge.provider.other.example AAAA'] },
     });
-    const resolution = await locator.resolve('sip:bob@batch.cases.example;transport=udp');
+    const resolution = await locator.resolve('sip:bob@batch.cases.example;transport=udp', { stepThrough: true });
     expect(resolution.error).toBeInstanceOf(BogusAnswerError);
     expect(resolution.targets).toEqual([]);
   });
 
   it('a bogus answer that no rule needs does not matter', async () => {
     const { locator } = setup({ recording: { bogus: ['biloxi.example A'] } });
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.error).toBeUndefined();
     expect(resolution.targets).toHaveLength(3);
   });
@@ -212,7 +216,7 @@ describe('failed queries', () => {
     const { locator } = setup({
       recording: { fail: { 'biloxi.example NAPTR': new TimeoutError('no server answered biloxi.example NAPTR') } },
     });
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.rule).toBe('srv');
     expect(resolution.transport).toBe('tls');
     expect(resolution.warnings).toContainEqual({
@@ -238,7 +242,9 @@ describe('failed queries', () => {
         'nosrv.cases.example A',
       ].map((k) => [k, new TimeoutError(`timeout: ${k}`)]),
     );
-    const resolution = await setup({ recording: { fail } }).locator.resolve('sip:bob@nosrv.cases.example');
+    const resolution = await setup({ recording: { fail } }).locator.resolve('sip:bob@nosrv.cases.example', {
+      stepThrough: true,
+    });
     expect(resolution.error).toBeInstanceOf(NoTargetsError);
     expect((resolution.error as NoTargetsError).dnsErrors.map((e) => e.message).sort()).toEqual(
       Object.values(fail)
@@ -280,7 +286,7 @@ describe('aliases across resolvers', () => {
     const other = new ZoneResolver({ name: 'other', files: [OTHER_ZONE], priority: 60 });
     // The core's own re-ask of cross-zone chains is off here, so the locator follows the chain.
     const locator = new SipLocator(new DnsCore([cases, other], { reaskCrossZoneCnames: false }), { ipv6: false });
-    const resolution = await locator.resolve('sip:bob@alias.cases.example;transport=tcp');
+    const resolution = await locator.resolve('sip:bob@alias.cases.example;transport=tcp', { stepThrough: true });
     expect(lines(resolution.targets)).toEqual(['tcp 198.51.100.7:5060 far.alias.cases.example']);
     expect(resolution.steps).toContainEqual({
       kind: 'note',
@@ -329,7 +335,9 @@ describe('nothing stays in flight', () => {
     };
     const locator = new SipLocator(new DnsCore([gated]), { transports: ['udp'] });
     let settled = false;
-    const pending = locator.resolve('sip:bob@192.0.2.1.invalid.cases.example:5060').finally(() => (settled = true));
+    const pending = locator
+      .resolve('sip:bob@192.0.2.1.invalid.cases.example:5060', { stepThrough: true })
+      .finally(() => (settled = true));
     await bogusAnswered;
     for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false); // the bogus AAAA was handled, the A is still out

@@ -7,7 +7,7 @@ import type { SipLocatorOptions, SipTransport } from '../src/index.js';
 import { setup } from './support/fixtures.js';
 
 const rules = async (uri: string, options: SipLocatorOptions = {}): Promise<string[]> => {
-  const resolution = await setup(options).locator.resolve(uri);
+  const resolution = await setup(options).locator.resolve(uri, { stepThrough: true });
   return resolution.steps.flatMap((s) =>
     s.kind === 'rule' ? [`${s.rule} ${s.outcome}${s.transport ? ` ${s.transport}` : ''}`] : [],
   );
@@ -40,7 +40,7 @@ describe('the transport table: nominal', () => {
   ] as [string, string, SipTransport[] | undefined, string, string, string][])(
     '%s: %s',
     async (_row, uri, transports, rule, transport, first) => {
-      const resolution = await setup(transports ? { transports } : {}).locator.resolve(uri);
+      const resolution = await setup(transports ? { transports } : {}).locator.resolve(uri, { stepThrough: true });
       expect(resolution.error).toBeUndefined();
       expect(resolution.rule).toBe(rule);
       expect(resolution.transport).toBe(transport);
@@ -60,7 +60,7 @@ describe('the transport table: nominal', () => {
   it('a SIP URI with SRV for several transports lists them TLS, TCP, UDP', async () => {
     const resolution = await setup({
       recording: { fail: { 'biloxi.example NAPTR': new Error('lost') } },
-    }).locator.resolve('sip:bob@biloxi.example');
+    }).locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.rule).toBe('srv');
     expect(resolution.targets.map((t) => t.transport)).toEqual([
       'tls',
@@ -79,25 +79,25 @@ describe('the transport table: nominal', () => {
 describe('the transport table: off-nominal', () => {
   it('sips: without TLS fails at once, with no question asked', async () => {
     const { locator, plugin } = setup({ transports: ['udp', 'tcp'] });
-    const resolution = await locator.resolve('sips:bob@biloxi.example');
+    const resolution = await locator.resolve('sips:bob@biloxi.example', { stepThrough: true });
     expect(resolution.error?.code).toBe('SIP_ERR_SIPS_WITHOUT_TLS');
     expect(resolution.rule).toBeUndefined();
     expect(plugin.asked).toEqual([]);
   });
 
   it('an IP literal of a family that is off', async () => {
-    const resolution = await setup({ ipv6: false }).locator.resolve('sip:[2001:db8::1]');
+    const resolution = await setup({ ipv6: false }).locator.resolve('sip:[2001:db8::1]', { stepThrough: true });
     expect(resolution.error?.code).toBe('SIP_ERR_ADDRESS_FAMILY');
   });
 
   it('no record anywhere: the host rule applies and finds nothing', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@nx.cases.example');
+    const resolution = await setup().locator.resolve('sip:bob@nx.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('host');
     expect(resolution.error?.message).toBe('nx.cases.example has no AAAA or A record');
   });
 
   it('a name no resolver holds: every question fails, no targets', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@unknown.invalid');
+    const resolution = await setup().locator.resolve('sip:bob@unknown.invalid', { stepThrough: true });
     expect(resolution.error?.code).toBe('SIP_ERR_NO_TARGETS');
     expect(resolution.warnings.every((w) => w.code === 'dns-error' || w.code === 'no-srv')).toBe(true);
   });

@@ -4,7 +4,9 @@ import { lines, setup } from './support/fixtures.js';
 
 describe('SRV targets: nominal', () => {
   it('records keep the core order; each expands to its addresses, AAAA first, with priority and weight', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@batch.cases.example;transport=udp');
+    const resolution = await setup().locator.resolve('sip:bob@batch.cases.example;transport=udp', {
+      stepThrough: true,
+    });
     expect(resolution.targets.map((t) => [t.priority, t.weight, t.source])).toEqual([
       [10, 10, 'srv'],
       [10, 10, 'srv'],
@@ -26,7 +28,7 @@ describe('SRV targets: nominal', () => {
 
   it('addresses of targets without additional data are asked all at once, in one round', async () => {
     const { locator, plugin } = setup({ recording: { barrier: 3 } });
-    const resolution = await locator.resolve('sip:bob@batch.cases.example;transport=udp;x=1');
+    const resolution = await locator.resolve('sip:bob@batch.cases.example;transport=udp;x=1', { stepThrough: true });
     expect(plugin.held).toEqual([
       '_sip._udp.batch.cases.example SRV',
       'batch.cases.example AAAA',
@@ -47,7 +49,7 @@ describe('SRV targets: nominal', () => {
   });
 
   it('the same address and port twice gives one target, the second is reported', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@dup.cases.example;transport=udp');
+    const resolution = await setup().locator.resolve('sip:bob@dup.cases.example;transport=udp', { stepThrough: true });
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.130:5060 d1.dup.cases.example']);
     expect(resolution.steps).toContainEqual({
       kind: 'skip',
@@ -60,7 +62,7 @@ describe('SRV targets: nominal', () => {
 
   it('an SRV answer looked at by two rules is expanded once: its steps appear once', async () => {
     // fallback-host: the NAPTR branch fails, then the SRV rule looks at the first round again.
-    const resolution = await setup().locator.resolve('sip:bob@fallback.cases.example');
+    const resolution = await setup().locator.resolve('sip:bob@fallback.cases.example', { stepThrough: true });
     const additional = resolution.steps.filter((s) => s.kind === 'additional');
     expect(additional).toHaveLength(1);
   });
@@ -68,7 +70,9 @@ describe('SRV targets: nominal', () => {
 
 describe('SRV targets: off-nominal', () => {
   it('an SRV answer with no records gives no target and no step of its own', async () => {
-    const resolution = await setup().locator.resolve('sip:bob@nosrv.cases.example;transport=udp');
+    const resolution = await setup().locator.resolve('sip:bob@nosrv.cases.example;transport=udp', {
+      stepThrough: true,
+    });
     expect(resolution.steps.filter((s) => s.kind === 'skip')).toEqual([]);
     expect(resolution.rule).toBe('transport-param');
     expect(resolution.targets.every((t) => t.source === 'host')).toBe(true);

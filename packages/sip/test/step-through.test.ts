@@ -6,7 +6,7 @@ import { ManualClock, setup } from './support/fixtures.js';
 describe('renderStepThrough: nominal', () => {
   it('the RFC 3263 walk-through zone: queries, additional use, NAPTR choice, targets, no warnings', async () => {
     const { locator } = setup({ seed: 1, clock: new ManualClock(1_700_000_000_000) });
-    const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example'));
+    const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example', { stepThrough: true }));
     expect(text).toBe(
       [
         'sip:bob@biloxi.example',
@@ -67,7 +67,9 @@ describe('renderStepThrough: nominal', () => {
 
   it('a literal says it never expires; maddr is named as the TARGET; families follow the options', async () => {
     const { locator } = setup({ ipv6: false });
-    const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example;maddr=192.0.2.7'));
+    const text = renderStepThrough(
+      await locator.resolve('sip:bob@biloxi.example;maddr=192.0.2.7', { stepThrough: true }),
+    );
     expect(text).toContain('  TARGET 192.0.2.7 (the maddr parameter)\n  client: udp, tcp, tls; IPv4 only\n');
     expect(text).toContain('  1  udp        192.0.2.7  5060  0         0       192.0.2.7  literal  never\n');
     expect(text).toContain(
@@ -80,7 +82,7 @@ describe('renderStepThrough: nominal', () => {
 describe('renderStepThrough: off-nominal', () => {
   it('no targets: the reason and its code, and the warnings', async () => {
     const { locator } = setup();
-    const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example:5060'));
+    const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example:5060', { stepThrough: true }));
     expect(text).toBe(
       [
         'sip:bob@biloxi.example:5060',
@@ -110,7 +112,7 @@ describe('renderStepThrough: off-nominal', () => {
         secure: ['_sip._tcp.biloxi.example SRV'],
       },
     });
-    const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example'));
+    const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example', { stepThrough: true }));
     expect(text).toContain('  [round 1] biloxi.example NAPTR: no answer (DNS_ERR_TIMEOUT: no server answered)\n');
     expect(text).toContain(
       '  [round 1] _sips._tcp.biloxi.example SRV: NOERROR, DNSSEC BOGUS (signature over _sips._tcp.biloxi.example SRV expired): not used\n',
@@ -118,7 +120,7 @@ describe('renderStepThrough: off-nominal', () => {
     expect(text).toContain('  [round 1] _sip._tcp.biloxi.example SRV: NOERROR, 3 records, TTL 3600, secure\n');
     expect(text).toContain('No targets: the SRV answer for _sips._tcp.biloxi.example is DNSSEC-bogus');
     const alias = renderStepThrough(
-      await setup({ ipv6: false }).locator.resolve('sip:bob@alias.cases.example;transport=udp'),
+      await setup({ ipv6: false }).locator.resolve('sip:bob@alias.cases.example;transport=udp', { stepThrough: true }),
     );
     expect(alias).toContain(
       '  [round 2] www.alias.cases.example A: NOERROR, 1 record, TTL 3600, alias of real.alias.cases.example\n',
@@ -126,7 +128,9 @@ describe('renderStepThrough: off-nominal', () => {
     expect(alias).toContain(
       '  ! SRV target www.alias.cases.example (_sip._udp.alias.cases.example) is an alias of real.alias.cases.example: RFC 2782 forbids aliases; followed [srv-target-alias]\n',
     );
-    const skipped = renderStepThrough(await setup().locator.resolve('sip:bob@noaddr.cases.example;transport=udp'));
+    const skipped = renderStepThrough(
+      await setup().locator.resolve('sip:bob@noaddr.cases.example;transport=udp', { stepThrough: true }),
+    );
     expect(skipped).toContain(
       '  skipped ghost.noaddr.cases.example:5060 UDP: ghost.noaddr.cases.example has no A or AAAA address\n',
     );

@@ -48,7 +48,7 @@ export async function sipCommand(argv: readonly string[], io: Io): Promise<ExitC
   const { core } = await buildCore(values, seed === undefined ? {} : { random: seededRandom(seed) });
   try {
     const locator = new SipLocator(core, { transports, ipv6: !values['no-ipv6'] });
-    const resolution = await locator.resolve(uri);
+    const resolution = await locator.resolve(uri, { stepThrough: true });
     const counts =
       draws === undefined || resolution.targets.length === 0 ? undefined : await drawFirstTargets(locator, uri, draws);
     if (values.json) io.stdout(`${JSON.stringify(resolutionToJson(resolution, counts))}\n`);

@@ -14,7 +14,7 @@ describe('"If the URI specifies a transport protocol in the transport parameter,
     ['sips:bob@biloxi.example;transport=tls', 'tls', '_sips._tcp.biloxi.example SRV', 5061],
   ])('%s -> %s, no NAPTR', async (uri, transport, srv, port) => {
     const { locator, plugin } = setup();
-    const resolution = await locator.resolve(uri);
+    const resolution = await locator.resolve(uri, { stepThrough: true });
     expect(resolution.rule).toBe('transport-param');
     expect(resolution.transport).toBe(transport);
     expect(sorted(plugin.asked)).toEqual(sorted([srv, 'biloxi.example AAAA', 'biloxi.example A']));
@@ -29,7 +29,7 @@ describe('"If the URI specifies a transport protocol in the transport parameter,
 
   it('transport=tls is honoured but reported as deprecated (RFC 3261 section 26.2.2)', async () => {
     const { locator } = setup();
-    const resolution = await locator.resolve('sip:bob@biloxi.example;transport=tls');
+    const resolution = await locator.resolve('sip:bob@biloxi.example;transport=tls', { stepThrough: true });
     expect(resolution.warnings).toContainEqual({
       code: 'transport-tls-deprecated',
       message: 'transport=tls is deprecated (RFC 3261 section 26.2.2): use a sips: URI for TLS',
@@ -56,7 +56,7 @@ describe('"If the URI specifies a transport protocol in the transport parameter,
     ],
   ] as const)('%s with transports %j fails at once: %s', async (uri, transports, message) => {
     const { locator, plugin } = setup({ transports: [...transports] });
-    const resolution = await locator.resolve(uri);
+    const resolution = await locator.resolve(uri, { stepThrough: true });
     expect(resolution.error).toBeInstanceOf(UnsupportedTransportError);
     expect(resolution.error?.code).toBe('SIP_ERR_UNSUPPORTED_TRANSPORT');
     expect(resolution.error?.message).toBe(message);
@@ -68,8 +68,10 @@ describe('"If the URI specifies a transport protocol in the transport parameter,
 describe('"if no transport protocol is specified, but the TARGET is a numeric IP address, the client SHOULD use UDP for a SIP URI, and TCP for a SIPS URI"', () => {
   it('sip: -> UDP, sips: -> TLS over TCP; no DNS', async () => {
     const { locator, plugin } = setup();
-    expect(lines((await locator.resolve('sip:bob@192.0.2.1')).targets)).toEqual(['udp 192.0.2.1:5060 192.0.2.1']);
-    expect(lines((await locator.resolve('sips:bob@[2001:db8::1]')).targets)).toEqual([
+    expect(lines((await locator.resolve('sip:bob@192.0.2.1', { stepThrough: true })).targets)).toEqual([
+      'udp 192.0.2.1:5060 192.0.2.1',
+    ]);
+    expect(lines((await locator.resolve('sips:bob@[2001:db8::1]', { stepThrough: true })).targets)).toEqual([
       'tls [2001:db8::1]:5061 2001:db8::1',
     ]);
     expect(plugin.asked).toEqual([]);
@@ -77,12 +79,14 @@ describe('"if no transport protocol is specified, but the TARGET is a numeric IP
 
   it('"another transport, such as TCP, MAY be used": a client without UDP uses TCP', async () => {
     const { locator } = setup({ transports: ['tcp', 'tls'] });
-    expect(lines((await locator.resolve('sip:192.0.2.1')).targets)).toEqual(['tcp 192.0.2.1:5060 192.0.2.1']);
+    expect(lines((await locator.resolve('sip:192.0.2.1', { stepThrough: true })).targets)).toEqual([
+      'tcp 192.0.2.1:5060 192.0.2.1',
+    ]);
   });
 
   it('SIPS with no TLS fails at once: SIPS needs TLS end to end', async () => {
     const { locator, plugin } = setup({ transports: ['udp', 'tcp'] });
-    const resolution = await locator.resolve('sips:bob@biloxi.example');
+    const resolution = await locator.resolve('sips:bob@biloxi.example', { stepThrough: true });
     expect(resolution.error).toBeInstanceOf(SipsWithoutTlsError);
     expect(resolution.error?.code).toBe('SIP_ERR_SIPS_WITHOUT_TLS');
     expect(plugin.asked).toEqual([]);
@@ -92,13 +96,13 @@ describe('"if no transport protocol is specified, but the TARGET is a numeric IP
 describe('"if no transport protocol is specified, and the TARGET is not numeric, but an explicit port is provided, the client SHOULD use UDP for a SIP URI, and TCP for a SIPS URI"', () => {
   it('sip:host:port -> UDP at that port; sips:host:port -> TLS at that port; only A/AAAA asked', async () => {
     const { locator, plugin } = setup();
-    const sip = await locator.resolve('sip:bob@nosrv.cases.example:5070');
+    const sip = await locator.resolve('sip:bob@nosrv.cases.example:5070', { stepThrough: true });
     expect(sip.rule).toBe('port');
     expect(lines(sip.targets)).toEqual([
       'udp [2001:db8::20]:5070 nosrv.cases.example',
       'udp 192.0.2.20:5070 nosrv.cases.example',
     ]);
-    const sips = await locator.resolve('sips:bob@nosrv.cases.example:5071');
+    const sips = await locator.resolve('sips:bob@nosrv.cases.example:5071', { stepThrough: true });
     expect(lines(sips.targets)).toEqual([
       'tls [2001:db8::20]:5071 nosrv.cases.example',
       'tls 192.0.2.20:5071 nosrv.cases.example',
@@ -126,13 +130,13 @@ describe('"if no transport protocol is specified, and the TARGET is not numeric,
 describe('"if no transport protocol or port is specified, and the target is not a numeric IP address, the client SHOULD perform a NAPTR query"', () => {
   it('asks NAPTR for the domain', async () => {
     const { locator, plugin } = setup();
-    await locator.resolve('sip:bob@biloxi.example');
+    await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(plugin.asked[0]).toBe('biloxi.example NAPTR');
   });
 
   it('"the most preferred transport protocol of the server that is supported by the client": TLS for the walk-through zone', async () => {
     const { locator } = setup();
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.rule).toBe('naptr');
     expect(resolution.transport).toBe('tls');
     expect(resolution.targets.map((t) => t.port)).toEqual([5061, 5061, 5061]);
@@ -141,7 +145,7 @@ describe('"if no transport protocol or port is specified, and the target is not 
   it('within the lowest order, the lowest preference; flags and services in any case', async () => {
     const { locator } = setup({ transports: ['udp', 'tcp'] });
     // sameorder: order 10 holds SIPS+D2T (pref 10, no TLS here) and "S" "sip+d2t" (pref 20); order 20 holds SIP+D2U.
-    const resolution = await locator.resolve('sip:bob@sameorder.cases.example');
+    const resolution = await locator.resolve('sip:bob@sameorder.cases.example', { stepThrough: true });
     expect(lines(resolution.targets)).toEqual(['tcp 192.0.2.90:5060 s1.sameorder.cases.example']);
   });
 });
@@ -149,7 +153,7 @@ describe('"if no transport protocol or port is specified, and the target is not 
 describe('"a client resolving a SIPS URI MUST discard any services that do not contain "SIPS" as the protocol"', () => {
   it('SIP+D2U of a lower order is discarded; SIPS+D2T is used', async () => {
     const { locator } = setup();
-    const resolution = await locator.resolve('sips:bob@sipsuri.cases.example');
+    const resolution = await locator.resolve('sips:bob@sipsuri.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('naptr');
     expect(lines(resolution.targets)).toEqual(['tls 192.0.2.110:5061 x1.sipsuri.cases.example']);
     expect(resolution.steps).toContainEqual({
@@ -162,7 +166,7 @@ describe('"a client resolving a SIPS URI MUST discard any services that do not c
 
   it('"The converse is not true": a SIP URI follows the lowest order, here UDP', async () => {
     const { locator } = setup();
-    expect(lines((await locator.resolve('sip:bob@sipsuri.cases.example')).targets)).toEqual([
+    expect(lines((await locator.resolve('sip:bob@sipsuri.cases.example', { stepThrough: true })).targets)).toEqual([
       'udp 192.0.2.110:5060 x1.sipsuri.cases.example',
     ]);
   });
@@ -171,12 +175,12 @@ describe('"a client resolving a SIPS URI MUST discard any services that do not c
 describe('"A client resolving a SIP URI SHOULD retain records with "SIPS" as the protocol, if the client supports TLS"', () => {
   it('with TLS: SIPS+D2T is kept and chosen', async () => {
     const { locator } = setup();
-    expect((await locator.resolve('sip:bob@biloxi.example')).transport).toBe('tls');
+    expect((await locator.resolve('sip:bob@biloxi.example', { stepThrough: true })).transport).toBe('tls');
   });
 
   it('without TLS: SIPS+D2T is discarded, SIP+D2T is chosen', async () => {
     const { locator } = setup({ transports: ['udp', 'tcp'] });
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.transport).toBe('tcp');
     expect(resolution.steps).toContainEqual({
       kind: 'naptr',
@@ -190,7 +194,7 @@ describe('"A client resolving a SIP URI SHOULD retain records with "SIPS" as the
 describe('"a client MUST discard any service fields that identify a resolution service whose value is not "D2X", for values of X that indicate transport protocols supported by the client"', () => {
   it('a UDP-only client keeps only SIP+D2U', async () => {
     const { locator } = setup({ transports: ['udp'] });
-    const resolution = await locator.resolve('sip:bob@biloxi.example');
+    const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
     expect(resolution.transport).toBe('udp');
     expect(resolution.steps.filter((s) => s.kind === 'naptr').map((s) => s.kind === 'naptr' && s.outcome)).toEqual([
       'ignored',
@@ -201,7 +205,7 @@ describe('"a client MUST discard any service fields that identify a resolution s
 
   it('SIP+D2S (SCTP), non-terminal, "u", "a" and regexp records are discarded', async () => {
     const { locator } = setup();
-    const resolution = await locator.resolve('sip:bob@unusable.cases.example');
+    const resolution = await locator.resolve('sip:bob@unusable.cases.example', { stepThrough: true });
     const naptr = resolution.steps.flatMap((s) => (s.kind === 'naptr' ? [[s.record, s.outcome, s.reason]] : []));
     expect(naptr).toEqual([
       [
@@ -236,7 +240,7 @@ describe('"a client MUST discard any service fields that identify a resolution s
 
   it('a discarded record of a lower order does not capture the order (SIP+D2S at order 5)', async () => {
     const { locator } = setup();
-    const resolution = await locator.resolve('sip:bob@sameorder.cases.example');
+    const resolution = await locator.resolve('sip:bob@sameorder.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('naptr');
     expect(resolution.transport).toBe('tcp');
   });
@@ -245,7 +249,7 @@ describe('"a client MUST discard any service fields that identify a resolution s
 describe('"If no NAPTR records are found, the client constructs SRV queries for those transport protocols it supports"', () => {
   it('"_sip" for SIP URIs, one query per supported transport, "_sips" for TLS', async () => {
     const { locator, plugin } = setup();
-    await locator.resolve('sip:bob@nonaptr.cases.example');
+    await locator.resolve('sip:bob@nonaptr.cases.example', { stepThrough: true });
     expect(plugin.asked.filter((q) => q.endsWith('SRV'))).toEqual([
       '_sips._tcp.nonaptr.cases.example SRV',
       '_sip._tcp.nonaptr.cases.example SRV',
@@ -255,19 +259,19 @@ describe('"If no NAPTR records are found, the client constructs SRV queries for 
 
   it('"_sips" for SIPS URIs, and only that', async () => {
     const { locator, plugin } = setup();
-    await locator.resolve('sips:bob@nonaptr.cases.example');
+    await locator.resolve('sips:bob@nonaptr.cases.example', { stepThrough: true });
     expect(plugin.asked.filter((q) => q.endsWith('SRV'))).toEqual(['_sips._tcp.nonaptr.cases.example SRV']);
   });
 
   it('only the transports the client supports are asked about', async () => {
     const { locator, plugin } = setup({ transports: ['udp'] });
-    await locator.resolve('sip:bob@nonaptr.cases.example');
+    await locator.resolve('sip:bob@nonaptr.cases.example', { stepThrough: true });
     expect(plugin.asked.filter((q) => q.endsWith('SRV'))).toEqual(['_sip._udp.nonaptr.cases.example SRV']);
   });
 
   it('"A particular transport is supported if the query is successful": TCP then UDP here, no TLS', async () => {
     const { locator } = setup();
-    const resolution = await locator.resolve('sip:bob@nonaptr.cases.example');
+    const resolution = await locator.resolve('sip:bob@nonaptr.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('srv');
     expect(resolution.transport).toBe('tcp');
     expect(lines(resolution.targets)).toEqual([
@@ -281,13 +285,13 @@ describe('"If no NAPTR records are found, the client constructs SRV queries for 
 describe('"If no SRV records are found, the client SHOULD use TCP for a SIPS URI, and UDP for a SIP URI"', () => {
   it('sip: -> UDP at 5060, sips: -> TLS at 5061', async () => {
     const { locator } = setup();
-    const sip = await locator.resolve('sip:bob@nosrv.cases.example');
+    const sip = await locator.resolve('sip:bob@nosrv.cases.example', { stepThrough: true });
     expect(sip.rule).toBe('host');
     expect(lines(sip.targets)).toEqual([
       'udp [2001:db8::20]:5060 nosrv.cases.example',
       'udp 192.0.2.20:5060 nosrv.cases.example',
     ]);
-    const sips = await locator.resolve('sips:bob@nosrv.cases.example');
+    const sips = await locator.resolve('sips:bob@nosrv.cases.example', { stepThrough: true });
     expect(lines(sips.targets)).toEqual([
       'tls [2001:db8::20]:5061 nosrv.cases.example',
       'tls 192.0.2.20:5061 nosrv.cases.example',
@@ -296,7 +300,7 @@ describe('"If no SRV records are found, the client SHOULD use TCP for a SIPS URI
 
   it('"another transport protocol, such as TCP, MAY be used": a client without UDP uses TCP', async () => {
     const { locator } = setup({ transports: ['tcp'] });
-    expect(lines((await locator.resolve('sip:bob@nosrv.cases.example')).targets)).toEqual([
+    expect(lines((await locator.resolve('sip:bob@nosrv.cases.example', { stepThrough: true })).targets)).toEqual([
       'tcp [2001:db8::20]:5060 nosrv.cases.example',
       'tcp 192.0.2.20:5060 nosrv.cases.example',
     ]);

@@ -13,7 +13,7 @@ describe('"If TARGET is a numeric IP address, the client uses that address"', ()
     '%s -> %s ("If the URI also contains a port, it uses that port. If no port is specified, it uses the default port")',
     async (uri, target) => {
       const { locator, plugin } = setup();
-      const resolution = await locator.resolve(uri);
+      const resolution = await locator.resolve(uri, { stepThrough: true });
       expect(lines(resolution.targets)).toEqual([target]);
       expect(resolution.targets[0]).toMatchObject({
         source: 'literal',
@@ -29,7 +29,7 @@ describe('"If TARGET is a numeric IP address, the client uses that address"', ()
 describe('"If the TARGET was not a numeric IP address, but a port is present in the URI, the client performs an A or AAAA record lookup"', () => {
   it('"each of which can be contacted at the specific port from the URI"', async () => {
     const { locator } = setup();
-    const resolution = await locator.resolve('sip:nosrv.cases.example:5080;transport=tcp');
+    const resolution = await locator.resolve('sip:nosrv.cases.example:5080;transport=tcp', { stepThrough: true });
     expect(resolution.rule).toBe('transport-param');
     expect(lines(resolution.targets)).toEqual([
       'tcp [2001:db8::20]:5080 nosrv.cases.example',
@@ -40,7 +40,7 @@ describe('"If the TARGET was not a numeric IP address, but a port is present in 
 
   it('"Previously, if the port was explicit, but with a value of 5060, SRV records were used. Now, A or AAAA records will be used"', async () => {
     const { locator, plugin } = setup();
-    const resolution = await locator.resolve('sip:bob@nonaptr.cases.example:5060');
+    const resolution = await locator.resolve('sip:bob@nonaptr.cases.example:5060', { stepThrough: true });
     expect(lines(resolution.targets)).toEqual(['udp 192.0.2.10:5060 nonaptr.cases.example']);
     expect(plugin.asked).toEqual(['nonaptr.cases.example AAAA', 'nonaptr.cases.example A']);
     expect(resolution.warnings.map((w) => w.code)).toEqual(['port-in-uri']);
@@ -63,7 +63,7 @@ describe('"If the TARGET was not a numeric IP address, but a port is present in 
 describe('"If the TARGET was not a numeric IP address, and no port was present in the URI, the client performs an SRV query on the record returned from the NAPTR processing"', () => {
   it('the SRV owner the NAPTR names, here in another domain, in a second round trip', async () => {
     const { locator, plugin } = setup();
-    const resolution = await locator.resolve('sip:bob@away.cases.example');
+    const resolution = await locator.resolve('sip:bob@away.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('naptr');
     expect(lines(resolution.targets)).toEqual([
       'tcp [2001:db8:100::8]:5060 edge.provider.other.example',
@@ -77,9 +77,9 @@ describe('"If the TARGET was not a numeric IP address, and no port was present i
 
   it('a transport given explicitly: "_sips" for SIPS URIs, "_sips" for a SIP URI over TLS, "_sip" otherwise', async () => {
     const { locator, plugin } = setup();
-    await locator.resolve('sips:bob@nosrv.cases.example;transport=tcp');
-    await locator.resolve('sip:bob@nosrv.cases.example;transport=tls');
-    await locator.resolve('sip:bob@nosrv.cases.example;transport=tcp');
+    await locator.resolve('sips:bob@nosrv.cases.example;transport=tcp', { stepThrough: true });
+    await locator.resolve('sip:bob@nosrv.cases.example;transport=tls', { stepThrough: true });
+    await locator.resolve('sip:bob@nosrv.cases.example;transport=tcp', { stepThrough: true });
     expect(plugin.asked.filter((q) => q.endsWith('SRV'))).toEqual([
       '_sips._tcp.nosrv.cases.example SRV',
       '_sips._tcp.nosrv.cases.example SRV',
@@ -89,7 +89,7 @@ describe('"If the TARGET was not a numeric IP address, and no port was present i
 
   it('"If the NAPTR processing was not done because no NAPTR records were found, but an SRV query for a supported transport protocol was successful, those SRV records are selected"', async () => {
     const { locator } = setup();
-    const resolution = await locator.resolve('sip:bob@nonaptr.cases.example');
+    const resolution = await locator.resolve('sip:bob@nonaptr.cases.example', { stepThrough: true });
     expect(resolution.rule).toBe('srv');
     expect(resolution.targets.every((t) => t.source === 'srv')).toBe(true);
   });
@@ -97,7 +97,7 @@ describe('"If the TARGET was not a numeric IP address, and no port was present i
   it('"the procedures of RFC 2782 ... are followed": lowest priority first, the weight-0 backup last', async () => {
     for (let seed = 1; seed <= 20; seed++) {
       const { locator } = setup({ seed });
-      const resolution = await locator.resolve('sip:bob@biloxi.example');
+      const resolution = await locator.resolve('sip:bob@biloxi.example', { stepThrough: true });
       expect(resolution.targets.map((t) => t.priority)).toEqual([10, 10, 20]);
       expect(resolution.targets[2]!.host).toBe('backup.biloxi.example');
     }
@@ -107,12 +107,12 @@ describe('"If the TARGET was not a numeric IP address, and no port was present i
 describe('"If no SRV records were found, the client performs an A or AAAA record lookup of the domain name"', () => {
   it('"each of which can be contacted using the transport protocol determined previously, at the default port for that transport"', async () => {
     const { locator } = setup();
-    const tcp = await locator.resolve('sip:bob@nosrv.cases.example;transport=tcp');
+    const tcp = await locator.resolve('sip:bob@nosrv.cases.example;transport=tcp', { stepThrough: true });
     expect(lines(tcp.targets)).toEqual([
       'tcp [2001:db8::20]:5060 nosrv.cases.example',
       'tcp 192.0.2.20:5060 nosrv.cases.example',
     ]);
-    const tls = await locator.resolve('sip:bob@nosrv.cases.example;transport=tls');
+    const tls = await locator.resolve('sip:bob@nosrv.cases.example;transport=tls', { stepThrough: true });
     expect(lines(tls.targets)).toEqual([
       'tls [2001:db8::20]:5061 nosrv.cases.example',
       'tls 192.0.2.20:5061 nosrv.cases.example',
