@@ -65,6 +65,8 @@ export function withCache(plugin: ResolverPlugin, options: CacheOptions = {}): C
 
 class Entry implements CacheEntry {
   age = 0;
+  /** Hit since eviction last passed it (the CLOCK approximation of least recently used). */
+  used = false;
   /** Replaced, evicted or cleared: never served again. */
   retired = false;
   prefetched = false;
@@ -168,9 +170,7 @@ class CachedResolver implements CachingPlugin, AnswerCache {
       if (now >= entry.staleUntil) this.#drop(key, entry);
       return undefined;
     }
-    // Most recently used goes to the end of the Map's order.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    entry.used = true;
     this.#hits++;
     entry.age = (entry.answer.age ?? 0) + Math.floor((now - entry.storedAt) / 1000);
     if (this.#prefetch && !entry.prefetched && now >= entry.prefetchAt) this.#refresh(key, query, entry);
@@ -289,8 +289,22 @@ class CachedResolver implements CachingPlugin, AnswerCache {
         this.#clock,
       ),
     );
+    this.#evict();
+  }
+
+  /**
+   * Beyond maxEntries, the least recently used go (CLOCK: a hit only sets a flag; eviction
+   * sends an entry hit since it last looked to the end of the Map's order, once).
+   */
+  #evict(): void {
     while (this.#entries.size > this.#max) {
       const [oldest, entry] = this.#entries.entries().next().value!;
+      if (entry.used && !entry.retired) {
+        entry.used = false;
+        this.#entries.delete(oldest);
+        this.#entries.set(oldest, entry);
+        continue;
+      }
       this.#drop(oldest, entry);
     }
   }
