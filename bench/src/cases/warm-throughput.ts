@@ -8,7 +8,7 @@ import dns from 'node:dns';
 import { compose, systemPlugin, targetLines, unboundPlugin } from '../systems/dnscore.js';
 import { nodeResolver, parallelWalk, srvThenA } from '../systems/node-dns.js';
 import { sipStackResolve, useResolverForSipStack } from '../systems/sip-stack.js';
-import { unboundContext, unboundSrvThenA } from '../systems/unbound-binding.js';
+import { unboundAddresses, unboundContext, unboundSrvThenA } from '../systems/unbound-binding.js';
 import { EXPECTED, WARM_DOMAINS, warmDomain } from '../rig/zones.js';
 import { runsFor, type BenchContext, type Section } from './section.js';
 import { throughputTable, type ThroughputSystem } from './throughput-table.js';
@@ -89,6 +89,35 @@ function fullClientSystems(ctx: BenchContext): ThroughputSystem[] {
   ];
 }
 
+const hitName = (loop: number): string => `sip1.${warmDomain(loop)}`;
+
+/** One A question answered from a cache: what a DnsCore.resolve() hit costs against the alternatives. */
+function cacheHitSystems(ctx: BenchContext): ThroughputSystem[] {
+  const { nsd, daemon } = ctx.rig;
+  const viaSystem = compose(systemPlugin(nsd.endpoint), true, UDP_V4);
+  const toDaemon = nodeResolver(daemon.endpoint);
+  const ub = unboundContext(nsd.endpoint);
+  return [
+    {
+      name: 'dnscore `DnsCore.resolve()`, core cache hit',
+      expected: ['203.0.113.21'],
+      run: async (loop) => (await viaSystem.core.resolve(hitName(loop), 'A')).records.map((r) => r.data),
+      close: () => viaSystem.close(),
+    },
+    {
+      name: 'node:dns `resolve4` -> unbound daemon',
+      expected: ['203.0.113.21'],
+      run: (loop) => toDaemon.resolve4(hitName(loop)),
+      close: () => toDaemon.cancel(),
+    },
+    {
+      name: '`unbound` binding, its own cache',
+      expected: ['203.0.113.21'],
+      run: (loop) => unboundAddresses(ub, hitName(loop)),
+    },
+  ];
+}
+
 export async function warmThroughput(ctx: BenchContext): Promise<Section> {
   const notes: string[] = [];
   const windowMs = ctx.quick ? 250 : 1000;
@@ -113,6 +142,19 @@ export async function warmThroughput(ctx: BenchContext): Promise<Section> {
     notes,
   );
   ctx.log('  warm full client: done');
+  const hits = await throughputTable(
+    ctx,
+    {
+      caption: 'One A question answered from a cache: `sip1.sN.chicago.example`',
+      windowMs,
+      runs,
+      concurrency,
+      unit: 'answers',
+    },
+    cacheHitSystems(ctx),
+    notes,
+  );
+  ctx.log('  warm cache hit: done');
   return {
     id: 'warm',
     title: '2. Warm resolution throughput',
@@ -125,8 +167,10 @@ export async function warmThroughput(ctx: BenchContext): Promise<Section> {
       `target (dnscore's locator, restricted to UDP and IPv4, also asks NAPTR and the A of the domain in its first round, ` +
       `all from its cache). In the second, each system does what its default client does. node:dns has no cache of its ` +
       `own in Node 20, so it asks the unbound daemon on loopback (caching, \`num-threads: 1\`) every time. The binding ` +
-      `answers from libunbound's cache, but each lookup is a job on libuv's thread pool (UV_THREADPOOL_SIZE=16).`,
-    tables: [srvAndA, full],
+      `answers from libunbound's cache, but each lookup is a job on libuv's thread pool (UV_THREADPOOL_SIZE=16). ` +
+      `The third table is one A question answered from a cache: \`DnsCore.resolve()\` of a name its cache holds ` +
+      `(the result an application gets, records and flags), against node:dns asking the daemon and the binding.`,
+    tables: [srvAndA, full, hits],
     notes,
   };
 }

@@ -36,6 +36,11 @@ function wireName(data: Buffer, offset: number): string {
   return labels.join('.');
 }
 
+/** The A records of `name`, dotted. */
+export async function unboundAddresses(ub: UnboundContext, name: string): Promise<string[]> {
+  return (await ub.resolve(name, TYPE_A)).data.map((a) => a.join('.'));
+}
+
 export async function unboundSrvThenA(ub: UnboundContext, owner: string, transport: string): Promise<string[]> {
   const srv = await ub.resolve(owner, TYPE_SRV);
   const records = srv.data.map((rdata) => ({ port: rdata.readUInt16BE(4), target: wireName(rdata, 6) }));
