@@ -124,7 +124,7 @@ export async function concurrency(ctx: BenchContext): Promise<Section> {
       `${count(BURST)} distinct names of a bulk zone (one A record each) asked at once, in a fresh Node.js process per run, ` +
       `after a warm-up of 500 other names; every answer is checked. Latency is from the start of the burst to each ` +
       `answer. Peak RSS is the process's high-water mark (VmHWM; getrusage's maxrss would carry the parent's over the fork); growth is that peak less the RSS just before ` +
-      `the burst. dnscore's system backend keeps at most 1,024 queries in flight (its \`maxInFlight\`), each on a fresh ` +
+      `the burst. dnscore's system backend keeps at most 256 queries in flight (its \`maxInFlight\`), each on a fresh ` +
       `socket with a random port and ID (RFC 5452); c-ares sends every query over the same few sockets. The cache's ` +
       `memory is measured after full garbage collections: JS heap growth and growth of buffers outside the heap ` +
       `(the answer packets the cache keeps), divided by the number of answers.`,

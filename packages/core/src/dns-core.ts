@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import { inject, injectAll, injectable } from 'tsyringe';
-import { raceAbort, throwIfAborted } from './abort.js';
+import { NEVER_ABORTED, raceAbort, throwIfAborted } from './abort.js';
 import type { CacheEntry } from './answer-cache.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
 import { silentLogger } from './logger.js';
@@ -182,13 +182,27 @@ export class DnsCore implements DnsResolver {
     });
   }
 
-  async #resolve(query: DnsQuery, signal: AbortSignal | undefined, reasks: number): Promise<DnsResult> {
-    throwIfAborted(signal);
-    const finish = (answer: PluginAnswer, plugin: ResolverPlugin): DnsResult => this.#finish(query, answer, plugin);
+  /**
+   * The long way: the registry, then a re-ask when the CNAME chain leaves its zone. Plain
+   * promise steps, not async functions: a question waiting for its backend holds little.
+   */
+  #resolve(query: DnsQuery, signal: AbortSignal | undefined, reasks: number): Promise<DnsResult> {
+    try {
+      throwIfAborted(signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const hit = reasks > 0 ? this.#hit({ query, key: questionKey(query) }) : undefined;
     const result =
-      (reasks > 0 ? this.#hit({ query, key: questionKey(query) }) : undefined) ??
-      (await raceAbort(this.registry.resolve(query, signal ?? new AbortController().signal, finish), signal));
-    return this.#reaskOutOfZone(query, result, signal, reasks);
+      hit !== undefined
+        ? Promise.resolve(hit)
+        : raceAbort(
+            this.registry.resolve(query, signal ?? NEVER_ABORTED, (answer, plugin) =>
+              this.#finish(query, answer, plugin),
+            ),
+            signal,
+          );
+    return result.then((r) => (this.#leavesZone(query, r) ? this.#reaskOutOfZone(query, r, signal, reasks) : r));
   }
 
   /**
@@ -209,7 +223,6 @@ export class DnsCore implements DnsResolver {
     signal: AbortSignal | undefined,
     reasks: number,
   ): Promise<DnsResult> {
-    if (!this.#leavesZone(query, result)) return result;
     if (reasks >= (this.#options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN)) {
       throw new MalformedAnswerError(
         `${describeQuery(query)}: CNAME chains across zones go on for more than ${reasks} re-asks`,

@@ -27,7 +27,7 @@ export function parseName(text: string): Labels {
   // Letters, digits, '-' and '_' only (almost every name): no escapes to read, one label per dot.
   if (text.length <= 254 && PLAIN_NAME.test(text)) {
     const parts = text.endsWith('.') ? text.slice(0, -1).split('.') : text.split('.');
-    if (parts.reduce((n, p) => n + p.length + 1, 1) <= MAX_NAME_LENGTH) return parts.map(asciiLabel);
+    if (parts.reduce((n, p) => n + p.length + 1, 1) <= MAX_NAME_LENGTH) return asciiLabels(parts);
   }
   const labels: Uint8Array[] = [];
   let label: number[] = [];
@@ -156,10 +156,19 @@ function toLowerAscii(text: string): string {
   return text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 }
 
-function asciiLabel(text: string): Uint8Array {
-  const label = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) label[i] = text.charCodeAt(i);
-  return label;
+/** Labels of plain ASCII parts, views of one buffer: a name held by a waiting question stays small. */
+function asciiLabels(parts: readonly string[]): Uint8Array[] {
+  let total = 0;
+  for (const part of parts) total += part.length;
+  const bytes = new Uint8Array(total);
+  const labels: Uint8Array[] = [];
+  let offset = 0;
+  for (const part of parts) {
+    for (let i = 0; i < part.length; i++) bytes[offset + i] = part.charCodeAt(i);
+    labels.push(bytes.subarray(offset, offset + part.length));
+    offset += part.length;
+  }
+  return labels;
 }
 
 function isDigit(c: number): boolean {

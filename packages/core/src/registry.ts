@@ -118,7 +118,7 @@ export class ResolverRegistry {
    * caller's value (and may throw, e.g. for a malformed packet, which counts as a failure).
    * If every plugin fails, the most specific error is thrown with the others as its cause.
    */
-  async resolve<T>(
+  resolve<T>(
     query: DnsQuery,
     signal: AbortSignal,
     finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
@@ -126,23 +126,49 @@ export class ResolverRegistry {
     const { candidates, skipped } = this.select();
     if (candidates.length === 0) {
       const why = skipped.map((s) => `${s.plugin.name}: ${s.reason}`).join('; ');
-      throw new NoResolverError(`no resolver available for ${describeQuery(query)}${why ? ` (${why})` : ''}`);
+      return Promise.reject(
+        new NoResolverError(`no resolver available for ${describeQuery(query)}${why ? ` (${why})` : ''}`),
+      );
     }
-    const failures: Error[] = [];
-    for (const [i, plugin] of candidates.entries()) {
+    return this.#ask(candidates, 0, query, signal, finish, []);
+  }
+
+  /** Candidate `i`, then the next one on a failure that allows it (promise steps: little held while waiting). */
+  #ask<T>(
+    candidates: readonly ResolverPlugin[],
+    i: number,
+    query: DnsQuery,
+    signal: AbortSignal,
+    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
+    failures: Error[],
+  ): Promise<T> {
+    const plugin = candidates[i]!;
+    const next = (error: unknown): Promise<T> => {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      if (!shouldTryNext(failure)) return Promise.reject(failure);
+      failures.push(failure);
+      const after = candidates[i + 1];
+      if (fallbackChannel.hasSubscribers)
+        fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: after?.name });
+      return after
+        ? this.#ask(candidates, i + 1, query, signal, finish, failures)
+        : Promise.reject(mostSpecific(failures));
+    };
+    let asked: Promise<PluginAnswer>;
+    try {
       throwIfAborted(signal);
-      try {
-        return finish(await plugin.resolve(query, signal), plugin);
-      } catch (error) {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        if (!shouldTryNext(failure)) throw failure;
-        failures.push(failure);
-        const next = candidates[i + 1];
-        if (fallbackChannel.hasSubscribers)
-          fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: next?.name });
-      }
+      asked = plugin.resolve(query, signal);
+    } catch (error) {
+      if (isAbortError(error)) return Promise.reject(error);
+      return next(error);
     }
-    throw mostSpecific(failures);
+    return asked.then((answer) => {
+      try {
+        return finish(answer, plugin);
+      } catch (error) {
+        return next(error);
+      }
+    }, next);
   }
 
   /** Closes every plugin; failures are collected, not thrown one by one. */

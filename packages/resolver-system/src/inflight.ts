@@ -3,10 +3,11 @@
  * its own signal: a cancelled caller leaves at once (AbortError), and the shared query is
  * cancelled when its last caller leaves, so its socket and timers are released.
  */
-import { abortError } from '@dnscore/core/plugin';
+import { abortError, mayAbort } from '@dnscore/core/plugin';
+import { LazyAbort } from './lazy-abort.js';
 
 interface Shared<T> {
-  readonly controller: AbortController;
+  readonly controller: LazyAbort;
   readonly promise: Promise<T>;
   waiters: number;
 }
@@ -19,20 +20,21 @@ export class InflightTable<T> {
   }
 
   /**
-   * Joins the query for `key`, or starts it with `start(sharedSignal)`. Returns whether this
-   * call joined an existing one, and the caller's promise.
+   * Joins the query for `key`, or starts it with `start(shared)`, the shared cancellation
+   * (aborted when the last caller leaves). Returns whether this call joined an existing one,
+   * and the caller's promise.
    */
   join(
     key: string,
     signal: AbortSignal,
-    start: (signal: AbortSignal) => Promise<T>,
+    start: (shared: LazyAbort) => Promise<T>,
   ): { joined: boolean; promise: Promise<T> } {
     if (signal.aborted) return { joined: false, promise: Promise.reject(abortError(signal)) };
     let entry = this.#entries.get(key);
     const joined = entry !== undefined;
     if (!entry) {
-      const controller = new AbortController();
-      const created: Shared<T> = { controller, promise: start(controller.signal), waiters: 0 };
+      const controller = new LazyAbort();
+      const created: Shared<T> = { controller, promise: start(controller), waiters: 0 };
       const forget = (): void => {
         if (this.#entries.get(key) === created) this.#entries.delete(key);
       };
@@ -51,6 +53,8 @@ export class InflightTable<T> {
 
   #wait(key: string, entry: Shared<T>, signal: AbortSignal): Promise<T> {
     entry.waiters++;
+    // A caller that cannot leave waits on the shared promise itself: no listener, no promise of its own.
+    if (!mayAbort(signal)) return entry.promise;
     return new Promise<T>((resolve, reject) => {
       let left = false;
       const onAbort = (): void => {

@@ -1,12 +1,20 @@
 /**
  * A bound on queries in flight: at most `max` run at once, the others wait in arrival order.
- * A waiter whose signal aborts leaves the queue at once and rejects with AbortError.
+ * A waiter whose signal aborts leaves the queue at once and fails with AbortError. A waiting
+ * job is one small record (no promise chain): in a burst, thousands wait.
  */
 import { abortError } from '@dnscore/core/plugin';
+import type { Abortable } from './lazy-abort.js';
+
+/** Work for a slot: `run` is called when one is free, `fail` when the job leaves the queue instead. */
+export interface LimiterJob {
+  readonly signal: Abortable;
+  run(): Promise<unknown>;
+  fail(error: Error): void;
+}
 
 interface Waiter {
-  readonly start: () => void;
-  readonly signal: AbortSignal;
+  readonly job: LimiterJob;
   readonly onAbort: () => void;
 }
 
@@ -31,42 +39,54 @@ export class Limiter {
   }
 
   /** Runs `work` when a slot is free; the slot is given back when it settles. */
-  async run<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-    await this.#acquire(signal);
-    try {
-      return await work();
-    } finally {
-      this.#release();
-    }
-  }
-
-  #acquire(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(abortError(signal));
-    if (this.#running < this.max) {
-      this.#take();
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
+  run<T>(signal: Abortable, work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.submit({
         signal,
-        start: () => {
-          signal.removeEventListener('abort', waiter.onAbort);
-          this.#take();
-          resolve();
+        run: () => {
+          const running = work();
+          running.then(resolve, reject);
+          return running;
         },
-        onAbort: () => {
-          this.#queue.delete(waiter);
-          reject(abortError(signal));
-        },
-      };
-      signal.addEventListener('abort', waiter.onAbort, { once: true });
-      this.#queue.add(waiter);
+        fail: reject,
+      });
     });
   }
 
-  #take(): void {
+  /** Starts `job` now if a slot is free, else queues it. */
+  submit(job: LimiterJob): void {
+    if (job.signal.aborted) {
+      job.fail(abortError(job.signal));
+      return;
+    }
+    if (this.#running < this.max) {
+      this.#start(job);
+      return;
+    }
+    const waiter: Waiter = {
+      job,
+      onAbort: () => {
+        this.#queue.delete(waiter);
+        job.fail(abortError(job.signal));
+      },
+    };
+    job.signal.addEventListener('abort', waiter.onAbort, { once: true });
+    this.#queue.add(waiter);
+  }
+
+  #start(job: LimiterJob): void {
     this.#running++;
     if (this.#running > this.#peak) this.#peak = this.#running;
+    let running: Promise<unknown>;
+    try {
+      running = job.run();
+    } catch (error) {
+      this.#release();
+      job.fail(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    const release = (): void => this.#release();
+    running.then(release, release);
   }
 
   #release(): void {
@@ -74,6 +94,7 @@ export class Limiter {
     const next = this.#queue.values().next();
     if (next.done) return;
     this.#queue.delete(next.value);
-    next.value.start();
+    next.value.job.signal.removeEventListener('abort', next.value.onAbort);
+    this.#start(next.value.job);
   }
 }

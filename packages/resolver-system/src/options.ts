@@ -29,7 +29,7 @@ export interface SystemResolverOptions {
   readonly attempts?: number;
   /** Start each query at the next nameserver (default resolv.conf `rotate`). */
   readonly rotate?: boolean;
-  /** Queries asking nameservers at once; more wait (default 1024). */
+  /** Queries asking nameservers at once; more wait (default 256). */
   readonly maxInFlight?: number;
   /** Pass the AD bit on as `secure` (default false: only when the path to the servers is trusted). */
   readonly trustAd?: boolean;

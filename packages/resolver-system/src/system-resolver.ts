@@ -21,6 +21,7 @@ import {
 import { DEFAULT_SYSTEM_NAME, DEFAULT_SYSTEM_PRIORITY } from './defaults.js';
 import { HostsTable } from './hosts.js';
 import { InflightTable } from './inflight.js';
+import type { LazyAbort } from './lazy-abort.js';
 import { Limiter } from './limiter.js';
 import { walkNameservers, type WalkSettings } from './nameserver-walk.js';
 import type { SystemResolverConfig, SystemResolverOptions } from './options.js';
@@ -165,15 +166,26 @@ export class SystemResolver implements ResolverPlugin {
     return promise;
   }
 
-  async #ask(query: DnsQuery, shared: AbortSignal): Promise<PluginAnswer> {
-    const start = this.#walk.rotate ? this.#rotation++ % this.#walk.nameservers.length : 0;
-    try {
-      return await this.#limiter.run(shared, () => walkNameservers(query, this.#walk, start, shared));
-    } catch (error) {
+  /**
+   * Waits for a slot, then walks the nameservers. While it waits, a question is one record in
+   * the limiter's queue; its AbortSignal, sockets and timers are made when it goes out.
+   */
+  #ask(query: DnsQuery, shared: LazyAbort): Promise<PluginAnswer> {
+    return new Promise<PluginAnswer>((resolve, reject) => {
       // close() aborts with a StateError: its callers get that, not an AbortError they never asked for.
-      if (shared.aborted && shared.reason instanceof StateError) throw shared.reason;
-      throw error;
-    }
+      const fail = (error: unknown): void =>
+        reject(shared.aborted && shared.reason instanceof StateError ? shared.reason : error);
+      this.#limiter.submit({
+        signal: shared,
+        run: () => {
+          const start = this.#walk.rotate ? this.#rotation++ % this.#walk.nameservers.length : 0;
+          const walked = walkNameservers(query, this.#walk, start, shared.signal);
+          walked.then(resolve, fail);
+          return walked;
+        },
+        fail,
+      });
+    });
   }
 }
 

@@ -136,7 +136,7 @@ describe.runIf(nsdInstalled())('SystemResolver against nsd', () => {
   });
 
   it('resolves 1,000 distinct questions in flight at once, each correctly', async () => {
-    const r = system({ attempts: 3 });
+    const r = system({ attempts: 3, maxInFlight: HOSTS });
     const core = new DnsCore([r]);
     const results = await Promise.all(
       Array.from({ length: HOSTS }, (_, i) => core.resolve(`h${i}.system.example`, 'A')),

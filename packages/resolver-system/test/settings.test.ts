@@ -51,7 +51,7 @@ describe('resolveSettings, nominal', () => {
       attempts: 2,
       rotate: false,
       forceTcp: false,
-      maxInFlight: 1024,
+      maxInFlight: 256,
       trustAd: false,
       useHosts: false,
       hostsFile: '/etc/hosts',

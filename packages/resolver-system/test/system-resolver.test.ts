@@ -233,7 +233,7 @@ describe('SystemResolver, the bound on queries in flight', () => {
     const before = server.received.length;
     const controllers = Array.from({ length: 5 }, () => new AbortController());
     const runs = controllers.map((c, i) => r.resolve(makeQuery(`q${i}.hostile.example`, 'A'), c.signal));
-    runs.forEach((p) => p.catch(() => {}));
+    for (const p of runs) p.catch(() => {});
     await server.waitForQueries(before + 3);
     expect(r.stats).toMatchObject({ inFlight: 3, queued: 2 });
     controllers[3]!.abort();
@@ -258,6 +258,7 @@ describe('SystemResolver, the bound on queries in flight', () => {
 describe('SystemResolver, cancel', () => {
   it('keeps a shared question for the callers that stay, and drops it when the last leaves', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // biome-ignore lint/suspicious/noThenProperty: the fake server's plan says what follows the delay
     server.setPlan({ udp: [{ delayMs: 500, then: 'answer' }] });
     const r = resolver();
     const query = makeQuery('www.hostile.example', 'A');
@@ -295,7 +296,7 @@ describe('SystemResolver, cancel', () => {
   it('cancelling 1,000 queries in flight leaves no socket and no timer behind', async () => {
     server.setPlan({ udp: ['drop'] });
     const timers = trackingTimers();
-    const r = resolver({ timeoutMs: 60_000, timers });
+    const r = resolver({ timeoutMs: 60_000, timers, maxInFlight: 1000 });
     await turn();
     await turn();
     const baseline = handles();

@@ -1,0 +1,61 @@
+/**
+ * A cancellation that costs almost nothing until something needs a real AbortSignal: a question
+ * waiting in the limiter's queue holds this, not an AbortController with an EventTarget and its
+ * listener (about 0.9 KB each; 9,000 of them wait in a burst of 10,000). The AbortController is
+ * made when the question goes out (`signal`), and aborted with this.
+ */
+export class LazyAbort {
+  #aborted = false;
+  #reason: unknown;
+  #controller: AbortController | undefined;
+  #listeners: (() => void)[] | undefined;
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** A real signal for sockets and timers, made on first use; aborted already when this is. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    this.#controller?.abort(reason);
+    for (const listener of listeners ?? []) listener();
+  }
+
+  /** Runs `listener` once on abort (AbortSignal's 'abort' event, without an EventTarget). */
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.#aborted) return;
+    this.#listeners ??= [];
+    this.#listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const listeners = this.#listeners;
+    if (listeners === undefined) return;
+    const index = listeners.indexOf(listener);
+    if (index >= 0) listeners.splice(index, 1);
+  }
+}
+
+/** What the limiter needs of a cancellation: an AbortSignal or a LazyAbort. */
+export interface Abortable {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
