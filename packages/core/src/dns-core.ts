@@ -48,10 +48,14 @@ export interface DnsResolver {
   readonly random?: RandomSource;
 }
 
-/** A validated question and its cache key, kept by the text it was asked with. */
+/** A validated question and its cache key (made at the first cache lookup), kept by the text it was asked with. */
 interface Question {
   readonly query: DnsQuery;
-  readonly key: string;
+  key: string | undefined;
+  /** The name as asked, when it may be remembered (no explicit class). */
+  readonly text: string | undefined;
+  readonly type: number | string;
+  remembered?: boolean;
 }
 
 /** Question texts remembered (name -> type -> question); the memo starts over beyond this. */
@@ -118,7 +122,7 @@ export class DnsCore implements DnsResolver {
     } catch (error) {
       return Promise.reject(error);
     }
-    const hit = this.#hit({ query, key: questionKey(query) });
+    const hit = this.#hit({ query, key: undefined, text: undefined, type: query.type });
     return hit !== undefined ? Promise.resolve(hit) : this.#resolve(query, signal, 0);
   }
 
@@ -132,22 +136,33 @@ export class DnsCore implements DnsResolver {
     return true;
   }
 
+  /** The remembered question for this text, or a new one (remembered once its answer is a cache hit). */
   #question(name: string, type: number | string, rrclass: number | string | undefined): Question {
-    const byType = rrclass === undefined ? this.#questions.get(name) : undefined;
-    const known = byType?.get(type);
+    const known = rrclass === undefined ? this.#questions.get(name)?.get(type) : undefined;
     if (known !== undefined) return known;
-    const query = makeQuery(name, type, rrclass);
-    const question: Question = { query, key: questionKey(query) };
-    if (rrclass !== undefined) return question;
+    return {
+      query: makeQuery(name, type, rrclass),
+      key: undefined,
+      text: rrclass === undefined ? name : undefined,
+      type,
+    };
+  }
+
+  /** Remembers a question that hit the cache: the next hit skips the parse. */
+  #remember(question: Question): void {
+    question.remembered = true;
+    if (question.text === undefined) return;
     if (this.#remembered >= MAX_REMEMBERED_QUESTIONS) {
       this.#questions.clear();
       this.#remembered = 0;
     }
-    const types = this.#questions.get(name) ?? new Map<number | string, Question>();
-    if (types.size === 0) this.#questions.set(name, types);
-    types.set(type, question);
+    let types = this.#questions.get(question.text);
+    if (types === undefined) {
+      types = new Map<number | string, Question>();
+      this.#questions.set(question.text, types);
+    }
+    types.set(question.type, question);
     this.#remembered++;
-    return question;
   }
 
   /**
@@ -158,8 +173,12 @@ export class DnsCore implements DnsResolver {
    */
   #hit(question: Question): DnsResult | undefined {
     const plugin = this.registry.first();
-    const entry = plugin?.cache?.hit(question.query, question.key);
+    const cache = plugin?.cache;
+    if (cache === undefined) return undefined;
+    question.key ??= questionKey(question.query);
+    const entry = cache.hit(question.query, question.key);
     if (entry === undefined) return undefined;
+    if (question.remembered !== true) this.#remember(question);
     const built = this.#built.get(entry);
     if (built !== undefined && built.age === entry.age && built.query === question.query) return built;
     let result: DnsResult;
@@ -192,7 +211,7 @@ export class DnsCore implements DnsResolver {
     } catch (error) {
       return Promise.reject(error);
     }
-    const hit = reasks > 0 ? this.#hit({ query, key: questionKey(query) }) : undefined;
+    const hit = reasks > 0 ? this.#hit({ query, key: undefined, text: undefined, type: query.type }) : undefined;
     const result =
       hit !== undefined
         ? Promise.resolve(hit)

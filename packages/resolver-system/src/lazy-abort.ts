@@ -8,7 +8,7 @@ export class LazyAbort {
   #aborted = false;
   #reason: unknown;
   #controller: AbortController | undefined;
-  #listeners: (() => void)[] | undefined;
+  #listeners: AbortListener[] | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -34,17 +34,20 @@ export class LazyAbort {
     const listeners = this.#listeners;
     this.#listeners = undefined;
     this.#controller?.abort(reason);
-    for (const listener of listeners ?? []) listener();
+    for (const listener of listeners ?? []) {
+      if (typeof listener === 'function') listener();
+      else listener.handleEvent();
+    }
   }
 
   /** Runs `listener` once on abort (AbortSignal's 'abort' event, without an EventTarget). */
-  addEventListener(_type: 'abort', listener: () => void): void {
+  addEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.#aborted) return;
     this.#listeners ??= [];
     this.#listeners.push(listener);
   }
 
-  removeEventListener(_type: 'abort', listener: () => void): void {
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
     const listeners = this.#listeners;
     if (listeners === undefined) return;
     const index = listeners.indexOf(listener);
@@ -52,10 +55,13 @@ export class LazyAbort {
   }
 }
 
+/** A function, or an object with handleEvent() (no closure needed), as EventTarget takes them. */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
 /** What the limiter needs of a cancellation: an AbortSignal or a LazyAbort. */
 export interface Abortable {
   readonly aborted: boolean;
   readonly reason: unknown;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
 }

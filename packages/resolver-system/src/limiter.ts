@@ -13,9 +13,17 @@ export interface LimiterJob {
   fail(error: Error): void;
 }
 
-interface Waiter {
-  readonly job: LimiterJob;
-  readonly onAbort: () => void;
+/** A queued job; it is its own abort listener (handleEvent), so waiting costs no closure. */
+class Waiter {
+  constructor(
+    readonly job: LimiterJob,
+    private readonly queue: Set<Waiter>,
+  ) {}
+
+  handleEvent(): void {
+    this.queue.delete(this);
+    this.job.fail(abortError(this.job.signal));
+  }
 }
 
 export class Limiter {
@@ -63,14 +71,8 @@ export class Limiter {
       this.#start(job);
       return;
     }
-    const waiter: Waiter = {
-      job,
-      onAbort: () => {
-        this.#queue.delete(waiter);
-        job.fail(abortError(job.signal));
-      },
-    };
-    job.signal.addEventListener('abort', waiter.onAbort, { once: true });
+    const waiter = new Waiter(job, this.#queue);
+    job.signal.addEventListener('abort', waiter, { once: true });
     this.#queue.add(waiter);
   }
 
@@ -94,7 +96,7 @@ export class Limiter {
     const next = this.#queue.values().next();
     if (next.done) return;
     this.#queue.delete(next.value);
-    next.value.job.signal.removeEventListener('abort', next.value.onAbort);
+    next.value.job.signal.removeEventListener('abort', next.value);
     this.#start(next.value.job);
   }
 }

@@ -22,7 +22,7 @@ import { DEFAULT_SYSTEM_NAME, DEFAULT_SYSTEM_PRIORITY } from './defaults.js';
 import { HostsTable } from './hosts.js';
 import { InflightTable } from './inflight.js';
 import type { LazyAbort } from './lazy-abort.js';
-import { Limiter } from './limiter.js';
+import { Limiter, type LimiterJob } from './limiter.js';
 import { walkNameservers, type WalkSettings } from './nameserver-walk.js';
 import type { SystemResolverConfig, SystemResolverOptions } from './options.js';
 import { readOptionalFile } from './resolv-conf.js';
@@ -172,20 +172,35 @@ export class SystemResolver implements ResolverPlugin {
    */
   #ask(query: DnsQuery, shared: LazyAbort): Promise<PluginAnswer> {
     return new Promise<PluginAnswer>((resolve, reject) => {
-      // close() aborts with a StateError: its callers get that, not an AbortError they never asked for.
-      const fail = (error: unknown): void =>
-        reject(shared.aborted && shared.reason instanceof StateError ? shared.reason : error);
-      this.#limiter.submit({
-        signal: shared,
-        run: () => {
-          const start = this.#walk.rotate ? this.#rotation++ % this.#walk.nameservers.length : 0;
-          const walked = walkNameservers(query, this.#walk, start, shared.signal);
-          walked.then(resolve, fail);
-          return walked;
-        },
-        fail,
-      });
+      this.#limiter.submit(new PendingQuery(query, shared, this.#walk, this.#nextStart, resolve, reject));
     });
+  }
+
+  /** The nameserver a query starts with (rotate); one function for every query. */
+  readonly #nextStart = (): number => (this.#walk.rotate ? this.#rotation++ % this.#walk.nameservers.length : 0);
+}
+
+/** A question waiting for a slot: one record, no closures of its own. */
+class PendingQuery implements LimiterJob {
+  constructor(
+    private readonly query: DnsQuery,
+    readonly signal: LazyAbort,
+    private readonly walk: WalkSettings,
+    private readonly start: () => number,
+    private readonly resolve: (answer: PluginAnswer) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  run(): Promise<PluginAnswer> {
+    const walked = walkNameservers(this.query, this.walk, this.start(), this.signal.signal);
+    walked.then(this.resolve, (error: unknown) => this.fail(error));
+    return walked;
+  }
+
+  /** close() aborts with a StateError: its callers get that, not an AbortError they never asked for. */
+  fail(error: unknown): void {
+    const { signal } = this;
+    this.reject(signal.aborted && signal.reason instanceof StateError ? signal.reason : error);
   }
 }
 
