@@ -74,17 +74,19 @@ class Entry implements CacheEntry {
   recheckAt = 0;
 
   constructor(
-    readonly cache: AnswerCache,
+    readonly cache: CachedResolver,
     readonly answer: PluginAnswer,
     readonly storedAt: number,
     readonly expiresAt: number,
-    readonly prefetchAt: number,
-    readonly staleUntil: number,
-    private readonly clock: Clock,
   ) {}
 
   current(): boolean {
-    return !this.retired && this.clock.now() < this.expiresAt;
+    return !this.retired && this.cache.now() < this.expiresAt;
+  }
+
+  /** When a hit starts a prefetch: the last PREFETCH_SHARE of the lifetime. */
+  get prefetchAt(): number {
+    return this.expiresAt - (this.expiresAt - this.storedAt) * PREFETCH_SHARE;
   }
 }
 
@@ -144,6 +146,10 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     };
   }
 
+  now(): number {
+    return this.#clock.now();
+  }
+
   available(): boolean | Availability {
     return this.inner.available();
   }
@@ -167,7 +173,7 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     if (entry === undefined) return undefined;
     const now = this.#clock.now();
     if (now >= entry.expiresAt) {
-      if (now >= entry.staleUntil) this.#drop(key, entry);
+      if (now >= this.#staleUntil(entry)) this.#drop(key, entry);
       return undefined;
     }
     entry.used = true;
@@ -209,11 +215,16 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     if (!entry || entry.answer.bogus) return undefined;
     const now = this.#clock.now();
     if (now < entry.expiresAt) return undefined;
-    if (now >= entry.staleUntil) {
+    if (now >= this.#staleUntil(entry)) {
       this.#drop(key, entry);
       return undefined;
     }
     return entry;
+  }
+
+  /** The end of the time an entry may be served stale (its expiry when serve-stale is off, or for a bogus one). */
+  #staleUntil(entry: Entry): number {
+    return entry.answer.bogus ? entry.expiresAt : entry.expiresAt + this.#staleMs;
   }
 
   /** RFC 8767 section 4: TTL 30, and the backend is not asked again for 30 s after a failure. */
@@ -277,18 +288,7 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     const expiresAt = now + lifetimeMs;
     const old = this.#entries.get(key);
     if (old) this.#drop(key, old);
-    this.#entries.set(
-      key,
-      new Entry(
-        this,
-        answer,
-        now,
-        expiresAt,
-        expiresAt - lifetimeMs * PREFETCH_SHARE,
-        answer.bogus ? expiresAt : expiresAt + this.#staleMs,
-        this.#clock,
-      ),
-    );
+    this.#entries.set(key, new Entry(this, answer, now, expiresAt));
     this.#evict();
   }
 
