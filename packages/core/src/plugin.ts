@@ -1,7 +1,7 @@
 /**
  * @dnscore/core/plugin, the backend side (Asterisk's dns_resolver.h): the plugin contract,
  * the result builder, the wire framing and the helpers a backend needs. Consumers (sip,
- * ext-resolver, applications) never import this door.
+ * pjsip-adapter, sip-bridge, applications) never import this door.
  */
 export type { ResolverPlugin, Availability } from './resolver-plugin.js';
 export { availabilityOf } from './resolver-plugin.js';

@@ -14,11 +14,11 @@ import {
   type SipTarget,
   type SipTransport,
 } from '@dnscore/sip';
-import { PJSIP_MAX_RESOLVED_ADDRESSES } from './defaults.js';
 import { checkHostInfo, locatorUri, transportOfType, typeOfTarget } from './host-info.js';
 import { InFlightTracker } from './in-flight.js';
 import { statusOfError } from './pjsip-status.js';
 import {
+  PJSIP_MAX_RESOLVED_ADDRESSES,
   PjStatus,
   type PjsipExtResolver,
   type PjsipHostInfo,

@@ -4,6 +4,12 @@
  * over and expects back.
  */
 
+/**
+ * PJSIP_MAX_RESOLVED_ADDRESSES with IPv6 (sip_config.h: 32 when PJ_HAS_IPV6, else 16): the most
+ * entries one callback hands over. The locator's own cap (32) is the same.
+ */
+export const PJSIP_MAX_RESOLVED_ADDRESSES = 32;
+
 /** pjsip_transport_flags_e. */
 export const PjsipTransportFlag = Object.freeze({ RELIABLE: 1, SECURE: 2, DATAGRAM: 4 } as const);
 

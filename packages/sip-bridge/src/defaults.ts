@@ -1,10 +1,4 @@
-/** The defaults of @dnscore/ext-resolver, each named and explained once. */
-
-/**
- * PJSIP_MAX_RESOLVED_ADDRESSES with IPv6 (sip_config.h: 32 when PJ_HAS_IPV6, else 16): the most
- * entries one callback hands over. The locator's own cap (32) is the same.
- */
-export const PJSIP_MAX_RESOLVED_ADDRESSES = 32;
+/** The defaults of @dnscore/sip-bridge, each named and explained once. */
 
 /**
  * What a TLS connection checks the server's certificate against, and sends as SNI: the host of

@@ -1,31 +1,7 @@
 /**
- * @dnscore/ext-resolver: dnscore inside SIP stacks that already exist. A resolver shaped like
- * PJSIP's external-resolver callback, and a bridge that sends the requests of an application on
- * the npm `sip` stack to RFC 3263 targets, with failover, a penalty box and affinity. Both
- * resolve through @dnscore/sip.
+ * @dnscore/sip-bridge: a bridge that sends the requests of an application on the npm `sip` stack
+ * to RFC 3263 targets, with failover, a penalty box and affinity, resolving through @dnscore/sip.
  */
-export {
-  createPjsipExtResolver,
-  type PjsipExtResolverOptions,
-  type PjsipStyleResolver,
-  type FailedServer,
-} from './pjsip-ext-resolver.js';
-export {
-  PjsipTransportFlag,
-  PjsipTransportType,
-  PjStatus,
-  pjStatusName,
-  type PjStatusName,
-  type PjsipHostInfo,
-  type PjSockaddr,
-  type PjsipServerAddressRecord,
-  type PjsipServerAddresses,
-  type PjsipResolverCallback,
-  type PjsipExtResolver,
-} from './pjsip-types.js';
-export { hostInfoFromUri, locatorUri, flagOfType, transportOfType, typeOfTarget, checkHostInfo } from './host-info.js';
-export { statusOfError } from './pjsip-status.js';
-export { InFlightTracker } from './in-flight.js';
 export {
   SipBridge,
   newBranch,

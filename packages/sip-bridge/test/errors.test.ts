@@ -3,10 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { DnsError, InvalidArgumentError, StateError } from '@dnscore/core';
 import {
   BridgeClosedError,
-  ExtResolverError,
-  InvalidHostInfoError,
   InvalidSipMessageError,
   LocalBindError,
+  SipBridgeError,
   SipTransportError,
   UnknownTransactionError,
 } from '../src/index.js';
@@ -14,13 +13,12 @@ import {
 describe('errors', () => {
   it('have the codes of the README table and the right parents', () => {
     const cases: [Error & { code: string }, string, abstract new (...args: never[]) => Error][] = [
-      [new ExtResolverError('x'), 'EXT_ERR', DnsError],
-      [new InvalidHostInfoError('x'), 'EXT_ERR_INVALID_HOST_INFO', InvalidArgumentError],
-      [new InvalidSipMessageError('x'), 'EXT_ERR_INVALID_MESSAGE', InvalidArgumentError],
-      [new UnknownTransactionError('z9hG4bK1'), 'EXT_ERR_NO_TRANSACTION', ExtResolverError],
-      [new SipTransportError('x', 'tcp 192.0.2.1 5060'), 'EXT_ERR_TRANSPORT', ExtResolverError],
-      [new LocalBindError('x'), 'EXT_ERR_LOCAL_BIND', ExtResolverError],
-      [new BridgeClosedError('x'), 'EXT_ERR_CLOSED', StateError],
+      [new SipBridgeError('x'), 'BRIDGE_ERR', DnsError],
+      [new InvalidSipMessageError('x'), 'BRIDGE_ERR_INVALID_MESSAGE', InvalidArgumentError],
+      [new UnknownTransactionError('z9hG4bK1'), 'BRIDGE_ERR_NO_TRANSACTION', SipBridgeError],
+      [new SipTransportError('x', 'tcp 192.0.2.1 5060'), 'BRIDGE_ERR_TRANSPORT', SipBridgeError],
+      [new LocalBindError('x'), 'BRIDGE_ERR_LOCAL_BIND', SipBridgeError],
+      [new BridgeClosedError('x'), 'BRIDGE_ERR_CLOSED', StateError],
     ];
     for (const [error, code, parent] of cases) {
       expect(error.code).toBe(code);

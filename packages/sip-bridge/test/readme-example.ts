@@ -1,7 +1,7 @@
 import sip from 'sip';
 import { DnsCore, ZoneResolver } from '@dnscore/core';
 import { SipLocator } from '@dnscore/sip';
-import { SipBridge, createPjsipExtResolver, hostInfoFromUri, type SendReport } from '@dnscore/ext-resolver';
+import { SipBridge, type SendReport } from '@dnscore/sip-bridge';
 
 // An application on the npm `sip` stack: its requests go to RFC 3263 targets, with failover.
 export async function bridgeExample(
@@ -27,19 +27,4 @@ export async function bridgeExample(
   } finally {
     bridge.close();
   }
-}
-
-// PJSIP's external resolver shape: the callback gets pjsip_server_addresses, exactly once.
-export function pjsipExample(zoneFile: string): Promise<string[]> {
-  const resolver = createPjsipExtResolver(new DnsCore([new ZoneResolver({ files: [zoneFile] })]));
-  const target = hostInfoFromUri('sips:bob@tls.example.test'); // what pjsip_get_dest_info() gives: TLS
-  return new Promise((resolve) =>
-    resolver.resolve(null, null, target, 'token', (status, _token, addresses) =>
-      resolve(
-        addresses
-          ? addresses.entry.map((e) => `${e.type} ${e.addr.address}:${e.addr.port} ${e.priority}/${e.weight}`)
-          : [`status ${status}`],
-      ),
-    ),
-  );
 }

@@ -3,8 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PjsipTransportType } from '../src/index.js';
-import { bridgeExample, pjsipExample } from './readme-example.js';
+import { bridgeExample } from './readme-example.js';
 import { PEER, answer, freePort, startSipPeer, type SipPeer } from './support/peers.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -22,7 +21,6 @@ $TTL 300
 @ IN SOA ns hostmaster 1 3600 600 86400 300
 _sip._udp IN SRV 10 0 ${port} sip1
 _sip._udp IN SRV 20 0 ${port} sip2
-_sips._tcp.tls IN SRV 10 0 5061 sip1
 sip1 IN A ${PEER(25)}
 sip2 IN A ${PEER(26)}
 `,
@@ -51,9 +49,5 @@ describe('README', () => {
     ]);
     expect(statuses).toEqual([200]);
     expect(peers[1]!.requests[0]!.uri).toBe('sip:bob@example.test');
-  });
-
-  it('the PJSIP example gets TLS entries with priority and weight', async () => {
-    expect(await pjsipExample(zoneFile)).toEqual([`${PjsipTransportType.TLS} ${PEER(25)}:5061 10/0`]);
   });
 });

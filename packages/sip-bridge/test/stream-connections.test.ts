@@ -142,7 +142,7 @@ describe('StreamConnections: off-nominal', () => {
         streams.open({ transport: 'tcp', address: PEER(3), port }, resolve),
       );
       expect(error).toBeInstanceOf(SipTransportError);
-      expect(error).toMatchObject({ code: 'EXT_ERR_TRANSPORT', destination: `tcp ${PEER(3)} ${port}` });
+      expect(error).toMatchObject({ code: 'BRIDGE_ERR_TRANSPORT', destination: `tcp ${PEER(3)} ${port}` });
       expect((error.cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
     } finally {
       streams.close();

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { seededRandom } from '@dnscore/core';
-import { SipBridge, loadSipStack, type BridgeAttempt, type SendReport, type SipRequest } from '@dnscore/ext-resolver';
+import { SipBridge, loadSipStack, type BridgeAttempt, type SendReport, type SipRequest } from '@dnscore/sip-bridge';
 import { DEFAULT_TARGET_TIMEOUT_MS, SipLocator, parseSipUri, type SipTarget, type SipTransport } from '@dnscore/sip';
 import { backendOptions, buildCore } from '../backends.js';
 import { ExitCode } from '../exit-codes.js';
