@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { SipAttempt, TransactionAffinity, TryOutcome } from '@dnscore/sip';
 import type { SipEndpoint, TryEvent, TryHandle, TryTarget } from './sip-endpoint.js';
 import type { SipRequest, SipResponse, SipVia } from './sip-stack.js';
-import type { AttemptOutcome, BridgeAttempt } from './sip-bridge.js';
+import type { AttemptOutcome, BridgeAttempt } from './send-report.js';
 
 export interface TryContext {
   readonly endpoint: SipEndpoint;
@@ -117,8 +117,11 @@ export class BridgeTry {
     }
     const response = event.response;
     const { deliver, request } = this.#ctx;
-    if (this.#phase === 'chosen') return deliver(response); // 2xx retransmissions: the application ACKs each
-    if (this.#phase === 'provisional' && response.status < 200) return deliver(response);
+    // 2xx retransmissions: the application ACKs each.
+    if (this.#phase === 'chosen' || (this.#phase === 'provisional' && response.status < 200)) {
+      deliver(response);
+      return;
+    }
     if (response.status >= 200) {
       this.dispose();
       this.#settle(response.status === 503 ? '503' : 'response', response.status);

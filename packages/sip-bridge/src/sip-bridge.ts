@@ -28,6 +28,7 @@ import {
 } from './defaults.js';
 import { BridgeClosedError, InvalidSipMessageError, UnknownTransactionError } from './errors.js';
 import { nextHop, type NextHop } from './route.js';
+import type { AttemptOutcome, BridgeAttempt, SendReport } from './send-report.js';
 import { BridgeTry, type TryContext } from './bridge-try.js';
 import { SipEndpoint, reportWarning, type SipEndpointOptions, type TryTarget } from './sip-endpoint.js';
 import {
@@ -44,38 +45,6 @@ export interface SipBridgeOptions extends SipEndpointOptions {
   readonly tlsServerName?: 'domain' | 'target';
   /** Timer F for a non-INVITE after a provisional response, ms (default 32 s; `sip` 0.0.6 drops it). */
   readonly nonInviteTimeoutMs?: number;
-}
-
-/** What became of one try. */
-export type AttemptOutcome = 'response' | '503' | 'timeout' | 'transport-error';
-
-export interface BridgeAttempt {
-  readonly target: SipTarget;
-  readonly outcome: AttemptOutcome;
-  /** The status that decided the try; null for a timeout or a transport error. */
-  readonly status: number | null;
-  /** From sending to the outcome. */
-  readonly ms: number;
-  /** Handed out from the penalty box (nothing better was left). */
-  readonly penalized: boolean;
-  /** Chosen by Call-ID affinity. */
-  readonly pinned: boolean;
-  /** Moved from UDP to TCP by the 1300-byte rule. */
-  readonly switched: boolean;
-  readonly error?: Error;
-}
-
-export interface SendReport {
-  readonly hop: NextHop;
-  readonly attempts: readonly BridgeAttempt[];
-  /** The target whose final response (other than 503) the application got. */
-  readonly answeredBy: SipTarget | null;
-  /** The final response handed to the callback: a real one, or one the bridge made (408 after silence, 503 otherwise). */
-  readonly response: SipResponse | null;
-  /** Why no target answered: TargetsExhaustedError, NoTargetsError, BogusAnswerError, ... */
-  readonly error?: Error;
-  /** ACK only: where it was sent. */
-  readonly sentTo?: SipTarget;
 }
 
 type BoundTarget = SipTarget & { readonly serverName?: string };

@@ -32,6 +32,8 @@ export { fixedTransport, defaultTransport, type FixedTransport } from './transpo
 export {
   SIP_TRANSPORTS,
   SIP_SERVICES,
+  DEFAULT_SIP_PORT,
+  DEFAULT_SIPS_PORT,
   defaultPort,
   srvName,
   serviceTransport,
