@@ -3,12 +3,11 @@
  * the result builder, the wire framing and the helpers a backend needs. Consumers (sip,
  * pjsip-adapter, sip-bridge, applications) never import this door.
  */
-export type { ResolverPlugin, Availability } from './resolver-plugin.js';
+export type { ResolverPlugin, Availability, PluginAnswer } from './resolver-plugin.js';
 export { availabilityOf } from './resolver-plugin.js';
 export {
   ResultBuilder,
   buildResult,
-  type PluginAnswer,
   type ResultBuilderOptions,
   DEFAULT_MAX_CNAME_CHAIN,
 } from './result-builder.js';

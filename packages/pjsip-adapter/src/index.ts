@@ -1,6 +1,7 @@
 /**
  * @dnscore/pjsip-adapter: a resolver shaped like PJSIP's external-resolver callback
- * (pjsip_ext_resolver), resolving through @dnscore/sip.
+ * (pjsip_ext_resolver), resolving through @dnscore/sip. The public API only: tests import what
+ * they test from its own file.
  */
 export {
   createPjsipExtResolver,
@@ -22,7 +23,5 @@ export {
   type PjsipResolverCallback,
   type PjsipExtResolver,
 } from './pjsip-types.js';
-export { hostInfoFromUri, locatorUri, flagOfType, transportOfType, typeOfTarget, checkHostInfo } from './host-info.js';
-export { statusOfError } from './pjsip-status.js';
-export { InFlightTracker } from './in-flight.js';
-export * from './errors.js';
+export { hostInfoFromUri, transportOfType } from './host-info.js';
+export { InvalidHostInfoError } from './errors.js';

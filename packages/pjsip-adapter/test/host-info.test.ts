@@ -1,17 +1,16 @@
 /** pjsip_host_info both ways: pjsip_get_dest_info() of a URI, and the URI the locator resolves for it. */
 import { describe, expect, it } from 'vitest';
 import { InvalidSipUriError, UnsupportedTransportError } from '@dnscore/sip';
+import { InvalidHostInfoError } from '../src/errors.js';
 import {
-  InvalidHostInfoError,
-  PjsipTransportFlag as Flag,
-  PjsipTransportType as Type,
   checkHostInfo,
   flagOfType,
   hostInfoFromUri,
   locatorUri,
   transportOfType,
   typeOfTarget,
-} from '../src/index.js';
+} from '../src/host-info.js';
+import { PjsipTransportFlag as Flag, PjsipTransportType as Type } from '../src/pjsip-types.js';
 
 describe('hostInfoFromUri (pjsip_get_dest_info): nominal', () => {
   it('a sip: URI without transport is UNSPECIFIED with no flag, port 0 for none', () => {

@@ -1,7 +1,7 @@
 /** The tracker settles a call only once every question asked inside it has settled. */
 import { describe, expect, it } from 'vitest';
 import { DnsCore } from '@dnscore/core';
-import { InFlightTracker } from '../src/index.js';
+import { InFlightTracker } from '../src/in-flight.js';
 import { gated } from './support/gated-plugin.js';
 
 const ZONE = '$ORIGIN t.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\nslow IN A 192.0.2.1\nfast IN A 192.0.2.2\n';

@@ -6,17 +6,19 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom, type Clock } from '@dnscore/core';
+import { hostInfoFromUri } from '../src/host-info.js';
+import {
+  createPjsipExtResolver,
+  type PjsipExtResolverOptions,
+  type PjsipStyleResolver,
+} from '../src/pjsip-ext-resolver.js';
 import {
   PjStatus,
   PjsipTransportFlag as Flag,
   PjsipTransportType as Type,
-  createPjsipExtResolver,
-  hostInfoFromUri,
-  type PjsipExtResolverOptions,
   type PjsipHostInfo,
   type PjsipServerAddresses,
-  type PjsipStyleResolver,
-} from '../src/index.js';
+} from '../src/pjsip-types.js';
 import { gated } from './support/gated-plugin.js';
 
 const BILOXI = fileURLToPath(new URL('../../../examples/zones/biloxi.example.zone', import.meta.url));

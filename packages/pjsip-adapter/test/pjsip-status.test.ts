@@ -10,7 +10,9 @@ import {
   TargetsExhaustedError,
   UnsupportedTransportError,
 } from '@dnscore/sip';
-import { InvalidHostInfoError, PjStatus, statusOfError } from '../src/index.js';
+import { InvalidHostInfoError } from '../src/errors.js';
+import { statusOfError } from '../src/pjsip-status.js';
+import { PjStatus } from '../src/pjsip-types.js';
 
 describe('statusOfError: nominal', () => {
   it('nothing found is PJLIB_UTIL_EDNSNOANSWERREC', () => {

@@ -1,6 +1,6 @@
 /** The numbers of pjproject's headers that a PJSIP consumer compares against. */
 import { describe, expect, it } from 'vitest';
-import { PjStatus, PjsipTransportFlag, PjsipTransportType, pjStatusName } from '../src/index.js';
+import { PjStatus, PjsipTransportFlag, PjsipTransportType, pjStatusName } from '../src/pjsip-types.js';
 
 describe('PJSIP constants', () => {
   it('status codes are those of pj/errno.h, pjlib-util/errno.h and pjsip/sip_errno.h', () => {

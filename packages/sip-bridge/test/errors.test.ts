@@ -8,7 +8,7 @@ import {
   SipBridgeError,
   SipTransportError,
   UnknownTransactionError,
-} from '../src/index.js';
+} from '../src/errors.js';
 
 describe('errors', () => {
   it('have the codes of the README table and the right parents', () => {

@@ -1,7 +1,7 @@
 /** The optional peer dependency `sip` is loaded only on demand, and is the module the tests import. */
 import { describe, expect, it } from 'vitest';
 import sip from 'sip';
-import { loadSipStack } from '../src/index.js';
+import { loadSipStack } from '../src/load-sip.js';
 
 describe('loadSipStack', () => {
   it('returns the `sip` module with the pieces the bridge uses', async () => {

@@ -1,7 +1,9 @@
 /** RFC 3261 section 8.1.2: which URI decides the next hop, and strict routes as section 12.2.1.1 says. */
 import { describe, expect, it } from 'vitest';
 import sip from 'sip';
-import { InvalidSipMessageError, nextHop, parseRouteHeader, routeSet, type SipRequest } from '../src/index.js';
+import { InvalidSipMessageError } from '../src/errors.js';
+import { nextHop, parseRouteHeader, routeSet } from '../src/route.js';
+import type { SipRequest } from '../src/sip-stack.js';
 
 function request(uri: string, route?: SipRequest['headers']['route']): SipRequest {
   return {

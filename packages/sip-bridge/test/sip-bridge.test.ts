@@ -9,16 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom } from '@dnscore/core';
 import { NoTargetsError, SipLocator, TargetsExhaustedError } from '@dnscore/sip';
-import {
-  BridgeClosedError,
-  InvalidSipMessageError,
-  SipBridge,
-  UnknownTransactionError,
-  type SendReport,
-  type SipBridgeOptions,
-  type SipRequest,
-  type SipResponse,
-} from '../src/index.js';
+import { BridgeClosedError, InvalidSipMessageError, UnknownTransactionError } from '../src/errors.js';
+import type { SendReport } from '../src/send-report.js';
+import { SipBridge, type SipBridgeOptions } from '../src/sip-bridge.js';
+import type { SipRequest, SipResponse } from '../src/sip-stack.js';
 import {
   PEER,
   answer,

@@ -3,15 +3,9 @@ import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { InvalidArgumentError } from '@dnscore/core';
-import {
-  BridgeClosedError,
-  LocalBindError,
-  SipEndpoint,
-  SipTransportError,
-  isRequest,
-  type SipRequest,
-  type TryEvent,
-} from '../src/index.js';
+import { BridgeClosedError, LocalBindError, SipTransportError } from '../src/errors.js';
+import { SipEndpoint, type TryEvent } from '../src/sip-endpoint.js';
+import { isRequest, type SipRequest } from '../src/sip-stack.js';
 import { PEER, answer, freePort, startSipPeer, type SipPeer } from './support/peers.js';
 
 let udp: SipPeer;

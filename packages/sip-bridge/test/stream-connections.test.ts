@@ -2,13 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { InvalidArgumentError } from '@dnscore/core';
-import {
-  SipTransportError,
-  StreamConnections,
-  type SipMessage,
-  type SipRemote,
-  type SipRequest,
-} from '../src/index.js';
+import { SipTransportError } from '../src/errors.js';
+import type { SipMessage, SipRemote, SipRequest } from '../src/sip-stack.js';
+import { StreamConnections } from '../src/stream-connections.js';
 import { stampVia, wellFormed } from '../src/stream-connections.js';
 import {
   PEER,
