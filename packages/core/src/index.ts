@@ -71,4 +71,12 @@ export { parseName, formatName, nameEquals, nameKey, isSubdomain, type Labels } 
 export { defaultRandom, seededRandom, type RandomSource } from './random.js';
 export { systemClock, systemTimers, type Clock, type Timers } from './clock.js';
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
+export {
+  checkIntegerInRange,
+  checkNonNegativeNumber,
+  checkPositiveInteger,
+  checkPositiveNumber,
+  describeValue,
+  optionError,
+} from './option-checks.js';
 export * from './errors.js';

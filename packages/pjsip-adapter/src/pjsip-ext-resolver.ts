@@ -5,7 +5,7 @@
  * deadlock of pjproject #2641) and never while a query of the call is still out; on success it
  * carries at least one entry, with priority and weight filled.
  */
-import { InvalidArgumentError, type DnsResolver } from '@dnscore/core';
+import { InvalidArgumentError, checkNonNegativeNumber, checkPositiveInteger, type DnsResolver } from '@dnscore/core';
 import {
   SipLocator,
   isSipTransport,
@@ -15,7 +15,6 @@ import {
   type SipTransport,
 } from '@dnscore/sip';
 import { checkHostInfo, locatorUri, transportOfType, typeOfTarget } from './host-info.js';
-import { InFlightTracker } from './in-flight.js';
 import { statusOfError } from './pjsip-status.js';
 import {
   PJSIP_MAX_RESOLVED_ADDRESSES,
@@ -59,12 +58,12 @@ export function createPjsipExtResolver(
   options: PjsipExtResolverOptions = {},
 ): PjsipStyleResolver {
   const { maxAddresses = PJSIP_MAX_RESOLVED_ADDRESSES, ...locatorOptions } = options;
-  if (!Number.isInteger(maxAddresses) || maxAddresses < 1)
-    throw new InvalidArgumentError('maxAddresses must be a positive integer');
+  checkPositiveInteger(maxAddresses, 'maxAddresses');
   if (!resolver || typeof resolver.resolve !== 'function')
     throw new InvalidArgumentError('createPjsipExtResolver needs a DnsResolver (a DnsCore)');
-  const tracker = new InFlightTracker(resolver);
-  const locator = new SipLocator(tracker, locatorOptions);
+  // The locator returns only once every question of the resolution has settled (even when a
+  // bogus answer ends it early), which is what PJSIP needs before its pool is freed.
+  const locator = new SipLocator(resolver, locatorOptions);
   const { penaltyBox } = locator;
 
   const destinations = (server: FailedServer): { transport: SipTransport; address: string; port: number }[] => {
@@ -82,7 +81,7 @@ export function createPjsipExtResolver(
   const lookup = async (target: PjsipHostInfo): Promise<{ status: number; addresses: PjsipServerAddresses | null }> => {
     try {
       const uri = locatorUri(checkHostInfo(target));
-      const resolution = await tracker.track(() => locator.resolve(uri));
+      const resolution = await locator.resolve(uri);
       if (resolution.error) return { status: statusOfError(resolution.error), addresses: null };
       // PJSIP's failed servers come last; the resolver's order is kept otherwise.
       const open = resolution.targets.filter((t) => !penaltyBox.isPenalized(t));
@@ -114,10 +113,7 @@ export function createPjsipExtResolver(
       });
     },
     setServerFailed(server: FailedServer, durationMs: number): void {
-      if (!Number.isFinite(durationMs) || durationMs < 0)
-        throw new InvalidArgumentError(
-          `a failure duration must be a non-negative number of ms, not ${String(durationMs)}`,
-        );
+      checkNonNegativeNumber(durationMs, 'a failure duration', 'ms');
       for (const destination of destinations(server))
         penaltyBox.markFailed(destination, { durationMs, reason: 'set failed by the SIP stack' });
     },

@@ -24,7 +24,7 @@ export {
 } from './penalty-box.js';
 export { TransactionAffinity, type TransactionAffinityOptions } from './transaction-affinity.js';
 export { CallIdAffinity, type CallIdAffinityOptions, type CallIdPin } from './call-id-affinity.js';
-export { parseSipUri, formatSipUri, type SipUri } from './uri.js';
+export { parseSipUri, formatSipUri, isSipToken, type SipUri } from './uri.js';
 export { parseHost, normalizeAddress, formatHost, type SipHost, type HostKind } from './host.js';
 export { isSipTransport, type SipTransport, type SipScheme, type AddressFamily } from './transport.js';
 export type {

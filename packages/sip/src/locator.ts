@@ -5,6 +5,7 @@
  */
 import {
   InvalidArgumentError,
+  checkPositiveInteger,
   isAbortError,
   systemClock,
   systemTimers,
@@ -109,12 +110,18 @@ export class SipLocator implements CursorHost {
       ipv6,
       preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6,
     });
-    this.maxTargets = positiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
-    this.maxCnameHops = positiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
-    this.maxNaptrRecords = positiveInteger(options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS, 'maxNaptrRecords');
-    this.maxSrvRecords = positiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
-    this.targetTimeoutMs = positiveInteger(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS, 'targetTimeoutMs');
-    this.maxUdpRequestBytes = positiveInteger(
+    this.maxTargets = checkPositiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
+    this.maxCnameHops = checkPositiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
+    this.maxNaptrRecords = checkPositiveInteger(
+      options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS,
+      'maxNaptrRecords',
+    );
+    this.maxSrvRecords = checkPositiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
+    this.targetTimeoutMs = checkPositiveInteger(
+      options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS,
+      'targetTimeoutMs',
+    );
+    this.maxUdpRequestBytes = checkPositiveInteger(
       options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES,
       'maxUdpRequestBytes',
     );
@@ -199,9 +206,4 @@ export class SipLocator implements CursorHost {
   cursor(input: string | SipUri, options: FailoverCursorOptions = {}): FailoverCursor {
     return new FailoverCursor(this, typeof input === 'string' ? parseSipUri(input) : input, options);
   }
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive integer`);
-  return value;
 }
