@@ -8,7 +8,7 @@ import { systemTimers, type Timers } from './clock.js';
 import { InvalidArgumentError } from './errors.js';
 import { checkNonNegativeNumber, checkPositiveNumber } from './option-checks.js';
 import type { DnsQuery } from './query.js';
-import type { QueryResolver } from './dns-resolver.js';
+import type { QueryApi } from './dns-api.js';
 import type { DnsResult } from './result.js';
 
 export interface RecurringOptions {
@@ -50,7 +50,7 @@ export class RecurringQuery {
   readonly #maxInterval: number;
 
   constructor(
-    private readonly resolver: QueryResolver,
+    private readonly dns: QueryApi,
     readonly query: DnsQuery,
     private readonly options: RecurringOptions,
   ) {
@@ -104,7 +104,7 @@ export class RecurringQuery {
     this.#timer = undefined;
     const controller = new AbortController();
     this.#inFlight = controller;
-    this.resolver.resolveQuery(this.query, controller.signal).then(
+    this.dns.resolveQuery(this.query, controller.signal).then(
       (result) => {
         if (this.#stopped || controller.signal.aborted) return;
         this.#inFlight = undefined;

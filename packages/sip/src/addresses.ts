@@ -34,7 +34,7 @@ export function addressTypes(ctx: ResolutionContext): ('AAAA' | 'A')[] {
   return types;
 }
 
-export class AddressResolver {
+export class AddressLookups {
   readonly #known = new Map<string, Promise<HostAddresses>>();
 
   constructor(private readonly ctx: ResolutionContext) {}

@@ -1,5 +1,5 @@
 /**
- * SipLocator: RFC 3263 server location over any DnsResolver (a DnsCore with any backend).
+ * SipLocator: RFC 3263 server location over any DnsApi (a DnsCore with any backend).
  * One locator holds what its cursors share: the penalty box, transaction affinity and Call-ID
  * affinity. Options are checked once, here.
  */
@@ -10,7 +10,7 @@ import {
   systemClock,
   systemTimers,
   type Clock,
-  type DnsResolver,
+  type DnsApi,
   type Timers,
 } from '@dnscore/core';
 import { CallIdAffinity } from './call-id-affinity.js';
@@ -90,11 +90,11 @@ export class SipLocator implements CursorHost {
   readonly timers: Timers;
 
   constructor(
-    private readonly resolver: DnsResolver,
+    private readonly dns: DnsApi,
     options: SipLocatorOptions = {},
   ) {
-    if (!resolver || typeof resolver.resolve !== 'function')
-      throw new InvalidArgumentError('SipLocator needs a DnsResolver (a DnsCore)');
+    if (!dns || typeof dns.resolve !== 'function')
+      throw new InvalidArgumentError('SipLocator needs a DnsApi (a DnsCore)');
     const transports = options.transports ?? DEFAULT_TRANSPORTS;
     if (!Array.isArray(transports) || transports.length === 0 || !transports.every(isSipTransport)) {
       throw new InvalidArgumentError(
@@ -150,7 +150,7 @@ export class SipLocator implements CursorHost {
   async resolve(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     const now = this.clock.now();
-    const lookups = new Lookups(this.resolver, options.signal);
+    const lookups = new Lookups(this.dns, options.signal);
     const ctx = new ResolutionContext(
       lookups,
       this.client,

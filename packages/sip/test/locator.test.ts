@@ -47,7 +47,7 @@ describe('options: off-nominal', () => {
   });
 
   it('needs a resolver', () => {
-    expect(() => new SipLocator({} as never)).toThrow('SipLocator needs a DnsResolver (a DnsCore)');
+    expect(() => new SipLocator({} as never)).toThrow('SipLocator needs a DnsApi (a DnsCore)');
   });
 
   it('an invalid URI is thrown, not returned', async () => {
