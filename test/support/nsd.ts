@@ -1,6 +1,6 @@
 /**
  * Starts nsd, the authoritative server, on loopback for a test, and stops it by PID.
- * Facts from ../shared/reference/dnssec-loopback-rig.md: as root nsd needs `username: ""`,
+ * What nsd on loopback needs: as root nsd needs `username: ""`,
  * it daemonizes and exits 0 even when the daemon dies, and it is ready when it answers SOA.
  */
 import { execFile, execFileSync } from 'node:child_process';
