@@ -6,6 +6,8 @@ export { DnsCore, type DnsResolver, type ResolveOptions } from './dns-core.js';
 export type { DnsCoreOptions } from './dns-core-options.js';
 export { RESOLVER_PLUGIN, DNS_CORE_OPTIONS } from './tokens.js';
 export { DnsResult } from './result.js';
+export { dnssecStatus, weakestStatus, flagsOf, type DnssecStatus, type DnssecFlags } from './dnssec-status.js';
+export { Ede, edeName, isEdeCode } from './ede.js';
 export { makeQuery, describeQuery, type DnsQuery } from './query.js';
 export { QuerySet, type QueryOutcome, type QueryResolver } from './query-set.js';
 export {

@@ -23,8 +23,9 @@ const fallbackChannel = diagnostics.channel('dnscore:registry:fallback');
 const selectedChannel = diagnostics.channel('dnscore:registry:selected');
 
 /**
- * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match).
- * Results never come here: NXDOMAIN, NODATA and bogus answers are final, so a validating
+ * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match), an
+ * error of a plugin that obtained no answer. Answers never come here, nor failures to use
+ * one: once a plugin answered, whatever it said, no other plugin is asked, so a validating
  * backend's "bogus" can never be turned into a non-validating backend's "looks fine".
  */
 export function shouldTryNext(error: unknown): boolean {
@@ -100,8 +101,10 @@ export class ResolverRegistry {
 
   /**
    * Asks the available plugins in order until one answers; `finish` turns the answer into the
-   * caller's value (and may throw, e.g. for a malformed packet, which counts as a failure).
-   * If every plugin fails, the most specific error is thrown with the others as its cause.
+   * caller's value. An error of `finish` (a malformed packet, a broken result) is definite: the
+   * plugin did answer, and an attacker who can break an answer must not get to choose the
+   * backend. If every plugin fails to answer, the most specific error is thrown with the
+   * others as its cause.
    */
   async resolve<T>(
     query: DnsQuery,
@@ -116,8 +119,9 @@ export class ResolverRegistry {
     const failures: Error[] = [];
     for (const [i, plugin] of candidates.entries()) {
       throwIfAborted(signal);
+      let answer: PluginAnswer;
       try {
-        return finish(await plugin.resolve(query, signal), plugin);
+        answer = await plugin.resolve(query, signal);
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
         if (!shouldTryNext(failure)) throw failure;
@@ -125,7 +129,10 @@ export class ResolverRegistry {
         const next = candidates[i + 1];
         if (fallbackChannel.hasSubscribers)
           fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: next?.name });
+        continue;
       }
+      // Outside the try: what goes wrong from here on is about this answer, never a fallback.
+      return finish(answer, plugin);
     }
     throw mostSpecific(failures);
   }

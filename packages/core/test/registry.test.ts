@@ -8,6 +8,7 @@ import {
   AbortError,
   DnsCore,
   InvalidQueryError,
+  MalformedAnswerError,
   NetworkError,
   NoResolverError,
   RegistrationError,
@@ -113,10 +114,11 @@ describe('selection and fallback', () => {
     expect(failing.calls).toHaveLength(1);
   });
 
-  it('a malformed answer counts as a plugin error and falls through', async () => {
+  it('a malformed answer is an answer that cannot be used: a definite error, the next plugin never asked', async () => {
     const garbage = fakePlugin({ name: 'a', priority: 1, answer: { rcode: 0, answer: bytes([1, 2, 3]) } });
     const next = fakePlugin({ name: 'b', priority: 2, answer: answerA([2, 2, 2, 2]) });
-    expect((await new DnsCore([garbage, next]).resolve('goose.feathers')).resolver).toBe('b');
+    await expect(new DnsCore([garbage, next]).resolve('goose.feathers')).rejects.toBeInstanceOf(MalformedAnswerError);
+    expect(next.calls).toHaveLength(0);
   });
 
   it.each([
