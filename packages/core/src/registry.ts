@@ -86,7 +86,7 @@ export class ResolverRegistry {
     const candidates: ResolverPlugin[] = [];
     const skipped: SkippedPlugin[] = [];
     for (const plugin of this.#plugins) {
-      let availability;
+      let availability: ReturnType<typeof availabilityOf>;
       try {
         availability = availabilityOf(plugin);
       } catch (error) {

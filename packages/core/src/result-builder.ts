@@ -129,7 +129,8 @@ export class ResultBuilder {
     };
     const record = this.#decode(rdata, wire, 'answer', 0);
     if (!record) return false;
-    (this.#added ??= []).push(record);
+    this.#added ??= [];
+    this.#added.push(record);
     return true;
   }
 
@@ -285,7 +286,7 @@ export class ResultBuilder {
           `answer to ${describeQuery(this.query)} has a CNAME chain longer than ${limit} (or a loop)`,
         );
       }
-      let target;
+      let target: string;
       try {
         target = decodeRecord(message.packet, cname).data as string;
       } catch (error) {
