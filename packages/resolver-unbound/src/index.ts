@@ -21,6 +21,7 @@ export {
   type UnboundContext,
   type UnboundResultRaw,
 } from './binding.js';
+export { edeOfWhyBogus } from './bogus-reason.js';
 export { threadPoolSize, defaultMaxInFlight } from './thread-pool.js';
 export { defaultRootAnchors, rootDsKeyTag, type RootAnchors } from './trust-anchors.js';
 export * from './defaults.js';
