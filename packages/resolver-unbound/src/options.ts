@@ -167,9 +167,9 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     }
     set(label, 'local-zone', `${zoneName(local.name, `${label}.name`)} ${local.type}`);
   });
-  list(options.localData, 'localData').forEach((data, i) =>
-    set(`localData[${i}]`, 'local-data', text(data, `localData[${i}]`)),
-  );
+  list(options.localData, 'localData').forEach((data, i) => {
+    set(`localData[${i}]`, 'local-data', text(data, `localData[${i}]`));
+  });
   list(options.insecureDomains, 'insecureDomains').forEach((domain, i) => {
     set(`insecureDomains[${i}]`, 'domain-insecure', zoneName(domain, `insecureDomains[${i}]`));
   });
@@ -207,7 +207,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     const name = key.endsWith(':') ? key.slice(0, -1) : key;
     if (!/^[a-z0-9-]+$/i.test(name)) throw new UnboundOptionError(label, 'is not an unbound.conf option name');
     const values = Array.isArray(value) ? (value as readonly UnboundOptionValue[]) : [value as UnboundOptionValue];
-    values.forEach((item) => set(label, name, optionText(item, label)));
+    for (const item of values) set(label, name, optionText(item, label));
   }
 
   return {
