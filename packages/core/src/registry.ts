@@ -81,11 +81,19 @@ export class ResolverRegistry {
     return this.#plugins.find((p) => p.name === name);
   }
 
-  /** The available plugins in order, and why the others are skipped. */
+  /**
+   * The available plugins in order, and why the others are skipped. Nothing after an
+   * unavailable plugin that fails closed is a candidate.
+   */
   select(): { readonly candidates: ResolverPlugin[]; readonly skipped: SkippedPlugin[] } {
     const candidates: ResolverPlugin[] = [];
     const skipped: SkippedPlugin[] = [];
+    let closedBy: ResolverPlugin | undefined;
     for (const plugin of this.#plugins) {
+      if (closedBy) {
+        skipped.push({ plugin, reason: `not asked in place of "${closedBy.name}", which fails closed` });
+        continue;
+      }
       let availability: ReturnType<typeof availabilityOf>;
       try {
         availability = availabilityOf(plugin);
@@ -93,7 +101,10 @@ export class ResolverRegistry {
         availability = { available: false, reason: `available() threw: ${(error as Error).message}` };
       }
       if (availability.available) candidates.push(plugin);
-      else skipped.push({ plugin, reason: availability.reason ?? 'unavailable' });
+      else {
+        skipped.push({ plugin, reason: availability.reason ?? 'unavailable' });
+        if (availability.failClosed === true) closedBy = plugin;
+      }
     }
     this.#announce(candidates[0], skipped);
     return { candidates, skipped };

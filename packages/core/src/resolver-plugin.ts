@@ -9,6 +9,12 @@ export interface Availability {
   readonly available: boolean;
   /** Why not, when unavailable: shown to the user once when another backend takes over. */
   readonly reason?: string;
+  /**
+   * When unavailable: no plugin after this one may answer in its place. A validating backend
+   * the caller asked for (a trust anchor, requireSecure) says so: an unvalidated answer from a
+   * backend behind it would pass for what was asked.
+   */
+  readonly failClosed?: boolean;
 }
 
 export interface ResolverPlugin {

@@ -50,7 +50,11 @@ export class UnboundResolver implements ResolverPlugin {
 
   available(): Availability {
     if (this.#closed) return { available: false, reason: 'the unbound resolver is closed' };
-    if (!this.#binding.available) return { available: false, reason: this.#binding.reason };
+    if (!this.#binding.available) {
+      // Validation asked for (own anchors, requireSecure): no unvalidated backend may stand in.
+      const asked = this.#plan.requireSecure || this.#plan.anchorSource === 'options';
+      return { available: false, reason: this.#binding.reason, ...(asked ? { failClosed: true } : {}) };
+    }
     return { available: true };
   }
 
