@@ -64,7 +64,8 @@ export async function buildCore(
   if (choice === 'zone' && zones.length === 0) throw new UsageError('--resolver zone needs at least one --zone FILE');
   if (zones.length > 0 && (choice === 'zone' || choice === 'auto')) plugins.push(new ZoneResolver({ files: zones }));
   if (choice === 'auto' || choice === 'unbound') {
-    const unbound = await unboundPlugin(flags, choice === 'unbound');
+    // A trust anchor asks for validation: without libunbound that is an error, not a fallback.
+    const unbound = await unboundPlugin(flags, choice === 'unbound' || validationAsked(flags));
     if (unbound) plugins.push(withCache(unbound));
   }
   if (choice === 'auto' || choice === 'system') {
@@ -96,6 +97,11 @@ function resolverChoice(flags: BackendFlags): ResolverChoice {
   return choice as ResolverChoice;
 }
 
+/** Trust anchors given: the caller asked for DNSSEC validation. */
+function validationAsked(flags: BackendFlags): boolean {
+  return (flags['trust-anchor']?.length ?? 0) > 0 || flags['trust-anchor-file'] !== undefined;
+}
+
 function rejectUnboundFlags(flags: BackendFlags, choice: ResolverChoice): void {
   const given = (['trust-anchor', 'trust-anchor-file', 'insecure-domain'] as const).filter(
     (f) => flags[f] !== undefined,
@@ -114,7 +120,8 @@ async function unboundPlugin(flags: BackendFlags, required: boolean): Promise<Re
   } catch (error) {
     if (required)
       throw new UsageError(
-        `--resolver unbound: @dnscore/resolver-unbound is not installed (${(error as Error).message})`,
+        `${validationAsked(flags) ? '--trust-anchor asks for DNSSEC validation, but' : '--resolver unbound:'} ` +
+          `@dnscore/resolver-unbound is not installed (${(error as Error).message})`,
       );
     return undefined;
   }

@@ -7,7 +7,7 @@ import { Rcode, makeQuery, typeName, type DnsResult } from '@dnscore/core';
 import { backendOptions, buildCore } from '../backends.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { resultToText } from '../output/dig.js';
+import { edeText, resultToText } from '../output/dig.js';
 import { resultToJson } from '../output/json.js';
 import { UsageError } from '../usage-error.js';
 
@@ -43,7 +43,9 @@ export async function resolveCommand(argv: readonly string[], io: Io): Promise<E
 
 function exitCodeOf(result: DnsResult, io: Io): ExitCode {
   if (result.bogus) {
-    io.stderr(`dnscore: ${result.query.name}: bogus DNSSEC answer: ${result.whyBogus ?? 'validation failed'}\n`);
+    io.stderr(
+      `dnscore: ${result.query.name}: bogus DNSSEC answer: ${edeText(result)}${result.whyBogus ?? 'validation failed'}\n`,
+    );
     return ExitCode.BOGUS;
   }
   if (result.rcode === Rcode.NXDOMAIN) {
