@@ -245,6 +245,87 @@ describe('a CNAME chain is as secure as its weakest link (the validators agree: 
   });
 });
 
+describe('SIP: each target as secure as the NAPTR, SRV and A answers it rests on', () => {
+  const sipFlags = ['--transports', 'udp', '--no-ipv6'];
+
+  it('signed NAPTR -> signed SRV -> signed A: a secure target, kept under require (cache miss and hit)', async () => {
+    const { core, system } = stack(true);
+    const locator = new SipLocator(core, { transports: ['udp'], ipv6: false, dnssec: 'require' });
+    for (let round = 0; round < 2; round++) {
+      const resolution = await locator.resolve('sip:bob@secure.example');
+      expect(resolution.error).toBeUndefined();
+      expect(resolution.targets.map((t) => [t.address, t.port, t.dnssec])).toEqual([['192.0.2.81', 5060, 'secure']]);
+      expect(resolution.targets[0]!.links.map((l) => `${l.type} ${l.name} ${l.dnssec}`)).toEqual([
+        'NAPTR secure.example secure',
+        'SRV _sip._udp.secure.example secure',
+        'A sip1.secure.example secure',
+      ]);
+    }
+    expect(system.stats.queries).toBe(0);
+  });
+
+  it('unsigned NAPTR -> signed SRV -> signed A: insecure, named by its weakest link', async () => {
+    const { core } = stack(false);
+    const prefer = await new SipLocator(core, { transports: ['udp'], ipv6: false, dnssec: 'prefer' }).resolve(
+      'sip:bob@insecure.example',
+    );
+    expect(prefer.targets.map((t) => [t.address, t.dnssec])).toEqual([['192.0.2.81', 'insecure']]);
+    expect(prefer.warnings).toContainEqual({
+      code: 'dnssec-insecure',
+      message: 'targets through NAPTR insecure.example (insecure) are not DNSSEC-secure',
+    });
+    const require = await new SipLocator(core, { transports: ['udp'], ipv6: false, dnssec: 'require' }).resolve(
+      'sip:bob@insecure.example',
+    );
+    expect(require.targets).toEqual([]);
+    expect(require.error?.code).toBe('SIP_ERR_INSECURE');
+  });
+
+  it('CLI: --dnssec require exits 4 for the unsigned NAPTR and 0 for the signed chain; --json shows each status', async () => {
+    const insecure = await dnscore(
+      'sip',
+      'sip:bob@insecure.example',
+      '--dnssec',
+      'require',
+      ...sipFlags,
+      ...cliFlags(),
+    );
+    expect(insecure.code).toBe(4);
+    expect(insecure.stderr).toMatch(/NAPTR insecure\.example \(insecure\).*\[SIP_ERR_INSECURE\]/);
+    const secure = await dnscore(
+      'sip',
+      'sip:bob@secure.example',
+      '--dnssec',
+      'require',
+      '--json',
+      ...sipFlags,
+      ...cliFlags(),
+    );
+    expect(secure.code).toBe(0);
+    expect(JSON.parse(secure.stdout).targets).toMatchObject([{ address: '192.0.2.81', dnssec: 'secure' }]);
+    const text = await dnscore('sip', 'sip:bob@insecure.example', ...sipFlags, ...cliFlags());
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('  DNSSEC: target 1 through NAPTR insecure.example (insecure)');
+  });
+
+  it('PJSIP-style adapter under require: an error status for the insecure chain, the address for the secure one', async () => {
+    const { core } = stack(false);
+    const adapter = createPjsipExtResolver(core, { transports: ['udp'], ipv6: false, dnssec: 'require' });
+    const ask = (uri: string) =>
+      new Promise<[number, { count: number } | null]>((resolve) =>
+        adapter.resolve(null, null, hostInfoFromUri(uri), 'token', (s, _t, a) =>
+          resolve([s, a as { count: number } | null]),
+        ),
+      );
+    const [bad, none] = await ask('sip:bob@insecure.example');
+    expect(bad).not.toBe(0);
+    expect(none?.count ?? 0).toBe(0);
+    const [good, found] = await ask('sip:bob@secure.example');
+    expect(good).toBe(0);
+    expect(found?.count).toBe(1);
+  });
+});
+
 describe('SHA-1 DS beside a wrong SHA-256 DS (RFC 4509 section 3)', () => {
   it('bogus by default: only the strongest digest counts (harden-algo-downgrade)', async () => {
     const result = await stack(false).core.resolve('www.sha1.example', 'A');
