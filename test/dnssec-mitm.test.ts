@@ -326,6 +326,32 @@ describe('SIP: each target as secure as the NAPTR, SRV and A answers it rests on
   });
 });
 
+describe('an algorithm this libunbound lacks (RFC 4035 section 5.2)', () => {
+  it('an Ed448-only zone is secure exactly when the probe says Ed448 validates; the CLI says why when not', async () => {
+    const unbound = new UnboundResolver({
+      nameservers: [proxy.endpoint],
+      resolvConf: false,
+      hosts: false,
+      trustAnchors: [tree.anchor],
+    });
+    const core = new DnsCore([unbound]);
+    open.push(core);
+    const ed448 = (await unbound.dnssecSupport()).algorithms.find((a) => a.number === 16)!;
+    const result = await core.resolve('www.ed448.example', 'A');
+    expect([result.dnssec, addresses(result)]).toEqual([ed448.validates ? 'secure' : 'insecure', ['192.0.2.48']]);
+    const ran = await dnscore('resolve', 'www.ed448.example', ...cliFlags('unbound'));
+    expect(ran.code).toBe(0);
+    if (ed448.validates) expect(ran.stderr).toBe('');
+    else
+      expect(ran.stderr).toBe(
+        'dnscore: www.ed448.example: insecure: ed448.example is signed only with algorithm 16 (ED448), which this ' +
+          'libunbound cannot validate: it is treated as unsigned (RFC 4035 section 5.2)\n',
+      );
+    // A zone signed with an algorithm that validates gets no such note, secure or not.
+    expect((await dnscore('resolve', 'www.insecure.example', ...cliFlags('unbound'))).stderr).toBe('');
+  });
+});
+
 describe('SHA-1 DS beside a wrong SHA-256 DS (RFC 4509 section 3)', () => {
   it('bogus by default: only the strongest digest counts (harden-algo-downgrade)', async () => {
     const result = await stack(false).core.resolve('www.sha1.example', 'A');

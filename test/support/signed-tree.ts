@@ -8,6 +8,7 @@
  *   insecure.example  unsigned, no DS: provably insecure
  *   bogus.example     signed, DS, www's A changed after signing: bogus
  *   sha1.example      signed; the parent has a correct SHA-1 DS and a wrong SHA-256 DS (RFC 4509 3)
+ *   ed448.example     signed with Ed448 only, DS in the parent (secure only where libunbound has Ed448)
  */
 import { createHash } from 'node:crypto';
 import { alterRecord, signZone, type SignedZone } from './dnssec.js';
@@ -57,6 +58,12 @@ ${SOA('sha1.example')}
 www         IN A     192.0.2.60
 `;
 
+const ED448 = `$ORIGIN ed448.example.
+$TTL 3600
+${SOA('ed448.example')}
+www         IN A     192.0.2.48
+`;
+
 export interface SignedTree {
   /** Zones for startNsd: the parent and every child. */
   readonly zones: readonly { readonly name: string; readonly text: string }[];
@@ -65,11 +72,12 @@ export interface SignedTree {
 }
 
 export async function signTree(): Promise<SignedTree> {
-  const [secure, other, bogus, sha1] = await Promise.all([
+  const [secure, other, bogus, sha1, ed448] = await Promise.all([
     signZone('secure.example', SECURE),
     signZone('other.example', OTHER),
     signZone('bogus.example', BOGUS),
     signZone('sha1.example', SHA1),
+    signZone('ed448.example', ED448, { algorithm: 'ED448' }),
   ]);
   const wrongSha256 = corruptDigest(dsOf(sha1, 2));
   const parent = await signZone(
@@ -79,12 +87,13 @@ export async function signTree(): Promise<SignedTree> {
       '$TTL 3600',
       SOA('example'),
       'ns1 IN A 127.0.0.1',
-      ...['secure', 'other', 'insecure', 'bogus', 'sha1'].map((child) => `${child} IN NS ns1.example.`),
+      ...['secure', 'other', 'insecure', 'bogus', 'sha1', 'ed448'].map((child) => `${child} IN NS ns1.example.`),
       dsOf(secure, 2),
       dsOf(other, 2),
       dsOf(bogus, 2),
       dsOf(sha1, 1),
       wrongSha256,
+      dsOf(ed448, 2),
       '',
     ].join('\n'),
   );
@@ -97,6 +106,7 @@ export async function signTree(): Promise<SignedTree> {
       { name: 'insecure.example', text: INSECURE },
       { name: 'bogus.example', text: broken.text },
       { name: 'sha1.example', text: sha1.text },
+      { name: 'ed448.example', text: ed448.text },
     ],
     anchor: parent.ds,
   };
