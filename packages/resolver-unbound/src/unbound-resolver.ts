@@ -56,7 +56,8 @@ export class UnboundResolver implements ResolverPlugin {
     if (this.#closed) return { available: false, reason: 'the unbound resolver is closed' };
     if (!this.#binding.available) {
       // Validation asked for (own anchors, requireSecure): no unvalidated backend may stand in.
-      const asked = this.#plan.requireSecure || this.#plan.anchorSource === 'options';
+      const anchors = (this.#options.trustAnchors?.length ?? 0) + (this.#options.trustAnchorFiles?.length ?? 0);
+      const asked = this.#plan.requireSecure || anchors > 0;
       return { available: false, reason: this.#binding.reason, ...(asked ? { failClosed: true } : {}) };
     }
     return { available: true };

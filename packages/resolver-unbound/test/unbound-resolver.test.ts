@@ -239,6 +239,15 @@ describe('the plugin contract', () => {
     expect(error).toMatchObject({ code: 'DNS_ERR_UNBOUND_UNAVAILABLE', definite: false });
   });
 
+  it('without the binding, validation asked for (own anchors, requireSecure) fails closed; no anchors ([]) does not', () => {
+    const binding = loadUnboundBinding('/nonexistent/dir/x.js');
+    const anchored = feathers({ binding, trustAnchors: ['feathers. IN DS 1 13 2 00'] });
+    expect(anchored.available()).toMatchObject({ available: false, failClosed: true });
+    expect(feathers({ binding, trustAnchorFiles: ['/dev/null'] }).available()).toMatchObject({ failClosed: true });
+    expect(feathers({ binding, requireSecure: true }).available()).toMatchObject({ failClosed: true });
+    expect(feathers({ binding, trustAnchors: [] }).available()).not.toHaveProperty('failClosed');
+  });
+
   it('without the binding, options are still checked', () => {
     const binding = loadUnboundBinding('/nonexistent/dir/x.js');
     expect(() => new UnboundResolver({ binding, maxInFlight: 0 })).toThrow(/maxInFlight: 0 is not a positive integer/);
