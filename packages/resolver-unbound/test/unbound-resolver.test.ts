@@ -97,7 +97,12 @@ describe('resolve_async', () => {
       ['goose.feathers', 'A'],
       ['goose.feathers', 'AAAA'],
       ['duck.feathers', 'A'],
-    ].map(([name, type]) => dns.resolve(name!, type!).then((result) => (seen.push(`${name} ${type}`), result)));
+    ].map(([name, type]) =>
+      dns.resolve(name!, type!).then((result) => {
+        seen.push(`${name} ${type}`);
+        return result;
+      }),
+    );
     const [gooseA, gooseAAAA, duckA] = await Promise.all(pending);
     expect(seen.sort()).toEqual(['duck.feathers A', 'goose.feathers A', 'goose.feathers AAAA']);
     expect(
