@@ -5,6 +5,8 @@
  */
 export type { ResolverPlugin, Availability, PluginAnswer } from './resolver-plugin.js';
 export { availabilityOf } from './resolver-plugin.js';
+export { Ede, edeName, isEdeCode } from './ede.js';
+export { dnssecStatus, weakestStatus, type DnssecStatus, type DnssecFlags } from './dnssec-status.js';
 export {
   ResultBuilder,
   buildResult,

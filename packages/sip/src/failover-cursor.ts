@@ -315,6 +315,9 @@ export class FailoverCursor {
         weight: 0,
         source: 'affinity',
         expires: Number.POSITIVE_INFINITY,
+        // Pinned by a Call-ID, not found through DNS now: nothing validated.
+        dnssec: 'insecure',
+        links: [],
       };
       return { target, penalized: false, pinned: true };
     }
