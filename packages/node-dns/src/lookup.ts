@@ -1,0 +1,172 @@
+/**
+ * createLookup(core): a function with dns.lookup's signature and behaviour, answered by dnscore,
+ * for the `lookup` option of net, tls, http, https and undici's `connect`, and (called with an
+ * origin URL) for undici's DNS interceptor. Callbacks run on a later tick, as Node's do, and an
+ * exception thrown by one is not swallowed.
+ */
+import { isIP } from 'node:net';
+import { promisify } from 'node:util';
+import type { DnsResolver } from '@dnscore/core';
+import { findAddresses, type FoundAddress, type LookupAddress } from './addresses.js';
+import { callSignal } from './call-signal.js';
+import { DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
+import { NodeArgumentError, received } from './errors.js';
+import { readLookupOptions, type LookupOptions, type ReadLookupOptions } from './lookup-options.js';
+
+export interface CreateLookupOptions {
+  /** Ends a call that has no address after this many ms with EAI_AGAIN (default: the backend's timeouts). */
+  readonly timeoutMs?: number;
+  /** Give only DNSSEC-secure addresses; otherwise fail with EINSECURE (default false). */
+  readonly requireSecure?: boolean;
+}
+
+export type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[] | null,
+  family?: number,
+) => void;
+
+/** What undici's DNS interceptor wants: the addresses with their TTL in ms. */
+export interface InterceptorAddress extends LookupAddress {
+  readonly ttl: number;
+}
+
+export type InterceptorCallback = (error: Error | null, addresses?: InterceptorAddress[]) => void;
+
+export interface NodeDnsLookup {
+  (hostname: string, callback: LookupCallback): void;
+  (hostname: string, options: number | LookupOptions | undefined, callback: LookupCallback): void;
+  /** undici's DNS interceptor (`interceptors.dns({ lookup })`) calls with the origin. */
+  (origin: URL, options: { dualStack?: boolean; affinity?: 4 | 6 | null }, callback: InterceptorCallback): void;
+  /** dns.promises.lookup: `{ address, family }`, or an array of them with `all`. */
+  promise(hostname: string, options?: number | LookupOptions): Promise<LookupAddress | LookupAddress[]>;
+  /** The addresses with the TTL of their records, in seconds: what cacheable-lookup's `all` gives. */
+  addresses(hostname: string, options?: number | LookupOptions): Promise<FoundAddress[]>;
+}
+
+export function createLookup(core: DnsResolver, options: CreateLookupOptions = {}): NodeDnsLookup {
+  if (!core || typeof core.resolve !== 'function') {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_TYPE',
+      `The "core" argument must have a resolve() method. ${received(core)}`,
+    );
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2_147_483_647)) {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_VALUE',
+      `The property 'options.timeoutMs' must be an integer in 1..2147483647. Received ${String(timeoutMs)}`,
+    );
+  }
+  const requireSecure = options.requireSecure ?? DEFAULT_REQUIRE_SECURE;
+  if (typeof requireSecure !== 'boolean') {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_TYPE',
+      `The "options.requireSecure" property must be of type boolean. ${received(requireSecure)}`,
+    );
+  }
+
+  const find = async (hostname: string, read: ReadLookupOptions): Promise<FoundAddress[]> => {
+    const literal = isIP(hostname);
+    if (literal) return [{ address: hostname, family: literal as 4 | 6, ttl: 0 }];
+    const call = callSignal(timeoutMs, [read.signal]);
+    try {
+      return await findAddresses(core, hostname, {
+        ...read,
+        requireSecure,
+        signal: call.signal,
+        timedOut: call.timedOut,
+      });
+    } finally {
+      call.done();
+    }
+  };
+
+  const lookup = ((hostname: unknown, optionsOrCallback: unknown, maybeCallback?: unknown): void => {
+    if (isOrigin(hostname)) {
+      lookupOrigin(find, hostname, optionsOrCallback, maybeCallback);
+      return;
+    }
+    const callback = (typeof optionsOrCallback === 'function' ? optionsOrCallback : maybeCallback) as LookupCallback;
+    if (hostname && typeof hostname !== 'string') {
+      throw new NodeArgumentError(
+        'ERR_INVALID_ARG_TYPE',
+        `The "hostname" argument must be of type string. ${received(hostname)}`,
+      );
+    }
+    if (typeof callback !== 'function') {
+      throw new NodeArgumentError(
+        'ERR_INVALID_ARG_TYPE',
+        `The "callback" argument must be of type function. ${received(callback)}`,
+      );
+    }
+    const read = readLookupOptions(typeof optionsOrCallback === 'function' ? undefined : optionsOrCallback);
+    if (!hostname) {
+      // What node:dns does with an empty name (deprecated there, kept for compatibility).
+      if (read.all) process.nextTick(callback, null, []);
+      else process.nextTick(callback, null, null, read.family === 6 ? 6 : 4);
+      return;
+    }
+    find(hostname as string, read).then(
+      (found) => {
+        if (read.all) process.nextTick(callback, null, found.map(plain));
+        else process.nextTick(callback, null, found[0]!.address, found[0]!.family);
+      },
+      (error: unknown) => process.nextTick(callback, error as Error, null),
+    );
+  }) as NodeDnsLookup;
+
+  const promise = async (hostname: string, opts?: number | LookupOptions): Promise<LookupAddress | LookupAddress[]> => {
+    if (hostname && typeof hostname !== 'string') {
+      throw new NodeArgumentError(
+        'ERR_INVALID_ARG_TYPE',
+        `The "hostname" argument must be of type string. ${received(hostname)}`,
+      );
+    }
+    const read = readLookupOptions(opts);
+    if (!hostname) return read.all ? [] : { address: null as unknown as string, family: read.family === 6 ? 6 : 4 };
+    const found = await find(hostname, read);
+    return read.all ? found.map(plain) : plain(found[0]!);
+  };
+  lookup.promise = promise;
+  lookup.addresses = (hostname, opts) => find(hostname, readLookupOptions(opts));
+  // util.promisify(lookup) behaves like util.promisify(dns.lookup): { address, family }.
+  Object.defineProperty(lookup, promisify.custom, { value: promise, enumerable: false });
+  return lookup;
+}
+
+function plain(found: FoundAddress): LookupAddress {
+  return { address: found.address, family: found.family };
+}
+
+function isOrigin(value: unknown): value is URL {
+  return typeof value === 'object' && value !== null && typeof (value as URL).hostname === 'string';
+}
+
+/** undici's interceptor: every address of the origin's host, TTLs in ms; `dualStack: false` asks one family. */
+function lookupOrigin(
+  find: (hostname: string, read: ReadLookupOptions) => Promise<FoundAddress[]>,
+  origin: URL,
+  options: unknown,
+  callback: unknown,
+): void {
+  if (typeof callback !== 'function') {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_TYPE',
+      `The "callback" argument must be of type function. ${received(callback)}`,
+    );
+  }
+  const o = (options ?? {}) as { dualStack?: boolean; affinity?: 4 | 6 | null };
+  const family = o.dualStack === false && (o.affinity === 4 || o.affinity === 6) ? o.affinity : 0;
+  const hostname = origin.hostname.replace(/^\[(.*)\]$/, '$1');
+  const read: ReadLookupOptions = { family, hints: 0, all: true, order: 'ipv4first', signal: undefined };
+  find(hostname, read).then(
+    (found) =>
+      process.nextTick(
+        callback as InterceptorCallback,
+        null,
+        found.map((a) => ({ ...plain(a), ttl: a.ttl * 1000 })),
+      ),
+    (error: unknown) => process.nextTick(callback as InterceptorCallback, error as Error),
+  );
+}
