@@ -179,14 +179,27 @@ export class NodeDnsPromiseResolver {
     return this.resolve(hostname, 'TXT');
   }
 
-  /** The names of an IP address (PTR under in-addr.arpa or ip6.arpa); EINVAL for a non-address. */
+  /**
+   * The names of an IP address (PTR under in-addr.arpa or ip6.arpa); EINVAL for a non-address,
+   * ENOTFOUND for any failure but a cancel, as c-ares says. Unlike c-ares, the hosts file is not read.
+   */
   reverse(ip: string): Promise<string[]> {
     checkName(ip, 'ip');
     const name = reverseName(ip);
     if (!name) {
       return Promise.reject(new NodeDnsError('EINVAL', 'getHostByAddr', ip, { errno: uvErrno('EINVAL') }));
     }
-    return this.#ask(name, 'PTR', 'getHostByAddr', ip).then((result) => shape('PTR', result) as string[]);
+    return this.#ask(name, 'PTR', 'getHostByAddr', ip).then(
+      (result) => shape('PTR', result) as string[],
+      (error: NodeDnsError) => {
+        // c-ares's gethostbyaddr says ENOTFOUND for every failure but a cancel
+        if (error.code === 'ECANCELLED' || error.code === 'EDESTRUCTION' || error.code === 'ENOTFOUND') throw error;
+        throw new NodeDnsError('ENOTFOUND', 'getHostByAddr', ip, {
+          ...(error.result ? { result: error.result } : {}),
+          cause: error.cause ?? error,
+        });
+      },
+    );
   }
 
   /** Ends every call in flight: each rejects with ECANCELLED. Later calls are not affected. */

@@ -10,8 +10,22 @@ export interface ServerAddress {
   readonly port: number;
 }
 
-/** Throws ERR_INVALID_IP_ADDRESS (TypeError) for an entry that is not one of the forms above. */
+/**
+ * Throws ERR_INVALID_IP_ADDRESS (TypeError) for an entry that is not one of the forms above, or
+ * whose port is outside 1..65535 (node:dns wraps such a port modulo 65536, or aborts on port 0).
+ * A server given twice is kept once, as node:dns does.
+ */
 export function parseServers(servers: unknown): ServerAddress[] {
+  const seen = new Set<string>();
+  return parseEach(servers).filter((server) => {
+    const key = formatServer(server);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function parseEach(servers: unknown): ServerAddress[] {
   if (!Array.isArray(servers)) {
     throw new NodeArgumentError(
       'ERR_INVALID_ARG_TYPE',

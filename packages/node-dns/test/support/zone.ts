@@ -48,6 +48,8 @@ $TTL 300
 @          IN NS  ns1.node.example.
 1.0.0      IN PTR both.node.example.
 1.0.0      IN PTR localhost.
+2.0.0      IN PTR v4.node.example.
+2.0.0      IN PTR two.node.example.
 `;
 }
 
