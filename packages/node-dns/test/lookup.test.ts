@@ -274,7 +274,7 @@ describe('createLookup', () => {
     expect(await call(secureOnly, 'signed.node.example', { all: true, order: 'ipv4first' })).toEqual({
       error: null,
       address: [
-        { address: '127.0.0.5', family: 4 },
+        { address: '127.0.0.1', family: 4 },
         { address: '::1', family: 6 },
       ],
       family: undefined,

@@ -15,7 +15,7 @@ both   120 IN AAAA ::1
 v4         IN A   127.0.0.1
 v4         IN A   127.0.0.2
 v6         IN AAAA ::1
-signed     IN A   127.0.0.5
+signed     IN A   127.0.0.1
 signed     IN AAAA ::1
 bogus      IN A   127.0.0.6
 alias      IN CNAME both
