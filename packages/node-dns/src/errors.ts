@@ -70,3 +70,12 @@ export function received(value: unknown): string {
   const shown = typeof value === 'string' ? `'${value.slice(0, 25)}'` : String(value);
   return `Received type ${typeof value} (${shown})`;
 }
+
+/** Node's RangeError for a number out of range (ERR_OUT_OF_RANGE). */
+export class NodeRangeError extends RangeError {
+  readonly code = 'ERR_OUT_OF_RANGE';
+
+  static {
+    NodeRangeError.prototype.name = 'RangeError';
+  }
+}

@@ -31,5 +31,5 @@ export type {
 } from './record-shapes.js';
 export type { ServerAddress } from './servers.js';
 export { install, uninstall, type InstallOptions, type UndiciModule } from './install.js';
-export { NodeDnsError, NodeArgumentError } from './errors.js';
+export { NodeDnsError, NodeArgumentError, NodeRangeError } from './errors.js';
 export * from './defaults.js';

@@ -9,7 +9,7 @@ import type { DnsResolver, DnsResult } from '@dnscore/core';
 import { callSignal } from './call-signal.js';
 import { errorCode, resultCode } from './codes.js';
 import { DEFAULT_RESOLVER_TIMEOUT_MS } from './defaults.js';
-import { NodeArgumentError, NodeDnsError, received, uvErrno } from './errors.js';
+import { NodeArgumentError, NodeDnsError, NodeRangeError, received, uvErrno } from './errors.js';
 import {
   anyRecord,
   caa,
@@ -31,6 +31,8 @@ import { formatServer, parseServers, type ServerAddress } from './servers.js';
 export interface NodeDnsResolverOptions {
   /** Ms a call may take before it fails with ETIMEOUT; -1 (default): the backend's own timeouts. */
   readonly timeout?: number;
+  /** Accepted for node:dns compatibility and not used: how often a server is asked is the backend's setting. */
+  readonly tries?: number;
   /** What getServers() reports at first (node's forms: "IP", "IP:port", "[IPv6]:port"). */
   readonly servers?: readonly string[];
   /**
@@ -94,10 +96,20 @@ export class NodeDnsPromiseResolver {
       );
     }
     const timeout = options.timeout ?? DEFAULT_RESOLVER_TIMEOUT_MS;
-    if (!Number.isInteger(timeout) || timeout < -1 || timeout > 2_147_483_647) {
+    if (typeof timeout !== 'number') {
       throw new NodeArgumentError(
-        'ERR_OUT_OF_RANGE' as 'ERR_INVALID_ARG_VALUE',
-        `The value of "options.timeout" is out of range. It must be >= -1 && <= 2147483647. Received ${String(timeout)}`,
+        'ERR_INVALID_ARG_TYPE',
+        `The "options.timeout" property must be of type number. ${received(timeout)}`,
+      );
+    }
+    if (!Number.isInteger(timeout)) {
+      throw new NodeRangeError(
+        `The value of "options.timeout" is out of range. It must be an integer. Received ${timeout}`,
+      );
+    }
+    if (timeout < -1 || timeout > 2_147_483_647) {
+      throw new NodeRangeError(
+        `The value of "options.timeout" is out of range. It must be >= -1 && <= 2147483647. Received ${timeout}`,
       );
     }
     if (options.useServers !== undefined && typeof options.useServers !== 'function') {
