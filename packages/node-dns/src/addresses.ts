@@ -11,6 +11,8 @@ import { errorCode, lookupCode, resultCode } from './codes.js';
 import { NodeDnsError, uvErrno } from './errors.js';
 import { configuredFamilies } from './interfaces.js';
 import type { ReadLookupOptions } from './lookup-options.js';
+import type { AnswerMemo } from './answer-memo.js';
+import type { CallSignal } from './call-signal.js';
 
 export interface LookupAddress {
   address: string;
@@ -24,19 +26,22 @@ export interface FoundAddress extends LookupAddress {
 
 export interface FindOptions extends Omit<ReadLookupOptions, 'all'> {
   readonly requireSecure: boolean;
-  /** Aborted on cancel or timeout; `timedOut` tells which. */
-  readonly signal: AbortSignal | undefined;
-  readonly timedOut: () => boolean;
+  /** Starts the signal of a call that must ask the core (its timeout and cancel); not made for a memo hit. */
+  readonly startCall: () => CallSignal;
 }
 
 const SYSCALL = 'getaddrinfo';
 
-/** Throws a NodeDnsError (syscall getaddrinfo) when no address can be given. */
-export async function findAddresses(
+/**
+ * The addresses of `hostname`, or a NodeDnsError (syscall getaddrinfo) when none can be given.
+ * Synchronous (a value or a throw) when every answer it needs is in `memo`; a promise otherwise.
+ */
+export function findAddresses(
   core: DnsResolver,
+  memo: AnswerMemo,
   hostname: string,
   options: FindOptions,
-): Promise<FoundAddress[]> {
+): FoundAddress[] | Promise<FoundAddress[]> {
   const loopback = localhostAddresses(hostname, options);
   if (loopback) return loopback;
   const { family, hints } = options;
@@ -45,10 +50,25 @@ export async function findAddresses(
   const askA =
     family === 4 || (family === 0 && (configured.ipv4 || bothOff)) || (family === 6 && (hints & V4MAPPED) !== 0);
   const askAaaa = family === 6 || (family === 0 && (configured.ipv6 || bothOff));
-  const [v4, v6] = await Promise.all([
-    askA ? ask(core, hostname, 'A', options) : undefined,
-    askAaaa ? ask(core, hostname, 'AAAA', options) : undefined,
-  ]);
+  const v4 = askA ? remembered(memo, hostname, 'A') : undefined;
+  const v6 = askAaaa ? remembered(memo, hostname, 'AAAA') : undefined;
+  if ((!askA || v4) && (!askAaaa || v6)) return combine(hostname, v4, v6, options);
+  const call = options.startCall();
+  return Promise.all([
+    askA ? (v4 ?? ask(core, memo, hostname, 'A', call)) : undefined,
+    askAaaa ? (v6 ?? ask(core, memo, hostname, 'AAAA', call)) : undefined,
+  ])
+    .then(([a, aaaa]) => combine(hostname, a, aaaa, options))
+    .finally(call.done);
+}
+
+function combine(
+  hostname: string,
+  v4: Outcome | undefined,
+  v6: Outcome | undefined,
+  options: FindOptions,
+): FoundAddress[] {
+  const { family, hints } = options;
   const asked = [v4, v6].filter((o): o is Outcome => o !== undefined);
   const bogus = asked.find((o) => o.result?.bogus);
   if (bogus) {
@@ -67,8 +87,10 @@ export async function findAddresses(
   }
   const found = ordered(fours, sixes, options.order);
   if (found.length > 0) return found;
-  if (options.requireSecure && asked.some((o) => o.result && !o.result.secure && o.result.records.length > 0)) {
-    const insecure = asked.find((o) => o.result && !o.result.secure && o.result.records.length > 0)!;
+  const insecure = options.requireSecure
+    ? asked.find((o) => o.result && !o.result.secure && o.result.records.length > 0)
+    : undefined;
+  if (insecure) {
     throw new NodeDnsError('EINSECURE', SYSCALL, hostname, {
       result: insecure.result!,
       detail: 'the addresses are not DNSSEC-secure and requireSecure is set',
@@ -82,27 +104,37 @@ interface Outcome {
   readonly error?: unknown;
   /** The c-ares code of a negative result or an error; undefined when the result has data. */
   readonly code: string | undefined;
+  /** Seconds the result has been kept by the memo. */
+  readonly age: number;
 }
 
-async function ask(core: DnsResolver, hostname: string, type: 'A' | 'AAAA', options: FindOptions): Promise<Outcome> {
+function remembered(memo: AnswerMemo, hostname: string, type: 'A' | 'AAAA'): Outcome | undefined {
+  const kept = memo.get(type, hostname);
+  return kept ? { result: kept.result, code: resultCode(kept.result), age: kept.age } : undefined;
+}
+
+async function ask(
+  core: DnsResolver,
+  memo: AnswerMemo,
+  hostname: string,
+  type: 'A' | 'AAAA',
+  call: CallSignal,
+): Promise<Outcome> {
   try {
-    const result = await core.resolve(
-      hostname,
-      type as string,
-      options.signal ? { signal: options.signal } : undefined,
-    );
-    return { result, code: resultCode(result) };
+    const result = await core.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
+    memo.set(type, hostname, result);
+    return { result, code: resultCode(result), age: 0 };
   } catch (error) {
     const code = errorCode(error);
     // A timeout of ours aborts the call: it is a timeout, not a cancel.
-    return { error, code: code === 'ECANCELLED' && options.timedOut() ? 'ETIMEOUT' : code };
+    return { error, code: code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, age: 0 };
   }
 }
 
 function addressesOf(outcome: Outcome | undefined, family: 4 | 6, requireSecure: boolean): FoundAddress[] {
   const result = outcome?.result;
   if (!result || outcome.code !== undefined || (requireSecure && !result.secure)) return [];
-  return result.records.map((r) => ({ address: r.data as string, family, ttl: r.ttl }));
+  return result.records.map((r) => ({ address: r.data as string, family, ttl: Math.max(0, r.ttl - outcome.age) }));
 }
 
 function toMapped(a: FoundAddress): FoundAddress {
@@ -129,13 +161,11 @@ function failure(hostname: string, asked: readonly Outcome[]): NodeDnsError {
   });
 }
 
+const LOCALHOST = /(?:^|\.)localhost\.?$/i;
+
 /** RFC 6761 section 6.3: localhost and names under it are the loopback addresses, never asked. */
-function localhostAddresses(
-  hostname: string,
-  options: Omit<FindOptions, 'signal' | 'timedOut'>,
-): FoundAddress[] | undefined {
-  const name = hostname.toLowerCase().replace(/\.$/, '');
-  if (name !== 'localhost' && !name.endsWith('.localhost')) return undefined;
+function localhostAddresses(hostname: string, options: FindOptions): FoundAddress[] | undefined {
+  if (!LOCALHOST.test(hostname)) return undefined;
   const four: FoundAddress = { address: '127.0.0.1', family: 4, ttl: 0 };
   const six: FoundAddress = { address: '::1', family: 6, ttl: 0 };
   if (options.family === 4) return [four];

@@ -8,3 +8,6 @@ export const DEFAULT_REQUIRE_SECURE = false;
 
 /** Resolver: -1 is node:dns's "the default", here the backend's own timeouts. */
 export const DEFAULT_RESOLVER_TIMEOUT_MS = -1;
+
+/** lookup: A and AAAA answers kept for their TTL, at most this many (a warm lookup reads them without a promise). */
+export const DEFAULT_ANSWER_MEMO_ENTRIES = 1000;

@@ -6,11 +6,12 @@
  */
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
-import type { DnsResolver } from '@dnscore/core';
+import { systemClock, type Clock, type DnsResolver } from '@dnscore/core';
 import { findAddresses, type FoundAddress, type LookupAddress } from './addresses.js';
 import { callSignal } from './call-signal.js';
-import { DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
-import { NodeArgumentError, received } from './errors.js';
+import { AnswerMemo } from './answer-memo.js';
+import { DEFAULT_ANSWER_MEMO_ENTRIES, DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
+import { NodeArgumentError, NodeDnsError, received } from './errors.js';
 import { readLookupOptions, type LookupOptions, type ReadLookupOptions } from './lookup-options.js';
 
 export interface CreateLookupOptions {
@@ -18,6 +19,10 @@ export interface CreateLookupOptions {
   readonly timeoutMs?: number;
   /** Give only DNSSEC-secure addresses; otherwise fail with EINSECURE (default false). */
   readonly requireSecure?: boolean;
+  /** A and AAAA answers kept by the lookup for their TTL (default 1000; 0: ask the core every time). */
+  readonly answerMemoEntries?: number;
+  /** Clock of that memo (default Date.now). */
+  readonly clock?: Clock;
 }
 
 export type LookupCallback = (
@@ -66,25 +71,34 @@ export function createLookup(core: DnsResolver, options: CreateLookupOptions = {
     );
   }
 
-  const find = async (hostname: string, read: ReadLookupOptions): Promise<FoundAddress[]> => {
-    const literal = isIP(hostname);
+  const memoEntries = options.answerMemoEntries ?? DEFAULT_ANSWER_MEMO_ENTRIES;
+  if (!(Number.isInteger(memoEntries) && memoEntries >= 0 && memoEntries <= 10_000_000)) {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_VALUE',
+      `The property 'options.answerMemoEntries' must be an integer in 0..10000000. Received ${String(memoEntries)}`,
+    );
+  }
+  const memo = new AnswerMemo(memoEntries, options.clock ?? systemClock);
+
+  /** The addresses: a value (or a throw) when the memo holds every answer, else a promise. */
+  const find = (hostname: string, read: ReadLookupOptions): FoundAddress[] | Promise<FoundAddress[]> => {
+    // Only a name with a colon or a final digit can be an IP literal: the others skip isIP's regex.
+    const literal = hostname.includes(':') || isDigit(hostname.charCodeAt(hostname.length - 1)) ? isIP(hostname) : 0;
     if (literal) return [{ address: hostname, family: literal as 4 | 6, ttl: 0 }];
-    const call = callSignal(timeoutMs, [read.signal]);
-    try {
-      return await findAddresses(core, hostname, {
-        ...read,
-        requireSecure,
-        signal: call.signal,
-        timedOut: call.timedOut,
-      });
-    } finally {
-      call.done();
+    if (read.signal?.aborted) {
+      throw new NodeDnsError('ECANCELLED', 'getaddrinfo', hostname, { cause: read.signal.reason });
     }
+    return findAddresses(core, memo, hostname, {
+      ...read,
+      requireSecure,
+      startCall: () => callSignal(timeoutMs, [read.signal]),
+    });
   };
+  const findAsync = async (hostname: string, read: ReadLookupOptions): Promise<FoundAddress[]> => find(hostname, read);
 
   const lookup = ((hostname: unknown, optionsOrCallback: unknown, maybeCallback?: unknown): void => {
     if (isOrigin(hostname)) {
-      lookupOrigin(find, hostname, optionsOrCallback, maybeCallback);
+      lookupOrigin(findAsync, hostname, optionsOrCallback, maybeCallback);
       return;
     }
     const callback = (typeof optionsOrCallback === 'function' ? optionsOrCallback : maybeCallback) as LookupCallback;
@@ -107,13 +121,20 @@ export function createLookup(core: DnsResolver, options: CreateLookupOptions = {
       else process.nextTick(callback, null, null, read.family === 6 ? 6 : 4);
       return;
     }
-    find(hostname as string, read).then(
-      (found) => {
-        if (read.all) process.nextTick(callback, null, found.map(plain));
-        else process.nextTick(callback, null, found[0]!.address, found[0]!.family);
-      },
-      (error: unknown) => process.nextTick(callback, error as Error, null),
-    );
+    const answer = (found: FoundAddress[]): void => {
+      if (read.all) process.nextTick(callback, null, found.map(plain));
+      else process.nextTick(callback, null, found[0]!.address, found[0]!.family);
+    };
+    const fail = (error: unknown): void => process.nextTick(callback, error as Error, null);
+    let found: FoundAddress[] | Promise<FoundAddress[]>;
+    try {
+      found = find(hostname as string, read);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (Array.isArray(found)) answer(found);
+    else found.then(answer, fail);
   }) as NodeDnsLookup;
 
   const promise = async (hostname: string, opts?: number | LookupOptions): Promise<LookupAddress | LookupAddress[]> => {
@@ -129,10 +150,14 @@ export function createLookup(core: DnsResolver, options: CreateLookupOptions = {
     return read.all ? found.map(plain) : plain(found[0]!);
   };
   lookup.promise = promise;
-  lookup.addresses = (hostname, opts) => find(hostname, readLookupOptions(opts));
+  lookup.addresses = (hostname, opts) => findAsync(hostname, readLookupOptions(opts));
   // util.promisify(lookup) behaves like util.promisify(dns.lookup): { address, family }.
   Object.defineProperty(lookup, promisify.custom, { value: promise, enumerable: false });
   return lookup;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 function plain(found: FoundAddress): LookupAddress {

@@ -48,6 +48,8 @@ describe('createLookup', () => {
     'bogus.node.example': { bogus: 'signature expired' },
   });
   const lookup = createLookup(core);
+  // asks the core every time, so a test can count the questions
+  const unmemoized = createLookup(core, { answerMemoEntries: 0 });
 
   test('one address by default, with its family; every address with all', async () => {
     expect(await call(lookup, 'v4.node.example')).toEqual({ error: null, address: '127.0.0.1', family: 4 });
@@ -65,18 +67,18 @@ describe('createLookup', () => {
   test('family 4, 6, IPv4, IPv6 ask one family; 0 asks both', async () => {
     const asked = (from: number) => plugin.asked.slice(from);
     let from = plugin.asked.length;
-    expect((await call(lookup, 'both.node.example', { family: 4, all: true })).address).toEqual([
+    expect((await call(unmemoized, 'both.node.example', { family: 4, all: true })).address).toEqual([
       { address: '127.0.0.1', family: 4 },
     ]);
     expect(asked(from)).toEqual(['both.node.example A']);
     from = plugin.asked.length;
-    expect((await call(lookup, 'both.node.example', { family: 'IPv6', all: true })).address).toEqual([
+    expect((await call(unmemoized, 'both.node.example', { family: 'IPv6', all: true })).address).toEqual([
       { address: '::1', family: 6 },
     ]);
     expect(asked(from)).toEqual(['both.node.example AAAA']);
     expect((await call(lookup, 'both.node.example', { family: 'IPv4' })).address).toBe('127.0.0.1');
     from = plugin.asked.length;
-    await call(lookup, 'both.node.example', { family: 0, all: true });
+    await call(unmemoized, 'both.node.example', { family: 0, all: true });
     expect(asked(from).sort()).toEqual(['both.node.example A', 'both.node.example AAAA']);
   });
 
@@ -117,7 +119,7 @@ describe('createLookup', () => {
 
   test('ADDRCONFIG asks only the families this host has an address of', async () => {
     const from = plugin.asked.length;
-    const { address } = await call(lookup, 'both.node.example', {
+    const { address } = await call(unmemoized, 'both.node.example', {
       hints: dns.ADDRCONFIG,
       all: true,
       order: 'ipv4first',
@@ -316,6 +318,49 @@ describe('createLookup', () => {
     expect(await viaOrigin(new URL('http://nx.node.example/'), {})).toMatchObject({ code: 'ENOTFOUND' });
   });
 
+  test('answers are kept for their TTL: a warm call asks nothing and answers at once; TTLs age', async () => {
+    let now = 1_000_000;
+    const clock = { now: () => now };
+    const { core: fresh, plugin: counted } = scriptedCore({ 'servfail.node.example': { rcode: Rcode.SERVFAIL } });
+    const memoized = createLookup(fresh, { clock });
+    expect(await memoized.addresses('both.node.example', { order: 'ipv4first' })).toEqual([
+      { address: '127.0.0.1', family: 4, ttl: 300 },
+      { address: '::1', family: 6, ttl: 120 },
+    ]);
+    const asked = counted.asked.length;
+    now += 30_500;
+    expect(await memoized.addresses('BOTH.node.example', { order: 'ipv4first' })).toEqual([
+      { address: '127.0.0.1', family: 4, ttl: 270 },
+      { address: '::1', family: 6, ttl: 90 },
+    ]);
+    // the callback still comes on a later tick
+    let sync = true;
+    const later = new Promise((resolve) => {
+      memoized('both.node.example', { family: 4 }, (_e, address) => resolve(sync ? 'at once' : address));
+      sync = false;
+    });
+    expect(await later).toBe('127.0.0.1');
+    expect(counted.asked.length).toBe(asked);
+    // past the lowest TTL (AAAA, 120 s) that answer is asked again, the A answer is not
+    now += 90_000;
+    await memoized.addresses('both.node.example');
+    expect(counted.asked.slice(asked)).toEqual(['both.node.example AAAA']);
+    // NXDOMAIN is kept for its negative TTL (the SOA's 60 s); SERVFAIL is never kept
+    await call(memoized, 'nx.node.example', 4);
+    await call(memoized, 'nx.node.example', 4);
+    await call(memoized, 'servfail.node.example', 4);
+    await call(memoized, 'servfail.node.example', 4);
+    expect(counted.asked.slice(asked + 1)).toEqual([
+      'nx.node.example A',
+      'servfail.node.example A',
+      'servfail.node.example A',
+    ]);
+    now += 61_000;
+    expect((await call(memoized, 'nx.node.example', 4)).error).toMatchObject({ code: 'ENOTFOUND' });
+    expect(counted.asked.at(-1)).toBe('nx.node.example A');
+    expect(counted.asked.length).toBe(asked + 5);
+  });
+
   test('bad options of createLookup are refused', () => {
     expect(thrown(() => createLookup(core, { timeoutMs: 0 }))).toEqual({
       name: 'TypeError',
@@ -326,5 +371,9 @@ describe('createLookup', () => {
       code: 'ERR_INVALID_ARG_TYPE',
     });
     expect(thrown(() => createLookup({} as never))).toEqual({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+    expect(thrown(() => createLookup(core, { answerMemoEntries: -1 }))).toEqual({
+      name: 'TypeError',
+      code: 'ERR_INVALID_ARG_VALUE',
+    });
   });
 });

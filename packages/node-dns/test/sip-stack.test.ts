@@ -51,14 +51,24 @@ test('the sip stack finds the same targets through NodeDnsResolver as through no
   const theirs = new dns.Resolver({ timeout: 500, tries: 1 });
   theirs.setServers([nsd.endpoint]);
   const ours = new NodeDnsResolver(
-    new DnsCore([new SystemResolver({ nameservers: [nsd.endpoint], search: [], resolvConf: '/dev/null' }, { timeoutMs: 500, attempts: 1 })]),
+    new DnsCore([
+      new SystemResolver(
+        { nameservers: [nsd.endpoint], search: [], resolvConf: '/dev/null' },
+        { timeoutMs: 500, attempts: 1 },
+      ),
+    ]),
   );
   expect(await stackResolve(ours, 'sip:bob@node.example')).toEqual([
     'udp 127.0.0.1 5060',
     'udp 127.0.0.1 5062',
     'udp 127.0.0.1 5064',
   ]);
-  for (const uri of ['sip:bob@node.example', 'sip:bob@both.node.example:5070', 'sip:bob@v4.node.example', 'sip:bob@nx.node.example']) {
+  for (const uri of [
+    'sip:bob@node.example',
+    'sip:bob@both.node.example:5070',
+    'sip:bob@v4.node.example',
+    'sip:bob@nx.node.example',
+  ]) {
     expect(await stackResolve(ours, uri), uri).toEqual(await stackResolve(theirs, uri));
   }
   expect(await stackResolve(ours, 'sip:bob@both.node.example:5070;transport=tcp')).toEqual([
