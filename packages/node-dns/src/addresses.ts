@@ -11,8 +11,8 @@ import { errorCode, lookupCode, resultCode } from './codes.js';
 import { NodeDnsError, uvErrno } from './errors.js';
 import { configuredFamilies } from './interfaces.js';
 import type { ReadLookupOptions } from './lookup-options.js';
-import type { AnswerMemo } from './answer-memo.js';
-import type { CallSignal } from './call-signal.js';
+import type { AnswerMemo, Kept } from './answer-memo.js';
+import { callSignal, type CallSignal } from './call-signal.js';
 
 export interface LookupAddress {
   address: string;
@@ -24,10 +24,11 @@ export interface FoundAddress extends LookupAddress {
   readonly ttl: number;
 }
 
-export interface FindOptions extends Omit<ReadLookupOptions, 'all'> {
+/** What a lookup made by createLookup does on every call. */
+export interface LookupSettings {
   readonly requireSecure: boolean;
-  /** Starts the signal of a call that must ask the core (its timeout and cancel); not made for a memo hit. */
-  readonly startCall: () => CallSignal;
+  /** Per-call timeout of a call that asks the core; undefined: none of its own. */
+  readonly timeoutMs: number | undefined;
 }
 
 const SYSCALL = 'getaddrinfo';
@@ -38,58 +39,83 @@ const SYSCALL = 'getaddrinfo';
  */
 export function findAddresses(
   core: DnsResolver,
-  memo: AnswerMemo,
+  memo: AnswerMemo<Outcome>,
   hostname: string,
-  options: FindOptions,
+  options: ReadLookupOptions,
+  settings: LookupSettings,
 ): FoundAddress[] | Promise<FoundAddress[]> {
   const loopback = localhostAddresses(hostname, options);
   if (loopback) return loopback;
   const { family, hints } = options;
-  const configured = hints & ADDRCONFIG ? configuredFamilies() : { ipv4: true, ipv6: true };
+  const configured = hints & ADDRCONFIG ? configuredFamilies() : BOTH_FAMILIES;
   const bothOff = !configured.ipv4 && !configured.ipv6; // a loopback-only host: ADDRCONFIG would say nothing
   const askA =
     family === 4 || (family === 0 && (configured.ipv4 || bothOff)) || (family === 6 && (hints & V4MAPPED) !== 0);
   const askAaaa = family === 6 || (family === 0 && (configured.ipv6 || bothOff));
-  const v4 = askA ? remembered(memo, hostname, 'A') : undefined;
-  const v6 = askAaaa ? remembered(memo, hostname, 'AAAA') : undefined;
-  if ((!askA || v4) && (!askAaaa || v6)) return combine(hostname, v4, v6, options);
-  const call = options.startCall();
+  const key = hostname.toLowerCase();
+  const memoized = memo.maxEntries > 0;
+  const now = memoized ? memo.clock.now() : 0;
+  const v4 = askA && memoized ? memo.get('A', key, now) : undefined;
+  const v6 = askAaaa && memoized ? memo.get('AAAA', key, now) : undefined;
+  if ((!askA || v4) && (!askAaaa || v6)) {
+    return combine(hostname, v4 && aged(v4, now), v6 && aged(v6, now), options, settings.requireSecure);
+  }
+  // The signal (timeout, cancel) is made only for a call that asks the core.
+  const call = callSignal(settings.timeoutMs, [options.signal]);
   return Promise.all([
-    askA ? (v4 ?? ask(core, memo, hostname, 'A', call)) : undefined,
-    askAaaa ? (v6 ?? ask(core, memo, hostname, 'AAAA', call)) : undefined,
+    askA ? (v4 ? aged(v4, now) : ask(core, memo, hostname, key, 'A', call)) : undefined,
+    askAaaa ? (v6 ? aged(v6, now) : ask(core, memo, hostname, key, 'AAAA', call)) : undefined,
   ])
-    .then(([a, aaaa]) => combine(hostname, a, aaaa, options))
+    .then(([a, aaaa]) => combine(hostname, a, aaaa, options, settings.requireSecure))
     .finally(call.done);
+}
+
+const BOTH_FAMILIES = { ipv4: true, ipv6: true } as const;
+
+/** What one A or AAAA question gave: the result and its addresses, or the error. */
+export interface Outcome {
+  readonly result?: DnsResult;
+  readonly error?: unknown;
+  /** The c-ares code of a negative result or an error; undefined when the result has data. */
+  readonly code: string | undefined;
+  /** The result's addresses, TTLs as they were when it was kept. */
+  readonly addresses: readonly FoundAddress[];
+  /** Seconds since the outcome was kept (TTLs are that much lower now). */
+  readonly age: number;
+}
+
+function aged(kept: Kept<Outcome>, now: number): Outcome {
+  const age = Math.floor((now - kept.storedAt) / 1000);
+  return age === 0 ? kept.value : { ...kept.value, age };
 }
 
 function combine(
   hostname: string,
   v4: Outcome | undefined,
   v6: Outcome | undefined,
-  options: FindOptions,
+  options: ReadLookupOptions,
+  requireSecure: boolean,
 ): FoundAddress[] {
   const { family, hints } = options;
-  const asked = [v4, v6].filter((o): o is Outcome => o !== undefined);
-  const bogus = asked.find((o) => o.result?.bogus);
+  const bogus = v4?.result?.bogus ? v4 : v6?.result?.bogus ? v6 : undefined;
   if (bogus) {
     throw new NodeDnsError('EBOGUS', SYSCALL, hostname, {
       result: bogus.result!,
       detail: `DNSSEC validation failed (${bogus.result!.whyBogus ?? 'bogus'})`,
     });
   }
-  let fours = addressesOf(v4, 4, options.requireSecure);
-  let sixes = addressesOf(v6, 6, options.requireSecure);
+  let fours = addressesOf(v4, requireSecure);
+  let sixes = addressesOf(v6, requireSecure);
   if (family === 6) {
     // V4MAPPED: IPv4 addresses as ::ffff:a.b.c.d when there is no IPv6 one (or always with ALL).
     const mapped = hints & V4MAPPED && (sixes.length === 0 || hints & ALL) ? fours.map(toMapped) : [];
-    sixes = [...sixes, ...mapped];
+    sixes = mapped.length > 0 ? [...sixes, ...mapped] : sixes;
     fours = [];
   }
   const found = ordered(fours, sixes, options.order);
   if (found.length > 0) return found;
-  const insecure = options.requireSecure
-    ? asked.find((o) => o.result && !o.result.secure && o.result.records.length > 0)
-    : undefined;
+  const asked = [v4, v6].filter((o): o is Outcome => o !== undefined);
+  const insecure = requireSecure ? asked.find((o) => o.addresses.length > 0 && !o.result!.secure) : undefined;
   if (insecure) {
     throw new NodeDnsError('EINSECURE', SYSCALL, hostname, {
       result: insecure.result!,
@@ -99,42 +125,39 @@ function combine(
   throw failure(hostname, asked);
 }
 
-interface Outcome {
-  readonly result?: DnsResult;
-  readonly error?: unknown;
-  /** The c-ares code of a negative result or an error; undefined when the result has data. */
-  readonly code: string | undefined;
-  /** Seconds the result has been kept by the memo. */
-  readonly age: number;
-}
-
-function remembered(memo: AnswerMemo, hostname: string, type: 'A' | 'AAAA'): Outcome | undefined {
-  const kept = memo.get(type, hostname);
-  return kept ? { result: kept.result, code: resultCode(kept.result), age: kept.age } : undefined;
-}
-
 async function ask(
   core: DnsResolver,
-  memo: AnswerMemo,
+  memo: AnswerMemo<Outcome>,
   hostname: string,
+  key: string,
   type: 'A' | 'AAAA',
   call: CallSignal,
 ): Promise<Outcome> {
   try {
     const result = await core.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
-    memo.set(type, hostname, result);
-    return { result, code: resultCode(result), age: 0 };
+    const code = resultCode(result);
+    const family = type === 'A' ? 4 : 6;
+    const addresses =
+      code === undefined
+        ? result.records.map((r) => Object.freeze({ address: r.data as string, family, ttl: r.ttl } as const))
+        : [];
+    const outcome: Outcome = { result, code, addresses, age: 0 };
+    memo.set(type, key, result, outcome);
+    return outcome;
   } catch (error) {
     const code = errorCode(error);
     // A timeout of ours aborts the call: it is a timeout, not a cancel.
-    return { error, code: code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, age: 0 };
+    return { error, code: code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, addresses: [], age: 0 };
   }
 }
 
-function addressesOf(outcome: Outcome | undefined, family: 4 | 6, requireSecure: boolean): FoundAddress[] {
-  const result = outcome?.result;
-  if (!result || outcome.code !== undefined || (requireSecure && !result.secure)) return [];
-  return result.records.map((r) => ({ address: r.data as string, family, ttl: Math.max(0, r.ttl - outcome.age) }));
+/** The usable addresses of an outcome, their TTLs less its age. */
+function addressesOf(outcome: Outcome | undefined, requireSecure: boolean): FoundAddress[] {
+  if (!outcome || outcome.addresses.length === 0 || (requireSecure && !outcome.result!.secure)) return [];
+  const { age } = outcome;
+  return age === 0
+    ? (outcome.addresses as FoundAddress[])
+    : outcome.addresses.map((a) => ({ ...a, ttl: Math.max(0, a.ttl - age) }));
 }
 
 function toMapped(a: FoundAddress): FoundAddress {
@@ -164,7 +187,7 @@ function failure(hostname: string, asked: readonly Outcome[]): NodeDnsError {
 const LOCALHOST = /(?:^|\.)localhost\.?$/i;
 
 /** RFC 6761 section 6.3: localhost and names under it are the loopback addresses, never asked. */
-function localhostAddresses(hostname: string, options: FindOptions): FoundAddress[] | undefined {
+function localhostAddresses(hostname: string, options: ReadLookupOptions): FoundAddress[] | undefined {
   if (!LOCALHOST.test(hostname)) return undefined;
   const four: FoundAddress = { address: '127.0.0.1', family: 4, ttl: 0 };
   const six: FoundAddress = { address: '::1', family: 6, ttl: 0 };

@@ -1,5 +1,5 @@
 /**
- * The A and AAAA results a lookup used, kept for the smaller of their lifetime in the core and
+ * The A and AAAA outcomes a lookup used, kept for the smaller of their lifetime in the core and
  * a bound, so that a warm lookup is a synchronous read (no promise, no result built) as with
  * cacheable-lookup. It never outlives the core's own entry: a result's TTLs are already aged by
  * the core's cache, and an entry lives at most its lowest TTL (its negative TTL for NXDOMAIN and
@@ -7,48 +7,42 @@
  */
 import type { Clock, DnsResult } from '@dnscore/core';
 
-interface Entry {
-  readonly result: DnsResult;
+export interface Kept<T> {
+  readonly value: T;
+  /** Clock time it was kept at, in ms. */
   readonly storedAt: number;
   readonly expires: number;
 }
 
-export class AnswerMemo {
-  readonly #entries = new Map<string, Entry>();
+export class AnswerMemo<T> {
+  /** One map per question type, keyed by the lower-cased name. */
+  readonly #a = new Map<string, Kept<T>>();
+  readonly #aaaa = new Map<string, Kept<T>>();
 
   constructor(
     readonly maxEntries: number,
     readonly clock: Clock,
   ) {}
 
-  /** The result and the seconds since it was kept, or undefined when none is fresh. */
-  get(type: 'A' | 'AAAA', name: string): { result: DnsResult; age: number } | undefined {
-    if (this.maxEntries === 0) return undefined;
-    const key = `${type} ${name.toLowerCase()}`;
-    const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    const now = this.clock.now();
-    if (now >= entry.expires) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return { result: entry.result, age: Math.floor((now - entry.storedAt) / 1000) };
+  /** A fresh kept value, or undefined. `key` is the lower-cased name. */
+  get(type: 'A' | 'AAAA', key: string, now: number): Kept<T> | undefined {
+    const map = type === 'A' ? this.#a : this.#aaaa;
+    const kept = map.get(key);
+    if (kept === undefined || now < kept.expires) return kept;
+    map.delete(key);
+    return undefined;
   }
 
-  /** Keeps a usable result (with data, NXDOMAIN or NODATA) for its lifetime; anything else is not kept. */
-  set(type: 'A' | 'AAAA', name: string, result: DnsResult): void {
+  /** Keeps `value` when `result` is usable (data, NXDOMAIN or NODATA) for its lifetime. */
+  set(type: 'A' | 'AAAA', key: string, result: DnsResult, value: T): void {
     if (this.maxEntries === 0 || result.bogus) return;
     const lifetime =
       result.records.length > 0 ? result.lowestTtl : result.nxDomain || result.noData ? result.negativeTtl : 0;
     if (lifetime <= 0) return;
-    const key = `${type} ${name.toLowerCase()}`;
+    const map = type === 'A' ? this.#a : this.#aaaa;
     const now = this.clock.now();
-    this.#entries.delete(key);
-    this.#entries.set(key, { result, storedAt: now, expires: now + lifetime * 1000 });
-    if (this.#entries.size > this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
-  }
-
-  clear(): void {
-    this.#entries.clear();
+    map.delete(key);
+    map.set(key, { value, storedAt: now, expires: now + lifetime * 1000 });
+    if (map.size > this.maxEntries) map.delete(map.keys().next().value!);
   }
 }

@@ -73,7 +73,8 @@ export function readLookupOptions(options: unknown): ReadLookupOptions {
       if (!ORDERS.includes(o.order)) {
         throw new NodeArgumentError(
           'ERR_INVALID_ARG_VALUE',
-          `The property 'options.order' must be one of: 'ipv4first', 'ipv6first', 'verbatim'. Received '${String(o.order)}'`,
+          `The property 'options.order' must be one of: 'ipv4first', 'ipv6first', 'verbatim'. ` +
+            `Received '${String(o.order)}'`,
         );
       }
       order = o.order;

@@ -7,8 +7,13 @@
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
 import { systemClock, type Clock, type DnsResolver } from '@dnscore/core';
-import { findAddresses, type FoundAddress, type LookupAddress } from './addresses.js';
-import { callSignal } from './call-signal.js';
+import {
+  findAddresses,
+  type FoundAddress,
+  type LookupAddress,
+  type LookupSettings,
+  type Outcome,
+} from './addresses.js';
 import { AnswerMemo } from './answer-memo.js';
 import { DEFAULT_ANSWER_MEMO_ENTRIES, DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
 import { NodeArgumentError, NodeDnsError, received } from './errors.js';
@@ -78,7 +83,8 @@ export function createLookup(core: DnsResolver, options: CreateLookupOptions = {
       `The property 'options.answerMemoEntries' must be an integer in 0..10000000. Received ${String(memoEntries)}`,
     );
   }
-  const memo = new AnswerMemo(memoEntries, options.clock ?? systemClock);
+  const settings: LookupSettings = { requireSecure, timeoutMs };
+  const memo = new AnswerMemo<Outcome>(memoEntries, options.clock ?? systemClock);
 
   /** The addresses: a value (or a throw) when the memo holds every answer, else a promise. */
   const find = (hostname: string, read: ReadLookupOptions): FoundAddress[] | Promise<FoundAddress[]> => {
@@ -88,11 +94,7 @@ export function createLookup(core: DnsResolver, options: CreateLookupOptions = {
     if (read.signal?.aborted) {
       throw new NodeDnsError('ECANCELLED', 'getaddrinfo', hostname, { cause: read.signal.reason });
     }
-    return findAddresses(core, memo, hostname, {
-      ...read,
-      requireSecure,
-      startCall: () => callSignal(timeoutMs, [read.signal]),
-    });
+    return findAddresses(core, memo, hostname, read, settings);
   };
   const findAsync = async (hostname: string, read: ReadLookupOptions): Promise<FoundAddress[]> => find(hostname, read);
 

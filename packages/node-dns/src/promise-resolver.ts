@@ -282,7 +282,7 @@ export class NodeDnsPromiseResolver {
   }
 }
 
-/** node:dns's order for ANY: c-ares gathers each type in turn (A, AAAA, CNAME, MX, NS, TXT, SRV, PTR, NAPTR, SOA, CAA). */
+/** node:dns's order for ANY: c-ares gathers each type in turn, in this order. */
 const ANY_ORDER = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SRV', 'PTR', 'NAPTR', 'SOA', 'CAA'];
 
 function shape(type: NodeRrtype, result: DnsResult): ResolveRecordsMap[NodeRrtype] {

@@ -199,7 +199,7 @@ describe('clients on the error paths a backend cannot serve from a zone', () => 
     'signed.node.example': { secure: true },
   });
 
-  test('requireSecure: a bogus name fails with EBOGUS, an insecure one with EINSECURE, a secure one connects', async () => {
+  test('requireSecure: bogus fails with EBOGUS, insecure with EINSECURE, a secure name connects', async () => {
     const lookup = createLookup(core, { requireSecure: true });
     await expect(httpGet(`http://bogus.node.example:${httpServer.port}/`, { lookup })).rejects.toMatchObject({
       code: 'EBOGUS',
@@ -225,7 +225,7 @@ describe('clients on the error paths a backend cannot serve from a zone', () => 
 });
 
 describe('install()', () => {
-  test('sets the lookup of http.globalAgent, https.globalAgent and the global fetch; uninstall() restores them', async () => {
+  test('sets the lookup of both global agents and of the global fetch; uninstall() restores them', async () => {
     const lookup = createLookup(scriptedCore().core);
     const before = undici.getGlobalDispatcher();
     install(lookup, { undici });

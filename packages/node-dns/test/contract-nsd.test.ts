@@ -195,7 +195,7 @@ describe('NodeDnsPromiseResolver against node:dns, both asking nsd', () => {
     ).toEqual(expected);
   });
 
-  test('a closed port: node:dns sees the ICMP error (ECONNREFUSED), the system backend times out (ETIMEOUT)', async () => {
+  test('a closed port: node:dns sees ICMP (ECONNREFUSED), the system backend times out (ETIMEOUT)', async () => {
     const closed = `127.0.0.1:${await freePort()}`;
     const refused = await outcome(() => nodeResolver(closed).resolveTxt('x.node.example'));
     expect(refused).toMatchObject({ error: { code: 'ECONNREFUSED', syscall: 'queryTxt' } });
