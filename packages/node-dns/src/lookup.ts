@@ -4,6 +4,7 @@
  * origin URL) for undici's DNS interceptor. Callbacks run on a later tick, as Node's do, and an
  * exception thrown by one is not swallowed.
  */
+import type { LookupAddress as NodeLookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
 import { systemClock, type Clock, type DnsResolver } from '@dnscore/core';
@@ -30,9 +31,10 @@ export interface CreateLookupOptions {
   readonly clock?: Clock;
 }
 
+/** node:dns's lookup callback (net's LookupFunction), so the lookup is assignable where Node takes one. */
 export type LookupCallback = (
   error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[] | null,
+  address: string | NodeLookupAddress[],
   family?: number,
 ) => void;
 
@@ -41,13 +43,14 @@ export interface InterceptorAddress extends LookupAddress {
   readonly ttl: number;
 }
 
-export type InterceptorCallback = (error: Error | null, addresses?: InterceptorAddress[]) => void;
+export type InterceptorCallback = (error: NodeJS.ErrnoException | null, addresses: InterceptorAddress[]) => void;
 
 export interface NodeDnsLookup {
+  (hostname: string, options: LookupOptions, callback: LookupCallback): void;
+  (hostname: string, options: number | undefined, callback: LookupCallback): void;
   (hostname: string, callback: LookupCallback): void;
-  (hostname: string, options: number | LookupOptions | undefined, callback: LookupCallback): void;
   /** undici's DNS interceptor (`interceptors.dns({ lookup })`) calls with the origin. */
-  (origin: URL, options: { dualStack?: boolean; affinity?: 4 | 6 | null }, callback: InterceptorCallback): void;
+  (origin: URL, options: object, callback: InterceptorCallback): void;
   /** dns.promises.lookup: `{ address, family }`, or an array of them with `all`. */
   promise(hostname: string, options?: number | LookupOptions): Promise<LookupAddress | LookupAddress[]>;
   /** The addresses with the TTL of their records, in seconds: what cacheable-lookup's `all` gives. */
@@ -194,6 +197,6 @@ function lookupOrigin(
         null,
         found.map((a) => ({ ...plain(a), ttl: a.ttl * 1000 })),
       ),
-    (error: unknown) => process.nextTick(callback as InterceptorCallback, error as Error),
+    (error: unknown) => process.nextTick(callback as InterceptorCallback, error as Error, []),
   );
 }

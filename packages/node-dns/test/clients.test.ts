@@ -128,8 +128,8 @@ describe.each(BACKENDS)('clients with names from %s', (_backend, makeCore) => {
       port: tlsServer.port,
       lookup,
       ca: certificate.cert,
-      family: 4,
-    });
+      family: 4, // passed on to net.connect; tls's types leave it out
+    } as tls.ConnectionOptions);
     expect(await readAll(secure)).toBe('127.0.0.1');
     expect(secure.authorized).toBe(true);
   });

@@ -17,7 +17,7 @@ interface SipModule {
   parseUri(uri: string): unknown;
   resolve(uri: unknown, action: (addresses: { protocol: string; address: string; port: number }[]) => void): void;
 }
-type Resolvers = Pick<dns.Resolver, 'resolveSrv' | 'resolve4' | 'resolve6'>;
+type Resolvers = Record<'resolveSrv' | 'resolve4' | 'resolve6', (name: string, cb: never) => void>;
 
 let nsd: NsdServer;
 let current: Resolvers | undefined;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   const saved = { resolveSrv: dns.resolveSrv, resolve4: dns.resolve4, resolve6: dns.resolve6 };
   const mutable = dns as unknown as Record<string, unknown>;
   for (const method of ['resolveSrv', 'resolve4', 'resolve6'] as const) {
-    mutable[method] = (name: string, cb: never) => (current![method] as (n: string, c: never) => void)(name, cb);
+    mutable[method] = (name: string, cb: never) => current![method](name, cb);
   }
   try {
     sip = createRequire(import.meta.url)('sip') as SipModule;
