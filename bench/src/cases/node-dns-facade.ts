@@ -128,7 +128,8 @@ export async function nodeDnsFacade(ctx: BenchContext): Promise<Section> {
       {
         caption: 'Warm `http.get` by name to a local server, a new connection each time (`agent: false`)',
         windowMs,
-        runs,
+        // TCP set-up dominates and varies: more runs for a steadier median
+        runs: runsFor(ctx, 9, 3),
         concurrency: 8,
         unit: 'requests',
       },
