@@ -122,6 +122,12 @@ export async function nodeDnsFacade(ctx: BenchContext): Promise<Section> {
         expected: ['200 ok'],
         run: () => httpGet(url('localhost'), undefined),
       },
+      // the floor of any lookup: net skips the lookup for an IP literal
+      {
+        name: 'http.get to 127.0.0.1, no lookup',
+        expected: ['200 ok'],
+        run: () => httpGet(url('127.0.0.1'), undefined),
+      },
     ];
     const httpTable = await throughputTable(
       ctx,
