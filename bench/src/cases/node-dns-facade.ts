@@ -174,7 +174,8 @@ export async function nodeDnsFacade(ctx: BenchContext): Promise<Section> {
         `pointed at a server: it is timed on "localhost", which glibc answers from /etc/hosts without any DNS, its ` +
         `best case. The lookups run in the form net calls them; the HTTP rows open a new TCP connection per ` +
         `request so ` +
-        `each request pays one lookup. node:dns's Resolver has no cache in Node 20, so it asks nsd every time.`,
+        `each request pays one lookup, and the last HTTP row connects to the IP literal, with no lookup at all. ` +
+        `node:dns's Resolver has no cache in Node 20, so it asks nsd every time.`,
       tables: [lookupTable, httpTable, resolverTable],
       notes,
     };
