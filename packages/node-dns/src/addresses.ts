@@ -6,7 +6,7 @@
  * DNSSEC-secure answers count (EINSECURE when the name has addresses, none of them secure).
  */
 import { ADDRCONFIG, ALL, V4MAPPED } from 'node:dns';
-import type { DnsResolver, DnsResult } from '@dnscore/core';
+import type { DnsApi, DnsResult } from '@dnscore/core';
 import { errorCode, lookupCode, resultCode } from './codes.js';
 import { NodeDnsError, uvErrno } from './errors.js';
 import { configuredFamilies } from './interfaces.js';
@@ -38,7 +38,7 @@ const SYSCALL = 'getaddrinfo';
  * Synchronous (a value or a throw) when every answer it needs is in `memo`; a promise otherwise.
  */
 export function findAddresses(
-  core: DnsResolver,
+  dns: DnsApi,
   memo: AnswerMemo<Outcome>,
   hostname: string,
   options: ReadLookupOptions,
@@ -63,8 +63,8 @@ export function findAddresses(
   // The signal (timeout, cancel) is made only for a call that asks the core.
   const call = callSignal(settings.timeoutMs, [options.signal]);
   return Promise.all([
-    askA ? (v4 ? aged(v4, now) : ask(core, memo, hostname, key, 'A', call)) : undefined,
-    askAaaa ? (v6 ? aged(v6, now) : ask(core, memo, hostname, key, 'AAAA', call)) : undefined,
+    askA ? (v4 ? aged(v4, now) : ask(dns, memo, hostname, key, 'A', call)) : undefined,
+    askAaaa ? (v6 ? aged(v6, now) : ask(dns, memo, hostname, key, 'AAAA', call)) : undefined,
   ])
     .then(([a, aaaa]) => combine(hostname, a, aaaa, options, settings.requireSecure))
     .finally(call.done);
@@ -126,7 +126,7 @@ function combine(
 }
 
 async function ask(
-  core: DnsResolver,
+  dns: DnsApi,
   memo: AnswerMemo<Outcome>,
   hostname: string,
   key: string,
@@ -134,7 +134,7 @@ async function ask(
   call: CallSignal,
 ): Promise<Outcome> {
   try {
-    const result = await core.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
+    const result = await dns.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
     const code = resultCode(result);
     const family = type === 'A' ? 4 : 6;
     const addresses =

@@ -3,7 +3,7 @@
  * its arguments, then a callback that gets (err, records) on a later tick; an argument error
  * throws at once, as node:dns's does.
  */
-import type { DnsResolver } from '@dnscore/core';
+import type { DnsApi } from '@dnscore/core';
 import { NodeArgumentError, received } from './errors.js';
 import {
   NodeDnsPromiseResolver,
@@ -27,8 +27,8 @@ export class NodeDnsResolver {
   /** The promise form of this resolver (shares its servers and cancel). */
   readonly promises: NodeDnsPromiseResolver;
 
-  constructor(core: DnsResolver, options: NodeDnsResolverOptions = {}) {
-    this.promises = new NodeDnsPromiseResolver(core, options);
+  constructor(dns: DnsApi, options: NodeDnsResolverOptions = {}) {
+    this.promises = new NodeDnsPromiseResolver(dns, options);
   }
 
   resolve(hostname: string, callback: ResolveCallback<string[]>): void;

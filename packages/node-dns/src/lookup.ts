@@ -1,5 +1,5 @@
 /**
- * createLookup(core): a function with dns.lookup's signature and behaviour, answered by dnscore,
+ * createLookup(dns): a function with dns.lookup's signature and behaviour, answered by dnscore,
  * for the `lookup` option of net, tls, http, https and undici's `connect`, and (called with an
  * origin URL) for undici's DNS interceptor. Callbacks run on a later tick, as Node's do, and an
  * exception thrown by one is not swallowed.
@@ -7,7 +7,7 @@
 import type { LookupAddress as NodeLookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
-import { systemClock, type Clock, type DnsResolver } from '@dnscore/core';
+import { systemClock, type Clock, type DnsApi } from '@dnscore/core';
 import {
   findAddresses,
   type FoundAddress,
@@ -57,11 +57,11 @@ export interface NodeDnsLookup {
   addresses(hostname: string, options?: number | LookupOptions): Promise<FoundAddress[]>;
 }
 
-export function createLookup(core: DnsResolver, options: CreateLookupOptions = {}): NodeDnsLookup {
-  if (!core || typeof core.resolve !== 'function') {
+export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): NodeDnsLookup {
+  if (!dns || typeof dns.resolve !== 'function') {
     throw new NodeArgumentError(
       'ERR_INVALID_ARG_TYPE',
-      `The "core" argument must have a resolve() method. ${received(core)}`,
+      `The "dns" argument must have a resolve() method. ${received(dns)}`,
     );
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
@@ -97,7 +97,7 @@ export function createLookup(core: DnsResolver, options: CreateLookupOptions = {
     if (read.signal?.aborted) {
       throw new NodeDnsError('ECANCELLED', 'getaddrinfo', hostname, { cause: read.signal.reason });
     }
-    return findAddresses(core, memo, hostname, read, settings);
+    return findAddresses(dns, memo, hostname, read, settings);
   };
   const findAsync = async (hostname: string, read: ReadLookupOptions): Promise<FoundAddress[]> => find(hostname, read);
 

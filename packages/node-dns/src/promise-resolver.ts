@@ -5,7 +5,7 @@
  * through resolveDetailed(). cancel() ends every call in flight with ECANCELLED.
  */
 import { isIP } from 'node:net';
-import type { DnsResolver, DnsResult } from '@dnscore/core';
+import type { DnsApi, DnsResult } from '@dnscore/core';
 import { callSignal } from './call-signal.js';
 import { errorCode, resultCode } from './codes.js';
 import { DEFAULT_RESOLVER_TIMEOUT_MS } from './defaults.js';
@@ -39,7 +39,7 @@ export interface NodeDnsResolverOptions {
    * Makes a backend that asks the given servers; without it setServers() throws, since the core
    * given does not say where it asks. Called by setServers() with the parsed list.
    */
-  readonly useServers?: (servers: readonly ServerAddress[]) => DnsResolver;
+  readonly useServers?: (servers: readonly ServerAddress[]) => DnsApi;
 }
 
 /** The rrtypes of resolve(), each with its syscall, as node:dns names them. */
@@ -82,17 +82,17 @@ export interface DetailedAnswer<T extends NodeRrtype> {
 }
 
 export class NodeDnsPromiseResolver {
-  #core: DnsResolver;
+  #dns: DnsApi;
   readonly #timeout: number;
   readonly #useServers: NodeDnsResolverOptions['useServers'];
   #servers: ServerAddress[];
   #cancel = new AbortController();
 
-  constructor(core: DnsResolver, options: NodeDnsResolverOptions = {}) {
-    if (!core || typeof core.resolve !== 'function') {
+  constructor(dns: DnsApi, options: NodeDnsResolverOptions = {}) {
+    if (!dns || typeof dns.resolve !== 'function') {
       throw new NodeArgumentError(
         'ERR_INVALID_ARG_TYPE',
-        `The "core" argument must have a resolve() method. ${received(core)}`,
+        `The "dns" argument must have a resolve() method. ${received(dns)}`,
       );
     }
     const timeout = options.timeout ?? DEFAULT_RESOLVER_TIMEOUT_MS;
@@ -118,7 +118,7 @@ export class NodeDnsPromiseResolver {
         `The "options.useServers" property must be of type function. ${received(options.useServers)}`,
       );
     }
-    this.#core = core;
+    this.#dns = dns;
     this.#timeout = timeout;
     this.#useServers = options.useServers;
     this.#servers = parseServers(options.servers ?? []);
@@ -236,7 +236,7 @@ export class NodeDnsPromiseResolver {
       Object.assign(error, { code: 'ERR_METHOD_NOT_IMPLEMENTED' });
       throw error;
     }
-    this.#core = this.#useServers(parsed);
+    this.#dns = this.#useServers(parsed);
     this.#servers = parsed;
   }
 
@@ -264,7 +264,7 @@ export class NodeDnsPromiseResolver {
     const call = callSignal(this.#timeout > 0 ? this.#timeout : undefined, [this.#cancel.signal]);
     let result: DnsResult;
     try {
-      result = await this.#core.resolve(name, type, { signal: call.signal! });
+      result = await this.#dns.resolve(name, type, { signal: call.signal! });
     } catch (error) {
       const code = errorCode(error);
       throw new NodeDnsError(code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, syscall, hostname, {
