@@ -63,7 +63,7 @@ export async function nodeDnsFacade(ctx: BenchContext): Promise<Section> {
   try {
     const core = new DnsCore([withCache(systemPlugin(nsd.endpoint))]);
     const ours = createLookup(core) as unknown as Lookup;
-    const coreCacheOnly = createLookup(core, { answerMemoEntries: 0 }) as unknown as Lookup;
+    const coreCacheOnly = createLookup(core, { resultMemoEntries: 0 }) as unknown as Lookup;
     const toNsd = new dns.promises.Resolver({ timeout: 2000, tries: 1 });
     toNsd.setServers([nsd.endpoint]);
     const cacheable = new CacheableLookup({ resolver: toNsd as never, lookup: false, fallbackDuration: 0 });
@@ -75,12 +75,12 @@ export async function nodeDnsFacade(ctx: BenchContext): Promise<Section> {
 
     const lookups: ThroughputSystem[] = [
       {
-        name: '@dnscore/node-dns createLookup (its answer memo)',
+        name: '@dnscore/node-dns createLookup (its result memo)',
         expected: ['127.0.0.1/4'],
         run: viaLookup(ours, NAME),
       },
       {
-        name: '@dnscore/node-dns createLookup, answerMemoEntries: 0 (the core cache only)',
+        name: '@dnscore/node-dns createLookup, resultMemoEntries: 0 (the core cache only)',
         expected: ['127.0.0.1/4'],
         run: viaLookup(coreCacheOnly, NAME),
       },

@@ -11,7 +11,7 @@ import { errorCode, lookupCode, resultCode } from './codes.js';
 import { NodeDnsError, uvErrno } from './errors.js';
 import { configuredFamilies } from './interfaces.js';
 import type { ReadLookupOptions } from './lookup-options.js';
-import type { AnswerMemo, Kept } from './answer-memo.js';
+import type { ResultMemo, Kept } from './result-memo.js';
 import { callSignal, type CallSignal } from './call-signal.js';
 
 export interface LookupAddress {
@@ -39,7 +39,7 @@ const SYSCALL = 'getaddrinfo';
  */
 export function findAddresses(
   dns: DnsApi,
-  memo: AnswerMemo<Outcome>,
+  memo: ResultMemo<Outcome>,
   hostname: string,
   options: ReadLookupOptions,
   settings: LookupSettings,
@@ -127,7 +127,7 @@ function combine(
 
 async function ask(
   dns: DnsApi,
-  memo: AnswerMemo<Outcome>,
+  memo: ResultMemo<Outcome>,
   hostname: string,
   key: string,
   type: 'A' | 'AAAA',

@@ -10,4 +10,4 @@ export const DEFAULT_REQUIRE_SECURE = false;
 export const DEFAULT_RESOLVER_TIMEOUT_MS = -1;
 
 /** lookup: A and AAAA answers kept for their TTL, at most this many (a warm lookup reads them without a promise). */
-export const DEFAULT_ANSWER_MEMO_ENTRIES = 1000;
+export const DEFAULT_RESULT_MEMO_ENTRIES = 1000;

@@ -15,8 +15,8 @@ import {
   type LookupSettings,
   type Outcome,
 } from './addresses.js';
-import { AnswerMemo } from './answer-memo.js';
-import { DEFAULT_ANSWER_MEMO_ENTRIES, DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
+import { ResultMemo } from './result-memo.js';
+import { DEFAULT_RESULT_MEMO_ENTRIES, DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
 import { NodeArgumentError, NodeDnsError, received } from './errors.js';
 import { readLookupOptions, type LookupOptions, type ReadLookupOptions } from './lookup-options.js';
 
@@ -26,7 +26,7 @@ export interface CreateLookupOptions {
   /** Give only DNSSEC-secure addresses; otherwise fail with EINSECURE (default false). */
   readonly requireSecure?: boolean;
   /** A and AAAA answers kept by the lookup for their TTL (default 1000; 0: ask the core every time). */
-  readonly answerMemoEntries?: number;
+  readonly resultMemoEntries?: number;
   /** Clock of that memo (default Date.now). */
   readonly clock?: Clock;
 }
@@ -79,15 +79,15 @@ export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): No
     );
   }
 
-  const memoEntries = options.answerMemoEntries ?? DEFAULT_ANSWER_MEMO_ENTRIES;
+  const memoEntries = options.resultMemoEntries ?? DEFAULT_RESULT_MEMO_ENTRIES;
   if (!(Number.isInteger(memoEntries) && memoEntries >= 0 && memoEntries <= 10_000_000)) {
     throw new NodeArgumentError(
       'ERR_INVALID_ARG_VALUE',
-      `The property 'options.answerMemoEntries' must be an integer in 0..10000000. Received ${String(memoEntries)}`,
+      `The property 'options.resultMemoEntries' must be an integer in 0..10000000. Received ${String(memoEntries)}`,
     );
   }
   const settings: LookupSettings = { requireSecure, timeoutMs };
-  const memo = new AnswerMemo<Outcome>(memoEntries, options.clock ?? systemClock);
+  const memo = new ResultMemo<Outcome>(memoEntries, options.clock ?? systemClock);
 
   /** The addresses: a value (or a throw) when the memo holds every answer, else a promise. */
   const find = (hostname: string, read: ReadLookupOptions): FoundAddress[] | Promise<FoundAddress[]> => {

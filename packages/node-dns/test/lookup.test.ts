@@ -49,7 +49,7 @@ describe('createLookup', () => {
   });
   const lookup = createLookup(core);
   // asks the core every time, so a test can count the questions
-  const unmemoized = createLookup(core, { answerMemoEntries: 0 });
+  const unmemoized = createLookup(core, { resultMemoEntries: 0 });
 
   test('one address by default, with its family; every address with all', async () => {
     expect(await call(lookup, 'v4.node.example')).toEqual({ error: null, address: '127.0.0.1', family: 4 });
@@ -365,7 +365,7 @@ describe('createLookup', () => {
       code: 'ERR_INVALID_ARG_TYPE',
     });
     expect(thrown(() => createLookup({} as never))).toEqual({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
-    expect(thrown(() => createLookup(core, { answerMemoEntries: -1 }))).toEqual({
+    expect(thrown(() => createLookup(core, { resultMemoEntries: -1 }))).toEqual({
       name: 'TypeError',
       code: 'ERR_INVALID_ARG_VALUE',
     });

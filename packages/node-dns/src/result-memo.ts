@@ -1,9 +1,9 @@
 /**
- * The A and AAAA outcomes a lookup used, kept for the smaller of their lifetime in the core and
- * a bound, so that a warm lookup is a synchronous read (no promise, no result built) as with
- * cacheable-lookup. It never outlives the core's own entry: a result's TTLs are already aged by
- * the core's cache, and an entry lives at most its lowest TTL (its negative TTL for NXDOMAIN and
- * NODATA). Failures and bogus answers are never kept. Bounded, oldest entry out first.
+ * The A and AAAA results a lookup used (with their addresses), kept for their lifetime, so that
+ * a warm lookup is a synchronous read (no promise, no result built) as with cacheable-lookup.
+ * It never outlives the core's cache entry: a result's TTLs are already aged by the core's cache,
+ * and an entry lives at most its lowest TTL (its negative TTL for NXDOMAIN and NODATA). Failures
+ * and bogus results are never kept. Bounded, oldest entry out first.
  */
 import type { Clock, DnsResult } from '@dnscore/core';
 
@@ -14,7 +14,7 @@ export interface Kept<T> {
   readonly expires: number;
 }
 
-export class AnswerMemo<T> {
+export class ResultMemo<T> {
   /** One map per question type, keyed by the lower-cased name. */
   readonly #a = new Map<string, Kept<T>>();
   readonly #aaaa = new Map<string, Kept<T>>();
