@@ -125,7 +125,7 @@ function stepRow(step) {
   /** @type {(string | Node)[]} */
   let detail = [];
   let round = '';
-  let cls = `kind-${step.kind}`;
+  let cls = step.kind === 'rule' ? 'decision' : step.kind === 'skip' ? 'muted' : '';
   switch (step.kind) {
     case 'query': {
       round = String(step.round);
@@ -149,7 +149,7 @@ function stepRow(step) {
       detail = [step.reason];
       break;
     case 'naptr':
-      cls += ` ${step.outcome}`;
+      cls = step.outcome === 'chosen' ? 'decision' : step.outcome === 'ignored' ? 'muted' : '';
       what = [`NAPTR ${step.outcome}${step.transport ? ` (${step.transport.toUpperCase()})` : ''}`];
       detail = [el('div', {}, [step.record]), el('div', {}, [step.reason])];
       break;
@@ -216,10 +216,8 @@ function drawResolution(resolution) {
       select.addEventListener('change', () => {
         if (select.value === 'up') down.delete(t.address);
         else down.set(t.address, select.value);
-        /** @type {HTMLSelectElement} */ for (const other of document.querySelectorAll(
-          `select[data-address="${CSS.escape(t.address)}"]`,
-        ))
-          other.value = select.value;
+        const same = document.querySelectorAll(`select[data-address="${CSS.escape(t.address)}"]`);
+        for (const other of /** @type {NodeListOf<HTMLSelectElement>} */ (same)) other.value = select.value;
       });
       const dnssec = targetDnssec(resolution, t);
       const ttl = t.expires === null ? 'never expires' : `${Math.max(0, Math.round((t.expires - now) / 1000))} s`;

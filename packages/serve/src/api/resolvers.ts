@@ -9,6 +9,7 @@ import {
   parseZone,
   seededRandom,
   silentLogger,
+  withCache,
   ZoneFileError,
   ZoneResolver,
   type DnsResolver,
@@ -28,7 +29,8 @@ export function zoneTextCore(text: string, seed: number | undefined): DnsCore {
     const records = parseZone(text, { file: ZONE_TEXT_NAME, readFile: refuseInclude });
     if (records.length > MAX_ZONE_RECORDS)
       throw new ZoneTextError(records[MAX_ZONE_RECORDS]!.line, `more than ${MAX_ZONE_RECORDS} records`);
-    const resolver = new ZoneResolver({ zones: [{ text, file: ZONE_TEXT_NAME }] });
+    // Cached: the share chart resolves the same names a thousand times.
+    const resolver = withCache(new ZoneResolver({ zones: [{ text, file: ZONE_TEXT_NAME }] }));
     return new DnsCore([resolver], {
       logger: silentLogger,
       ...(seed !== undefined ? { random: seededRandom(seed) } : {}),

@@ -97,6 +97,13 @@ export async function simulateFailover(
     const event = (lane: string | null, direction: LadderEvent['direction'], kind: LadderKind, label: string) =>
       events.push({ request, at: rel(), lane, direction, kind, label });
     event(null, 'local', 'note', `request ${request}: INVITE ${q.uri}`);
+    for (const boxed of locator.penaltyBox.entries())
+      event(
+        destinationKey(boxed),
+        'local',
+        'penalty',
+        `in the penalty box until ${seconds(boxed.until - start)}: tried last`,
+      );
     const cursor = locator.cursor(q.uri, { signal });
     const attempts: { lane: string; outcome: string; penalized: boolean }[] = [];
     let answeredBy: string | null = null;

@@ -82,10 +82,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.maxConnections = d.MAX_CONNECTIONS;
   server.maxRequestsPerSocket = 100;
   // A socket that errs (a reset mid-request) must never take the server down.
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable && !socket.writableEnded)
-      socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    else socket.destroy();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || socket.writableEnded) return void socket.destroy();
+    socket.end(clientErrorAnswer(error.code));
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -164,6 +163,26 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         server.closeAllConnections();
       }),
   };
+}
+
+/** What node's parser refused, as a typed JSON error on a closing connection. */
+function clientErrorAnswer(code: string | undefined): string {
+  const [status, reason, ours, message] =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          'SERVE_ERR_HEADERS_TOO_LARGE',
+          `headers over ${d.MAX_HEADER_BYTES} bytes`,
+        ]
+      : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'SERVE_ERR_REQUEST_TIMEOUT', 'the request took too long to arrive']
+        : [400, 'Bad Request', 'SERVE_ERR_BAD_REQUEST', 'the request is not valid HTTP/1.1'];
+  const body = `${JSON.stringify({ error: { code: ours, message } })}\n`;
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
 }
 
 /** A query string as parameters: each name at most once. */
