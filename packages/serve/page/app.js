@@ -47,6 +47,8 @@ function question() {
     ipv6: /** @type {HTMLInputElement} */ ($('ipv6')).checked,
   };
   if (source === 'zone') q.zone = /** @type {HTMLTextAreaElement} */ ($('zone')).value;
+  const seed = /** @type {HTMLInputElement} */ ($('seed')).value.trim();
+  if (seed !== '') q.seed = Number(seed);
   return q;
 }
 
@@ -399,7 +401,7 @@ function drawLadder(ladder) {
   marker.append(svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#1a1a1a' }));
   defs.append(marker);
   pic.append(defs);
-  const heads = [{ id: null, label: 'Proxy A', host: 'client', fault: null }, ...lanes];
+  const heads = [{ id: null, label: '', host: 'Proxy A (client)', fault: null }, ...lanes];
   for (const l of heads) {
     const cx = x(l.id);
     pic.append(svg('text', { x: cx, y: 14, 'text-anchor': 'middle', 'font-size': 11, 'font-weight': 600 }, l.host));
@@ -474,7 +476,11 @@ async function init() {
     event.preventDefault();
     void step();
   });
-  $('draw-again').addEventListener('click', () => void step());
+  $('draw-again').addEventListener('click', () => {
+    const seed = /** @type {HTMLInputElement} */ ($('seed'));
+    if (seed.value.trim() !== '') seed.value = String((Number(seed.value) + 1) % 4294967296);
+    void step();
+  });
   $('draws-form').addEventListener('submit', (event) => {
     event.preventDefault();
     void draws();

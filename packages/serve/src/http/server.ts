@@ -4,6 +4,7 @@
  * size, request-target length, methods, Host (rebinding), origin, rate, connections, and a
  * deadline on every DNS-backed answer.
  */
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import type { DnsCore } from '@dnscore/core';
@@ -89,6 +90,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const controller = new AbortController();
+    // One signal reaches every question of the answer (a check asks a dozen at once).
+    setMaxListeners(256, controller.signal);
     let timedOut = false;
     const deadline = setTimeout(() => {
       timedOut = true;
