@@ -19,7 +19,8 @@ describe('dnscore check: nominal', () => {
     const { code, stdout } = await dnscore('check', 'mistakes.example', '--zone', MISTAKES);
     expect(code).toBe(1);
     expect(stdout).toContain(
-      'ERROR [srv-target-no-address] the SRV target noaddr.mistakes.example has no A or AAAA record: clients skip it\n' +
+      'ERROR [srv-target-no-address] the SRV target noaddr.mistakes.example has no A or AAAA record: ' +
+        'clients skip it\n' +
         '  record: _sip._tcp.mistakes.example. 3600 IN SRV 10 0 5060 noaddr.mistakes.example.\n' +
         '  fix:    publish an A (and AAAA) record for noaddr.mistakes.example, or remove this SRV record\n',
     );

@@ -138,7 +138,8 @@ function stepRow(step) {
           ? `${step.rcode}, DNSSEC BOGUS (${step.whyBogus ?? 'validation failed'}): not used`
           : step.records.length === 0
             ? `${step.rcode === 'NOERROR' ? 'NODATA' : step.rcode}${step.ttl > 0 ? `, negative TTL ${step.ttl}` : ''}`
-            : `${step.rcode}, ${step.records.length} record(s), TTL ${step.ttl}${step.secure ? ', DNSSEC secure' : ''}` +
+            : `${step.rcode}, ${step.records.length} record(s), TTL ` +
+              `${step.ttl}${step.secure ? ', DNSSEC secure' : ''}` +
               `${step.canonical ? `, alias of ${step.canonical}` : ''}`;
       detail = [el('div', {}, [head])];
       for (const r of step.records) detail.push(el('div', {}, [r]));
@@ -162,7 +163,8 @@ function stepRow(step) {
     case 'skip':
       what = ['skipped'];
       detail = [
-        `${step.host}${step.port !== undefined ? `:${step.port}` : ''}${step.transport ? ` ${step.transport.toUpperCase()}` : ''}: ${step.reason}`,
+        `${step.host}${step.port !== undefined ? `:${step.port}` : ''}` +
+          `${step.transport ? ` ${step.transport.toUpperCase()}` : ''}: ${step.reason}`,
       ];
       break;
     default:
@@ -241,7 +243,8 @@ function drawResolution(resolution) {
   const trips = resolution.steps.filter((/** @type {any} */ s) => s.kind === 'query').length;
   $('summary').textContent =
     resolution.targets.length > 0
-      ? `${resolution.targets.length} targets for ${resolution.uri}, first over ${String(resolution.transport).toUpperCase()}; ${trips} questions asked.`
+      ? `${resolution.targets.length} targets for ${resolution.uri}, first over ` +
+        `${String(resolution.transport).toUpperCase()}; ${trips} questions asked.`
       : `No targets for ${resolution.uri}.`;
   /** @type {HTMLButtonElement} */ ($('draw-again')).disabled = false;
   /** @type {HTMLButtonElement} */ ($('run-failover')).disabled = resolution.targets.length === 0;

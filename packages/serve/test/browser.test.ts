@@ -172,7 +172,7 @@ describe('the page', () => {
     expect(errors).toEqual([]);
   });
 
-  it('takes sip1 down (silent) and shows the ladder and all steps as text, from the cursor and the penalty box', async () => {
+  it('takes sip1 down (silent): the ladder and all steps as text, from the cursor and penalty box', async () => {
     // A seed whose first UDP draw puts sip1 first, found through the API the page uses.
     let seed = 0;
     for (let s = 1; s < 50 && seed === 0; s++) {

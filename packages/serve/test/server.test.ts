@@ -107,65 +107,69 @@ describe('serve: nominal', () => {
 });
 
 describe('serve: the failover ladder', () => {
-  it('sip1 silent over UDP: retransmissions at T1 doubling, the timer, the penalty box, then sip2; the next request skips sip1', async () => {
-    const a = await postJson(server, '/api/failover', {
-      uri: 'sip:bob@biloxi.example',
-      transports: ['udp'],
-      ipv6: false,
-      seed: 1,
-      down: { '203.0.113.11': 'silent', '203.0.113.12': '503' },
-      requests: 2,
-    });
-    expect(a.status).toBe(200);
-    const ladder = a.json();
-    expect(ladder.timerMs).toBe(6000);
-    const lines = (ladder.text as string[]).map((l) => {
-      const m = /^\s*([\d.]+) s {2}(.*)$/.exec(l);
-      return m ? { t: Number(m[1]), line: m[2]!.trim() } : { t: -1, line: l };
-    });
-    const sip1 = lines.filter((l) => l.line.includes('(sip1.biloxi.example)') && l.t >= 0);
-    const t0 = sip1[0]!.t;
-    expect(sip1.map((l) => [Number((l.t - t0).toFixed(3)), l.line])).toEqual([
-      [0, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE (sip1.biloxi.example)'],
-      [0.5, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE retransmission 1 (Timer A 0.5 s)'],
-      [1.5, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE retransmission 2 (Timer A 1 s)'],
-      [3.5, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE retransmission 3 (Timer A 2 s)'],
-      [6, 'UDP 203.0.113.11:5060 (sip1.biloxi.example): no response within 6 s: the per-target timer fires'],
-      [6, `UDP 203.0.113.11:5060 (sip1.biloxi.example): to the penalty box until ${t0 + 66} s (no response)`],
-      // Request 2 starts with both boxed: each is tried last.
-      [
-        sip1.at(-1)!.t - t0,
-        `UDP 203.0.113.11:5060 (sip1.biloxi.example): in the penalty box until ${t0 + 66} s: tried last`,
-      ],
-    ]);
-    // Request 1 ends at the backup after sip2 answered 503; request 2 starts with the backup.
-    expect(ladder.requests).toEqual([
-      {
-        request: 1,
-        at: 0,
-        answeredBy: 'udp 198.51.100.50 5060',
-        attempts: expect.any(Array),
-      },
-      {
-        request: 2,
-        at: expect.any(Number),
-        answeredBy: 'udp 198.51.100.50 5060',
-        attempts: [{ lane: 'udp 198.51.100.50 5060', outcome: 'answered', penalized: false }],
-      },
-    ]);
-    const outcomes = ladder.requests[0].attempts.map(
-      (t: { lane: string; outcome: string }) => `${t.lane} ${t.outcome}`,
-    );
-    expect(outcomes).toEqual(
-      outcomes[0].startsWith('udp 203.0.113.11')
-        ? ['udp 203.0.113.11 5060 timeout', 'udp 203.0.113.12 5060 503', 'udp 198.51.100.50 5060 answered']
-        : ['udp 203.0.113.12 5060 503', 'udp 203.0.113.11 5060 timeout', 'udp 198.51.100.50 5060 answered'],
-    );
-    expect(ladder.penaltyBox.map((p: { lane: string; reason: string }) => `${p.lane} ${p.reason}`).sort()).toEqual([
-      'udp 203.0.113.11 5060 no response',
-      'udp 203.0.113.12 5060 503 Service Unavailable',
-    ]);
-  });
+  it(
+    'sip1 silent over UDP: retransmissions at T1 doubling, the timer, the penalty box, then sip2; the ' +
+      'next request skips sip1',
+    async () => {
+      const a = await postJson(server, '/api/failover', {
+        uri: 'sip:bob@biloxi.example',
+        transports: ['udp'],
+        ipv6: false,
+        seed: 1,
+        down: { '203.0.113.11': 'silent', '203.0.113.12': '503' },
+        requests: 2,
+      });
+      expect(a.status).toBe(200);
+      const ladder = a.json();
+      expect(ladder.timerMs).toBe(6000);
+      const lines = (ladder.text as string[]).map((l) => {
+        const m = /^\s*([\d.]+) s {2}(.*)$/.exec(l);
+        return m ? { t: Number(m[1]), line: m[2]!.trim() } : { t: -1, line: l };
+      });
+      const sip1 = lines.filter((l) => l.line.includes('(sip1.biloxi.example)') && l.t >= 0);
+      const t0 = sip1[0]!.t;
+      expect(sip1.map((l) => [Number((l.t - t0).toFixed(3)), l.line])).toEqual([
+        [0, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE (sip1.biloxi.example)'],
+        [0.5, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE retransmission 1 (Timer A 0.5 s)'],
+        [1.5, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE retransmission 2 (Timer A 1 s)'],
+        [3.5, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE retransmission 3 (Timer A 2 s)'],
+        [6, 'UDP 203.0.113.11:5060 (sip1.biloxi.example): no response within 6 s: the per-target timer fires'],
+        [6, `UDP 203.0.113.11:5060 (sip1.biloxi.example): to the penalty box until ${t0 + 66} s (no response)`],
+        // Request 2 starts with both boxed: each is tried last.
+        [
+          sip1.at(-1)!.t - t0,
+          `UDP 203.0.113.11:5060 (sip1.biloxi.example): in the penalty box until ${t0 + 66} s: tried last`,
+        ],
+      ]);
+      // Request 1 ends at the backup after sip2 answered 503; request 2 starts with the backup.
+      expect(ladder.requests).toEqual([
+        {
+          request: 1,
+          at: 0,
+          answeredBy: 'udp 198.51.100.50 5060',
+          attempts: expect.any(Array),
+        },
+        {
+          request: 2,
+          at: expect.any(Number),
+          answeredBy: 'udp 198.51.100.50 5060',
+          attempts: [{ lane: 'udp 198.51.100.50 5060', outcome: 'answered', penalized: false }],
+        },
+      ]);
+      const outcomes = ladder.requests[0].attempts.map(
+        (t: { lane: string; outcome: string }) => `${t.lane} ${t.outcome}`,
+      );
+      expect(outcomes).toEqual(
+        outcomes[0].startsWith('udp 203.0.113.11')
+          ? ['udp 203.0.113.11 5060 timeout', 'udp 203.0.113.12 5060 503', 'udp 198.51.100.50 5060 answered']
+          : ['udp 203.0.113.12 5060 503', 'udp 203.0.113.11 5060 timeout', 'udp 198.51.100.50 5060 answered'],
+      );
+      expect(ladder.penaltyBox.map((p: { lane: string; reason: string }) => `${p.lane} ${p.reason}`).sort()).toEqual([
+        'udp 203.0.113.11 5060 no response',
+        'udp 203.0.113.12 5060 503 Service Unavailable',
+      ]);
+    },
+  );
 
   it('refusing TCP: a reset and the next target at once; UDP to the same server still answers', async () => {
     const tcp = (

@@ -122,7 +122,9 @@ function cappedFindings(g: Gathered): Finding[] {
         .slice(0, 4)
         .map((name) => questionText(name, 'SRV/A'))
         .join(', '),
-      message: `${g.capped.length} more names were not checked: the set-up names more SRV owners or targets than the check follows`,
+      message:
+        `${g.capped.length} more names were not checked: the set-up names more SRV owners or ` +
+        `targets than the check follows`,
       fix: 'fewer NAPTR records and SRV targets make the set-up easier to reason about',
     },
   ];

@@ -3,7 +3,10 @@
  * with its severity, the record at fault and the fix.
  */
 
-/** error: clients fail or break an RFC rule; warning: failover or load sharing is weaker than it looks; info: worth knowing. */
+/**
+ * error: clients fail, or an RFC rule is broken; warning: failover or load sharing is weaker than
+ * it looks; info: worth knowing.
+ */
 export type Severity = 'error' | 'warning' | 'info';
 
 export const SEVERITIES: readonly Severity[] = Object.freeze(['error', 'warning', 'info']);

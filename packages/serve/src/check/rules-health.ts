@@ -39,7 +39,9 @@ export function ttlFindings(g: Gathered): Finding[] {
         code: 'ttl-long',
         severity: 'warning',
         record,
-        message: `TTL ${ttl} s: a server taken out of these records keeps getting requests for up to ${Math.round(ttl / 3600)} h from caches`,
+        message:
+          `TTL ${ttl} s: a server taken out of these records keeps getting requests for up to ` +
+          `${Math.round(ttl / 3600)} h from caches`,
         fix: `a TTL of at most a day, and of minutes for records you may change to fail over`,
       });
     }
@@ -54,7 +56,9 @@ export function dnssecFindings(g: Gathered): Finding[] {
       code: 'dnssec-bogus',
       severity: 'error',
       record: questionText(asked.name, asked.type),
-      message: `the answer is DNSSEC bogus (${asked.result!.whyBogus ?? 'validation failed'}): validating clients refuse it`,
+      message:
+        `the answer is DNSSEC bogus (${asked.result!.whyBogus ?? 'validation failed'}): ` +
+        `validating clients refuse it`,
       fix: 'fix the signatures (re-sign the zone, check the DS record at the parent and the key rollover)',
     });
   }
@@ -67,7 +71,9 @@ export function dnssecFindings(g: Gathered): Finding[] {
       code: 'dnssec-partial',
       severity: 'warning',
       record: names.slice(0, 8).join(', ') + (names.length > 8 ? `, and ${names.length - 8} more` : ''),
-      message: `${secure.length} answer(s) are DNSSEC secure, but ${insecure.length} are not signed: an attacker can forge those (often SRV targets in another, unsigned zone)`,
+      message:
+        `${secure.length} answer(s) are DNSSEC secure, but ${insecure.length} are not signed: an ` +
+        `attacker can forge those (often SRV targets in another, unsigned zone)`,
       fix: 'sign the zones of every name on the path, or move the targets into the signed zone',
     });
   }

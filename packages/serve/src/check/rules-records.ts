@@ -39,7 +39,9 @@ export function naptrFindings(g: Gathered): Finding[] {
         code: 'naptr-no-srv',
         severity: 'error',
         record: recordText(record),
-        message: `the NAPTR record points to ${srv.owner}, which has no SRV records: clients that follow it find no server there`,
+        message:
+          `the NAPTR record points to ${srv.owner}, which has no SRV records: clients that follow ` +
+          `it find no server there`,
         fix: `publish SRV records at ${srv.owner}, or remove this NAPTR record`,
       });
     } else if (targets.length > 0 && targets.every((t) => t.data.target === '.')) {
@@ -47,7 +49,9 @@ export function naptrFindings(g: Gathered): Finding[] {
         code: 'naptr-to-dot',
         severity: 'warning',
         record: recordText(record),
-        message: `the NAPTR record offers ${record.data.services} at ${srv.owner}, whose SRV target "." says the service is decidedly not available`,
+        message:
+          `the NAPTR record offers ${record.data.services} at ${srv.owner}, whose SRV target "." ` +
+          `says the service is decidedly not available`,
         fix: `remove this NAPTR record, or give ${srv.owner} real targets`,
       });
     }
@@ -89,7 +93,9 @@ function dotFindings(srv: SrvName, set: readonly SrvRecord[]): Finding[] {
         code: 'srv-not-offered',
         severity: 'info',
         record: recordText(dots[0]!),
-        message: `target "." at ${srv.owner}: the service is decidedly not available over ${transport} (RFC 2782); clients do not fall back to A/AAAA for it`,
+        message:
+          `target "." at ${srv.owner}: the service is decidedly not available over ${transport} ` +
+          `(RFC 2782); clients do not fall back to A/AAAA for it`,
         fix: 'nothing, if that is meant; otherwise publish the servers here',
       },
     ];
@@ -98,7 +104,9 @@ function dotFindings(srv: SrvName, set: readonly SrvRecord[]): Finding[] {
     code: 'srv-dot-mixed' as const,
     severity: 'warning' as const,
     record: recordText(record),
-    message: `target "." beside real targets at ${srv.owner}: "." means "not available" only as the one record of its name (RFC 2782)`,
+    message:
+      `target "." beside real targets at ${srv.owner}: "." means "not available" only as the one ` +
+      `record of its name (RFC 2782)`,
     fix: 'remove the "." record',
   }));
 }
@@ -119,7 +127,9 @@ function weightFindings(set: readonly SrvRecord[]): Finding[] {
         code: 'srv-weight-zero-mixed',
         severity: 'warning',
         record: recordText(record),
-        message: `weight 0 beside weights summing to ${sum} at priority ${record.data.priority}: this server comes first in about 1 of ${sum + 1} draws (RFC 2782 "a very small chance")`,
+        message:
+          `weight 0 beside weights summing to ${sum} at priority ${record.data.priority}: this ` +
+          `server comes first in about 1 of ${sum + 1} draws (RFC 2782 "a very small chance")`,
         fix: `give it a weight above 0 for a share of the load, or a larger priority number to make it a backup`,
       });
     }
@@ -166,7 +176,9 @@ function targetFindings(record: SrvRecord, host: HostAddresses | undefined): Fin
       code: 'srv-target-alias',
       severity: 'error',
       record: recordText(record),
-      message: `the SRV target ${target} is an alias (CNAME) of ${alias}: RFC 2782 says the target must not be an alias; some clients reject it`,
+      message:
+        `the SRV target ${target} is an alias (CNAME) of ${alias}: RFC 2782 says the target must ` +
+        `not be an alias; some clients reject it`,
       fix: `point the SRV record at ${alias} itself`,
     });
   }
@@ -195,7 +207,9 @@ export function tlsFindings(g: Gathered): Finding[] {
       code: 'tls-without-sips-srv',
       severity: 'warning',
       record: recordText(offer),
-      message: `TLS is offered, but ${sips.owner} has no SRV records: clients that skip NAPTR, and every sips: request without NAPTR, find no TLS server`,
+      message:
+        `TLS is offered, but ${sips.owner} has no SRV records: clients that skip NAPTR, and every ` +
+        `sips: request without NAPTR, find no TLS server`,
       fix: `publish SRV records at ${sips.owner}`,
     },
   ];
@@ -215,9 +229,12 @@ export function noSrvFindings(g: Gathered): Finding[] {
       record: questionText(g.domain, 'SRV'),
       message:
         addresses.length > 0
-          ? `no NAPTR and no SRV records: clients use only the A/AAAA records of ${g.domain} at port 5060, one server with no priority, weight or failover`
+          ? `no NAPTR and no SRV records: clients use only the A/AAAA records of ${g.domain} at port ` +
+            `5060, one server with no priority, weight or failover`
           : `no NAPTR, SRV, A or AAAA records: SIP clients find no server for ${g.domain}`,
-      fix: `publish SRV records at ${srvName('udp', g.domain)}, ${srvName('tcp', g.domain)} and ${srvName('tls', g.domain)}`,
+      fix:
+        `publish SRV records at ${srvName('udp', g.domain)}, ${srvName('tcp', g.domain)} and ` +
+        `${srvName('tls', g.domain)}`,
     },
   ];
 }

@@ -23,7 +23,9 @@ export function uriFindings(uri: SipUri): Finding[] {
       code: 'uri-port',
       severity: 'warning',
       record,
-      message: `the URI gives port ${uri.port}: clients skip NAPTR and SRV and use only the A/AAAA records of ${uri.host} (RFC 3263 section 4.2), so SRV priorities, weights and failover are never used`,
+      message:
+        `the URI gives port ${uri.port}: clients skip NAPTR and SRV and use only the A/AAAA ` +
+        `records of ${uri.host} (RFC 3263 section 4.2), so SRV priorities, weights and failover are never used`,
       fix: `remove ":${uri.port}" from the URI and publish the port in SRV records`,
     });
   }
@@ -35,7 +37,8 @@ export function uriFindings(uri: SipUri): Finding[] {
       message:
         uri.transport === 'tls'
           ? 'transport=tls is deprecated (RFC 3261 section 26.2.2), and a transport parameter skips NAPTR'
-          : `transport=${uri.transport} skips NAPTR: clients ask only the SRV records of that transport (RFC 3263 section 4.1)`,
+          : `transport=${uri.transport} skips NAPTR: clients ask only the SRV records of that transport ` +
+            `(RFC 3263 section 4.1)`,
       fix:
         uri.transport === 'tls'
           ? 'use a sips: URI without the transport parameter'

@@ -27,7 +27,10 @@ export function checkHost(req: IncomingMessage, port: number, allowed: ReadonlyS
   return host;
 }
 
-/** A write (POST) must come from this server's own page: same origin, and JSON (which forces a CORS preflight elsewhere). */
+/**
+ * A write (POST) must come from this server's own page: same origin, and JSON (which a page of
+ * another origin can only send after a CORS preflight this server never grants).
+ */
 export function checkWrite(req: IncomingMessage, host: string): void {
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== `http://${host}`)
