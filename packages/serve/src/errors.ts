@@ -96,10 +96,3 @@ export class RateLimitedError extends ServeError {
     this.headers = { 'retry-after': String(retryAfterSeconds) };
   }
 }
-
-/** The DNS gave no answer to any question (502). */
-export class UpstreamError extends ServeError {
-  override name = 'UpstreamError';
-  override readonly code = 'SERVE_ERR_DNS';
-  override readonly status = 502;
-}

@@ -310,6 +310,16 @@ describe('the page: access', () => {
       });
     });
     expect(Math.min(...ratios)).toBeGreaterThanOrEqual(4.5);
+    // Live DNS: the zone editor goes away and the server's backend answers.
+    await page.check('input[name="source"][value="live"]');
+    expect(await page.isHidden('#zone-field')).toBe(true);
+    expect(await page.textContent('#backend')).toBe('zone');
+    await page.fill('#uri', 'sip:bob@biloxi.example;transport=udp');
+    await page.click('#run');
+    await page.waitForFunction(() => document.querySelector('#summary')?.textContent?.includes('over UDP'));
+    expect((await cells(page, 'targets')).map((t) => t[2])).toEqual(
+      expect.arrayContaining(['203.0.113.11', '203.0.113.12', '198.51.100.50']),
+    );
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(375);
     await page.screenshot({ path: `${ARTIFACTS}phone.png`, fullPage: true });
