@@ -14,7 +14,7 @@ import { call, exampleServer, postJson } from './support/http.js';
 import { zoneText } from './support/zones.js';
 
 // A browser on a shared two-core machine: each step may take seconds, none is timed.
-vi.setConfig({ testTimeout: 90_000 });
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
 const EXAMPLE = zoneText('../../../../examples/zones/biloxi.example');
@@ -33,7 +33,7 @@ beforeAll(async () => {
     await server.close();
     await started.backend.close();
   };
-}, 60_000);
+});
 afterAll(async () => stop?.());
 
 /** A fresh page on the server, with every request and console error recorded. */

@@ -39,6 +39,8 @@ export async function launchChromium(viewport = { width: 1280, height: 900 }): P
     handleSIGTERM: true,
     handleSIGHUP: true,
   });
+  // A shared machine under load: waiting is not timing; a slow page must still be read.
+  context.setDefaultTimeout(120_000);
   return {
     context,
     close: async () => {
