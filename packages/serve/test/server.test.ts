@@ -362,6 +362,16 @@ describe('serve: hostile requests', () => {
     expect(a.body).not.toContain('root:');
   });
 
+  it('a zone text over 64 KB is refused before it is parsed; GET /api/failover is a 405', async () => {
+    const zone = `${zoneText('dot.example')}${';'.repeat(70_000)}\n`;
+    const a = await postJson(server, '/api/sip', { uri: 'sip:dot.example', zone });
+    expect(a.status).toBe(400);
+    expect(a.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message: 'zone is longer than 65536 characters' });
+    const get = await call(server, 'GET', '/api/failover?uri=sip:bob@biloxi.example');
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+  });
+
   it('a zone text error names its line', async () => {
     const text = zoneText('dot.example').replace('a           IN  A     192.0.2.1', 'a IN A 300.1.2.3');
     const a = await postJson(server, '/api/sip', { uri: 'sip:dot.example', zone: text });
