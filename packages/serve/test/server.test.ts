@@ -296,6 +296,30 @@ describe('serve: hostile requests', () => {
     expect(a.json().error.message).toContain(message);
   });
 
+  it('JSON nested 40,000 deep: 400, no stack overflow', async () => {
+    const body = `{"uri": ${'['.repeat(40_000)}${']'.repeat(40_000)}}`;
+    const a = await call(server, 'POST', '/api/sip', { 'content-type': 'application/json' }, body);
+    expect(a.status).toBe(400);
+    expect(a.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message: 'uri must be a string' });
+  });
+
+  it('a client that resets mid-body leaves the server answering', async () => {
+    const { connect } = await import('node:net');
+    await new Promise<void>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1', () => {
+        socket.write(
+          `POST /api/sip HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\n` +
+            'Content-Length: 5000\r\n\r\n{"uri": "sip:',
+        );
+        setTimeout(() => {
+          socket.resetAndDestroy();
+          resolve();
+        }, 50);
+      });
+    });
+    expect((await call(server, 'GET', '/api/info')).status).toBe(200);
+  });
+
   it('a body that is not UTF-8: 400', async () => {
     const a = await call(
       server,
