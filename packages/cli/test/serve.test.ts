@@ -10,7 +10,15 @@ import { EXAMPLE_ZONE, dnscore } from './support.js';
 async function serve(...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {} };
+  const io: Io = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: {},
+  };
   const stop = new AbortController();
   const done = serveCommand(argv, io, stop.signal);
   for (let i = 0; i < 200 && !stdout.includes('http://'); i++) await new Promise((r) => setTimeout(r, 25));

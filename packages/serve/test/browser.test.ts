@@ -124,7 +124,7 @@ describe('the page', () => {
     expect(await page.textContent('#summary')).toBe(
       '3 targets for sip:bob@biloxi.example, first over TLS; 6 questions asked.',
     );
-    expect(await page.innerText('#warnings')).toBe('None: nothing to fix.');
+    expect(await page.textContent('#warnings')).toBe('None: nothing to fix.');
     // Draw again: a new draw, backup still last.
     await page.click('#draw-again');
     await page.waitForFunction(() => document.querySelectorAll('#targets tbody tr').length === 3);

@@ -12,7 +12,7 @@ import {
   withCache,
   ZoneFileError,
   ZoneResolver,
-  type DnsResolver,
+  type DnsApi,
 } from '@dnscore/core';
 import { MAX_ZONE_RECORDS } from '../defaults.js';
 import { ZoneTextError } from '../errors.js';
@@ -46,7 +46,7 @@ export function zoneTextCore(text: string, seed: number | undefined): DnsCore {
  * draw starts from that seed, as `dnscore sip --seed` does. It is not closed: the plugins are the
  * server's.
  */
-export function backendCore(backend: DnsCore, seed: number | undefined): DnsResolver {
+export function backendCore(backend: DnsCore, seed: number | undefined): DnsApi {
   if (seed === undefined) return backend;
   return new DnsCore(backend.registry.plugins, { logger: silentLogger, random: seededRandom(seed) });
 }

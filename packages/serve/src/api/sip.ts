@@ -2,7 +2,7 @@
  * GET /api/sip and /api/draws: the RFC 3263 step-through as `dnscore sip --json` prints it,
  * and the share chart over N draws. Both are @dnscore/sip's own code; nothing is decided here.
  */
-import type { DnsResolver } from '@dnscore/core';
+import type { DnsApi } from '@dnscore/core';
 import {
   drawFirstTargets,
   resolutionToJson,
@@ -12,7 +12,7 @@ import {
 } from '@dnscore/sip';
 import type { SipQuestion } from './question.js';
 
-export function locatorFor(resolver: DnsResolver, q: SipQuestion): SipLocator {
+export function locatorFor(resolver: DnsApi, q: SipQuestion): SipLocator {
   return new SipLocator(resolver, { transports: q.transports, ipv4: q.ipv4, ipv6: q.ipv6 });
 }
 
@@ -26,11 +26,7 @@ export async function resolveWithSteps(locator: SipLocator, uri: string, signal:
 }
 
 /** Exactly the document `dnscore sip URI --json` prints for the same question. */
-export async function answerSip(
-  resolver: DnsResolver,
-  q: SipQuestion,
-  signal: AbortSignal,
-): Promise<SipResolutionJson> {
+export async function answerSip(resolver: DnsApi, q: SipQuestion, signal: AbortSignal): Promise<SipResolutionJson> {
   return resolutionToJson(await resolveWithSteps(locatorFor(resolver, q), q.uri, signal));
 }
 
@@ -52,7 +48,7 @@ export interface DrawsJson {
 
 /** N resolutions in a row (`dnscore sip --draws N`) and the shares RFC 2782 aims at. */
 export async function answerDraws(
-  resolver: DnsResolver,
+  resolver: DnsApi,
   q: SipQuestion,
   n: number,
   signal: AbortSignal,

@@ -4,8 +4,8 @@
  * rules read the answers, and the locator of @dnscore/sip adds what only the RFC 3263
  * procedure sees (NAPTR sets a client cannot use).
  */
-import { InvalidArgumentError, type DnsResolver } from '@dnscore/core';
-import { parseHost, parseSipUri, SipLocator, uriTarget, type SipUri, type SipWarning } from '@dnscore/sip';
+import { InvalidArgumentError, type DnsApi } from '@dnscore/core';
+import { parseHost, parseSipUri, SipLocator, type SipUri, type SipWarning } from '@dnscore/sip';
 import { MAX_API_URI_LENGTH } from '../defaults.js';
 import { sortFindings, type Finding, type Severity } from './finding.js';
 import { gather, type Gathered } from './gather.js';
@@ -41,7 +41,8 @@ export function parseCheckTarget(input: string): { uri: SipUri | undefined; doma
     throw new InvalidArgumentError(`the domain or URI is longer than ${MAX_API_URI_LENGTH} characters`);
   if (/^sips?:/i.test(text)) {
     const uri = parseSipUri(text);
-    const target = uriTarget(uri);
+    // RFC 3263 section 4: the TARGET is maddr when present, else the host.
+    const target = uri.maddr ?? { host: uri.host, kind: uri.hostKind };
     return { uri, domain: target.kind === 'hostname' ? target.host : undefined };
   }
   const host = parseHost(text.replace(/\.$/, ''));
@@ -50,7 +51,7 @@ export function parseCheckTarget(input: string): { uri: SipUri | undefined; doma
   return { uri: undefined, domain: host.host.host };
 }
 
-export async function runCheck(resolver: DnsResolver, input: string, options: CheckOptions = {}): Promise<CheckReport> {
+export async function runCheck(resolver: DnsApi, input: string, options: CheckOptions = {}): Promise<CheckReport> {
   const { uri, domain } = parseCheckTarget(input);
   const findings: Finding[] = uri ? uriFindings(uri) : [];
   let answered = true;

@@ -3,8 +3,8 @@
  * 3263 (and the ones its NAPTR records point to, and the deprecated _sip._tls), the A and AAAA
  * records of every SRV target, and the domain's own addresses. All at once, each bounded.
  */
-import { DnsError, isAbortError, nameKey, type DnsResolver, type DnsResult, type TypedRecord } from '@dnscore/core';
-import { serviceTransport, srvName, SIP_TRANSPORTS, type SipTransport } from '@dnscore/sip';
+import { DnsError, isAbortError, nameKey, type DnsApi, type DnsResult, type TypedRecord } from '@dnscore/core';
+import type { SipTransport } from '@dnscore/sip';
 import { MAX_CHECK_HOSTS, MAX_CHECK_SRV_NAMES } from '../defaults.js';
 
 export type AskedType = 'NAPTR' | 'SRV' | 'A' | 'AAAA';
@@ -45,12 +45,25 @@ export interface Gathered {
   readonly capped: readonly string[];
 }
 
+/** RFC 3263 section 4.2: the SRV owner a client asks for each transport. */
+export function srvName(transport: SipTransport, domain: string): string {
+  return `${transport === 'tls' ? '_sips._tcp' : transport === 'tcp' ? '_sip._tcp' : '_sip._udp'}.${domain}`;
+}
+
+/** RFC 3263 section 4.1: the NAPTR services of the three transports, to label the SRV owners they point to. */
+function serviceTransport(services: string): SipTransport | undefined {
+  const service = services.toLowerCase();
+  return service === 'sips+d2t' ? 'tls' : service === 'sip+d2t' ? 'tcp' : service === 'sip+d2u' ? 'udp' : undefined;
+}
+
+const TRANSPORTS: readonly SipTransport[] = ['udp', 'tcp', 'tls'];
+
 /** The deprecated owner some zones still publish for TLS (RFC 3263 uses _sips._tcp). */
 export function sipTlsName(domain: string): string {
   return `_sip._tls.${domain}`;
 }
 
-export async function gather(resolver: DnsResolver, domain: string, signal?: AbortSignal): Promise<Gathered> {
+export async function gather(resolver: DnsApi, domain: string, signal?: AbortSignal): Promise<Gathered> {
   const all: Asked[] = [];
   const capped: string[] = [];
   // Kept in the order asked, not answered, so a report reads the same on every run.
@@ -74,7 +87,7 @@ export async function gather(resolver: DnsResolver, domain: string, signal?: Abo
   };
 
   const standard: { owner: string; transport: SipTransport | undefined }[] = [
-    ...SIP_TRANSPORTS.map((t) => ({ owner: srvName(t, domain), transport: t })),
+    ...TRANSPORTS.map((t) => ({ owner: srvName(t, domain), transport: t })),
     { owner: sipTlsName(domain), transport: undefined },
   ];
   const [naptr, domainAddresses, ...standardAnswers] = await Promise.all([

@@ -4,10 +4,10 @@
  * with no failover, TLS offered without _sips._tcp, and no SRV at all.
  */
 import { nameKey, type TypedRecord } from '@dnscore/core';
-import { isSipTransport, srvName } from '@dnscore/sip';
+import { isSipTransport } from '@dnscore/sip';
 import type { Finding } from './finding.js';
 import type { Asked, Gathered, HostAddresses, SrvName } from './gather.js';
-import { sipTlsName } from './gather.js';
+import { sipTlsName, srvName } from './gather.js';
 import { questionText, recordText } from './present.js';
 
 type SrvRecord = TypedRecord<'SRV'>;

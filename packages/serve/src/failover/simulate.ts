@@ -4,7 +4,7 @@
  * retransmits at T1, 2*T1, ... until the per-target timer), answers 503, or refuses TCP (a
  * reset; over UDP it still answers). Nothing here chooses a target: the cursor does.
  */
-import type { DnsResolver } from '@dnscore/core';
+import type { DnsApi } from '@dnscore/core';
 import { destinationKey, SipLocator, type SipTarget, type TryOutcome } from '@dnscore/sip';
 import { T1_MS } from '../defaults.js';
 import type { FailoverQuestion, PeerFault } from '../api/question.js';
@@ -59,7 +59,7 @@ export interface LadderJson {
 }
 
 export async function simulateFailover(
-  resolver: DnsResolver,
+  resolver: DnsApi,
   q: FailoverQuestion,
   signal: AbortSignal,
 ): Promise<LadderJson> {

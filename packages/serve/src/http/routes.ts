@@ -3,7 +3,7 @@
  * (the server's backend, or the page's zone text alone) and answers with @dnscore/sip's and
  * the check's own output.
  */
-import type { DnsCore, DnsResolver } from '@dnscore/core';
+import type { DnsCore, DnsApi } from '@dnscore/core';
 import { runCheck } from '../check/check.js';
 import { ladderText } from '../failover/ladder-text.js';
 import { simulateFailover } from '../failover/simulate.js';
@@ -19,7 +19,7 @@ export interface RouteContext {
 
 export type Route = (params: Params, ctx: RouteContext, signal: AbortSignal) => Promise<unknown>;
 
-function resolverFor(ctx: RouteContext, zone: string | undefined, seed: number | undefined): DnsResolver {
+function resolverFor(ctx: RouteContext, zone: string | undefined, seed: number | undefined): DnsApi {
   return zone !== undefined ? zoneTextCore(zone, seed) : backendCore(ctx.backend, seed);
 }
 

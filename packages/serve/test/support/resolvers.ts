@@ -1,10 +1,10 @@
 /** Resolvers that change what a real one answers: DNSSEC flags per name, or no answer at all. */
-import { TimeoutError, type DnsResolver, type DnsResult } from '@dnscore/core';
+import { TimeoutError, type DnsApi, type DnsResult } from '@dnscore/core';
 
 type Dnssec = 'secure' | 'bogus' | undefined;
 
 /** Results of `inner` with `secure`/`bogus` set by `state(name, type)` (undefined: as answered). */
-export function withDnssec(inner: DnsResolver, state: (name: string, type: string) => Dnssec): DnsResolver {
+export function withDnssec(inner: DnsApi, state: (name: string, type: string) => Dnssec): DnsApi {
   return {
     async resolve(name: string, type?: number | string, options?: object): Promise<DnsResult> {
       const result = await inner.resolve(name, type as string, options);
@@ -17,12 +17,12 @@ export function withDnssec(inner: DnsResolver, state: (name: string, type: strin
         records: { value: s === 'bogus' ? [] : result.records },
       }) as DnsResult;
     },
-  } as DnsResolver;
+  } as DnsApi;
 }
 
 /** Every question times out. */
-export const silentResolver: DnsResolver = {
+export const silentResolver: DnsApi = {
   async resolve(name: string): Promise<DnsResult> {
     throw new TimeoutError(`no answer for ${name} within 100 ms`);
   },
-} as DnsResolver;
+} as DnsApi;
