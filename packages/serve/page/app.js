@@ -272,6 +272,22 @@ function drawWarnings(warnings, findings) {
   list.replaceChildren(...(items.length > 0 ? items : [el('li', {}, ['None: nothing to fix.'])]));
 }
 
+/**
+ * Runs `work` with the page marked busy (aria-busy on the results, data-busy on the body), so
+ * assistive technology and tests know when every answer of one action has been drawn.
+ * @param {() => Promise<void>} work
+ */
+async function busy(work) {
+  document.body.dataset.busy = 'true';
+  $('results').setAttribute('aria-busy', 'true');
+  try {
+    await work();
+  } finally {
+    delete document.body.dataset.busy;
+    $('results').setAttribute('aria-busy', 'false');
+  }
+}
+
 async function step() {
   showFormError('');
   const q = question();
@@ -477,20 +493,20 @@ async function init() {
     });
   $('question').addEventListener('submit', (event) => {
     event.preventDefault();
-    void step();
+    void busy(step);
   });
   $('draw-again').addEventListener('click', () => {
     const seed = /** @type {HTMLInputElement} */ ($('seed'));
     if (seed.value.trim() !== '') seed.value = String((Number(seed.value) + 1) % 4294967296);
-    void step();
+    void busy(step);
   });
   $('draws-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    void draws();
+    void busy(draws);
   });
   $('failover-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    void failover();
+    void busy(failover);
   });
   const info = await fetch('/api/info')
     .then((r) => r.json())

@@ -13,5 +13,5 @@ export { SECURITY_HEADERS } from './http/respond.js';
 export { simulateFailover, type LadderJson, type LadderEvent, type Lane } from './failover/simulate.js';
 export { ladderText } from './failover/ladder-text.js';
 export { answerSip, answerDraws, expectedShares, type DrawsJson, type ExpectedShare } from './api/sip.js';
-export { zoneTextCore } from './api/resolvers.js';
+export { zoneTextCore } from './api/dns.js';
 export type { SipQuestion, FailoverQuestion, PeerFault } from './api/question.js';

@@ -52,6 +52,9 @@ async function open(viewport?: { width: number; height: number }) {
   return { page, requests, errors };
 }
 
+/** Waits until every answer of the last action is drawn (the page marks itself busy meanwhile). */
+const settled = (page: Page) => page.waitForSelector('body:not([data-busy])', { state: 'attached' });
+
 const cells = (page: Page, table: string) =>
   page.$$eval(`#${table} tbody tr`, (rows) =>
     rows.map((r) =>
@@ -80,6 +83,7 @@ describe('the page', () => {
     expect(await page.inputValue('#zone')).toBe(EXAMPLE);
     await page.focus('#uri');
     await page.keyboard.press('Enter');
+    await settled(page);
     await page.waitForSelector('#targets tbody tr');
     const steps = await cells(page, 'steps');
     expect(steps.map((r) => r[1])).toEqual([
@@ -127,7 +131,7 @@ describe('the page', () => {
     expect(await page.textContent('#warnings')).toBe('None: nothing to fix.');
     // Draw again: a new draw, backup still last.
     await page.click('#draw-again');
-    await page.waitForFunction(() => document.querySelectorAll('#targets tbody tr').length === 3);
+    await settled(page);
     expect((await cells(page, 'targets'))[2]![6]).toBe('backup.biloxi.example');
     await page.screenshot({ path: `${ARTIFACTS}step-through.png`, fullPage: true });
     expect(errors).toEqual([]);
@@ -138,9 +142,11 @@ describe('the page', () => {
     const { page, errors } = await open();
     await page.fill('#seed', '11');
     await page.click('#run');
+    await settled(page);
     await page.waitForSelector('#targets tbody tr');
     await page.fill('#draws-n', '1000');
     await page.click('#draws-form button');
+    await settled(page);
     await page.waitForSelector('#shares:not([hidden]) tbody tr');
     const api = (
       await postJson(server, '/api/draws', { uri: 'sip:bob@biloxi.example', zone: EXAMPLE, seed: 11, n: 1000 })
@@ -193,11 +199,13 @@ describe('the page', () => {
     await page.fill('#seed', String(seed));
     await page.focus('#run');
     await page.keyboard.press('Enter');
+    await settled(page);
     await page.waitForSelector('#targets tbody tr');
     expect((await cells(page, 'targets'))[0]!.slice(1, 4)).toEqual(['UDP', '203.0.113.11', '5060']);
     await page.selectOption('#targets select[data-address="203.0.113.11"]', 'silent');
     await page.focus('#run-failover');
     await page.keyboard.press('Enter');
+    await settled(page);
     await page.waitForSelector('#ladder svg');
     // The text view opens from the keyboard.
     await page.focus('#ladder-text-box summary');
@@ -242,6 +250,7 @@ describe('the page', () => {
     const line = EXAMPLE.split('\n').findIndex((l) => l.startsWith('sip1')) + 1;
     await page.fill('#zone', EXAMPLE.replace('203.0.113.11', '203.0.113.300'));
     await page.click('#run');
+    await settled(page);
     await page.waitForSelector('#zone-error:not([hidden])');
     expect(await page.textContent('#zone-error')).toBe(`Line ${line}: "203.0.113.300" is not an IPv4 address`);
     expect(await page.getAttribute('#zone', 'aria-invalid')).toBe('true');
@@ -254,6 +263,7 @@ describe('the page', () => {
     await page.screenshot({ path: `${ARTIFACTS}zone-error.png`, fullPage: true });
     await page.fill('#zone', EXAMPLE);
     await page.click('#run');
+    await settled(page);
     await page.waitForSelector('#zone-error[hidden]', { state: 'attached' });
     expect(await page.getAttribute('#zone', 'aria-invalid')).toBe('false');
   });
@@ -262,7 +272,7 @@ describe('the page', () => {
     const { page } = await open();
     await page.fill('#uri', 'sip:bob@biloxi.example:5060');
     await page.click('#run');
-    await page.waitForSelector('#warnings .sev-warning');
+    await settled(page);
     const items = await page.$$eval('#warnings li', (li) => li.map((l) => l.textContent ?? ''));
     expect(items[0]).toMatch(/^warning the URI gives port 5060: NAPTR and SRV are not used/);
     expect(
@@ -277,6 +287,7 @@ describe('the page: access', () => {
   it('labels every control, keeps text contrast at 4.5:1 or more, and fits a phone', async () => {
     const { page, errors } = await open({ width: 375, height: 812 });
     await page.click('#run');
+    await settled(page);
     await page.waitForSelector('#targets tbody tr');
     const unlabeled = await page.$$eval('input, select, textarea, button', (controls) =>
       controls
@@ -316,7 +327,7 @@ describe('the page: access', () => {
     expect(await page.textContent('#backend')).toBe('zone');
     await page.fill('#uri', 'sip:bob@biloxi.example;transport=udp');
     await page.click('#run');
-    await page.waitForFunction(() => document.querySelector('#summary')?.textContent?.includes('over UDP'));
+    await settled(page);
     expect((await cells(page, 'targets')).map((t) => t[2])).toEqual(
       expect.arrayContaining(['203.0.113.11', '203.0.113.12', '198.51.100.50']),
     );

@@ -3,7 +3,7 @@ import { DnsCore, InvalidArgumentError, silentLogger, ZoneResolver } from '@dnsc
 import { InvalidSipUriError } from '@dnscore/sip';
 import { describe, expect, it } from 'vitest';
 import { hasProblems, parseCheckTarget, renderCheck, runCheck, type CheckReport } from '@dnscore/serve';
-import { silentResolver, withDnssec } from './support/resolvers.js';
+import { silentDns, withDnssec } from './support/dns.js';
 import { zoneCore } from './support/zones.js';
 
 const core = zoneCore('mistakes.example', 'dot.example', 'bare.example');
@@ -144,7 +144,7 @@ describe('check: DNSSEC and missing answers', () => {
   });
 
   it('no answer at all: answered false, one dns-error per question', async () => {
-    const report = await runCheck(silentResolver, 'biloxi.example');
+    const report = await runCheck(silentDns, 'biloxi.example');
     expect(report.answered).toBe(false);
     expect(report.findings.every((f) => f.code === 'dns-error' && f.severity === 'warning')).toBe(true);
     expect(report.findings.map((f) => f.record)).toEqual([

@@ -12,8 +12,8 @@ import {
 } from '@dnscore/sip';
 import type { SipQuestion } from './question.js';
 
-export function locatorFor(resolver: DnsApi, q: SipQuestion): SipLocator {
-  return new SipLocator(resolver, { transports: q.transports, ipv4: q.ipv4, ipv6: q.ipv6 });
+export function locatorFor(dns: DnsApi, q: SipQuestion): SipLocator {
+  return new SipLocator(dns, { transports: q.transports, ipv4: q.ipv4, ipv6: q.ipv6 });
 }
 
 /**
@@ -26,8 +26,8 @@ export async function resolveWithSteps(locator: SipLocator, uri: string, signal:
 }
 
 /** Exactly the document `dnscore sip URI --json` prints for the same question. */
-export async function answerSip(resolver: DnsApi, q: SipQuestion, signal: AbortSignal): Promise<SipResolutionJson> {
-  return resolutionToJson(await resolveWithSteps(locatorFor(resolver, q), q.uri, signal));
+export async function answerSip(dns: DnsApi, q: SipQuestion, signal: AbortSignal): Promise<SipResolutionJson> {
+  return resolutionToJson(await resolveWithSteps(locatorFor(dns, q), q.uri, signal));
 }
 
 export interface ExpectedShare {
@@ -47,13 +47,8 @@ export interface DrawsJson {
 }
 
 /** N resolutions in a row (`dnscore sip --draws N`) and the shares RFC 2782 aims at. */
-export async function answerDraws(
-  resolver: DnsApi,
-  q: SipQuestion,
-  n: number,
-  signal: AbortSignal,
-): Promise<DrawsJson> {
-  const locator = locatorFor(resolver, q);
+export async function answerDraws(dns: DnsApi, q: SipQuestion, n: number, signal: AbortSignal): Promise<DrawsJson> {
+  const locator = locatorFor(dns, q);
   const resolution = await locator.resolve(q.uri, { signal });
   if (resolution.targets.length === 0) return { uri: resolution.uri.text, n: 0, first: {}, expected: [] };
   const counts = await drawFirstTargets(locator, resolution.uri, n, { signal });

@@ -51,7 +51,7 @@ export function parseCheckTarget(input: string): { uri: SipUri | undefined; doma
   return { uri: undefined, domain: host.host.host };
 }
 
-export async function runCheck(resolver: DnsApi, input: string, options: CheckOptions = {}): Promise<CheckReport> {
+export async function runCheck(dns: DnsApi, input: string, options: CheckOptions = {}): Promise<CheckReport> {
   const { uri, domain } = parseCheckTarget(input);
   const findings: Finding[] = uri ? uriFindings(uri) : [];
   let answered = true;
@@ -59,8 +59,8 @@ export async function runCheck(resolver: DnsApi, input: string, options: CheckOp
   if (domain !== undefined) {
     const signal = options.signal ? { signal: options.signal } : {};
     const [gathered, resolution] = await Promise.all([
-      gather(resolver, domain, options.signal),
-      new SipLocator(resolver).resolve(`sip:${domain}`, signal),
+      gather(dns, domain, options.signal),
+      new SipLocator(dns).resolve(`sip:${domain}`, signal),
     ]);
     answered = gathered.all.some((a) => a.result !== undefined);
     queries = gathered.all.length;

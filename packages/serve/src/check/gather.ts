@@ -63,7 +63,7 @@ export function sipTlsName(domain: string): string {
   return `_sip._tls.${domain}`;
 }
 
-export async function gather(resolver: DnsApi, domain: string, signal?: AbortSignal): Promise<Gathered> {
+export async function gather(dns: DnsApi, domain: string, signal?: AbortSignal): Promise<Gathered> {
   const all: Asked[] = [];
   const capped: string[] = [];
   // Kept in the order asked, not answered, so a report reads the same on every run.
@@ -72,7 +72,7 @@ export async function gather(resolver: DnsApi, domain: string, signal?: AbortSig
     all.length++;
     let asked: Asked<T>;
     try {
-      const result = (await resolver.resolve(name, type, signal ? { signal } : {})) as DnsResult<TypedRecord<T>>;
+      const result = (await dns.resolve(name, type, signal ? { signal } : {})) as DnsResult<TypedRecord<T>>;
       asked = { name, type, result };
     } catch (error) {
       if (isAbortError(error) || !(error instanceof DnsError)) throw error;

@@ -58,15 +58,11 @@ export interface LadderJson {
   readonly error: { code: string; message: string } | null;
 }
 
-export async function simulateFailover(
-  resolver: DnsApi,
-  q: FailoverQuestion,
-  signal: AbortSignal,
-): Promise<LadderJson> {
+export async function simulateFailover(dns: DnsApi, q: FailoverQuestion, signal: AbortSignal): Promise<LadderJson> {
   let now = Date.now();
   const start = now;
   const clock = { now: () => now };
-  const locator = new SipLocator(resolver, {
+  const locator = new SipLocator(dns, {
     transports: q.transports,
     ipv4: q.ipv4,
     ipv6: q.ipv6,

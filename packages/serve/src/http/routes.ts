@@ -1,5 +1,5 @@
 /**
- * The JSON API: each route reads its question (query string or JSON body), picks the resolver
+ * The JSON API: each route reads its question (query string or JSON body), picks the DNS
  * (the server's backend, or the page's zone text alone) and answers with @dnscore/sip's and
  * the check's own output.
  */
@@ -8,7 +8,7 @@ import { runCheck } from '../check/check.js';
 import { ladderText } from '../failover/ladder-text.js';
 import { simulateFailover } from '../failover/simulate.js';
 import { checkQuestion, drawCount, failoverQuestion, sipQuestion, type Params } from '../api/question.js';
-import { backendCore, zoneTextCore } from '../api/resolvers.js';
+import { backendCore, zoneTextCore } from '../api/dns.js';
 import { answerDraws, answerSip } from '../api/sip.js';
 
 export interface RouteContext {
@@ -19,7 +19,7 @@ export interface RouteContext {
 
 export type Route = (params: Params, ctx: RouteContext, signal: AbortSignal) => Promise<unknown>;
 
-function resolverFor(ctx: RouteContext, zone: string | undefined, seed: number | undefined): DnsApi {
+function dnsFor(ctx: RouteContext, zone: string | undefined, seed: number | undefined): DnsApi {
   return zone !== undefined ? zoneTextCore(zone, seed) : backendCore(ctx.backend, seed);
 }
 
@@ -30,7 +30,7 @@ export const ROUTES: ReadonlyMap<string, { readonly methods: readonly string[]; 
       methods: ['GET', 'POST'],
       route: async (params, ctx, signal) => {
         const q = sipQuestion(params);
-        return answerSip(resolverFor(ctx, q.zone, q.seed), q, signal);
+        return answerSip(dnsFor(ctx, q.zone, q.seed), q, signal);
       },
     },
   ],
@@ -40,7 +40,7 @@ export const ROUTES: ReadonlyMap<string, { readonly methods: readonly string[]; 
       methods: ['GET', 'POST'],
       route: async (params, ctx, signal) => {
         const q = sipQuestion(params);
-        return answerDraws(resolverFor(ctx, q.zone, q.seed), q, drawCount(params), signal);
+        return answerDraws(dnsFor(ctx, q.zone, q.seed), q, drawCount(params), signal);
       },
     },
   ],
@@ -50,7 +50,7 @@ export const ROUTES: ReadonlyMap<string, { readonly methods: readonly string[]; 
       methods: ['POST'],
       route: async (params, ctx, signal) => {
         const q = failoverQuestion(params);
-        const ladder = await simulateFailover(resolverFor(ctx, q.zone, q.seed), q, signal);
+        const ladder = await simulateFailover(dnsFor(ctx, q.zone, q.seed), q, signal);
         return { ...ladder, text: ladderText(ladder) };
       },
     },
@@ -61,7 +61,7 @@ export const ROUTES: ReadonlyMap<string, { readonly methods: readonly string[]; 
       methods: ['GET', 'POST'],
       route: async (params, ctx, signal) => {
         const q = checkQuestion(params);
-        return runCheck(resolverFor(ctx, q.zone, undefined), q.target, { signal });
+        return runCheck(dnsFor(ctx, q.zone, undefined), q.target, { signal });
       },
     },
   ],

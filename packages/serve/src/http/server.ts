@@ -18,7 +18,7 @@ import { errorAnswer, send, sendJson } from './respond.js';
 import { ROUTES, type RouteContext } from './routes.js';
 
 export interface ServeOptions {
-  /** The resolvers behind "live DNS" (the CLI's backend flags). Closed by the caller. */
+  /** The backends behind "live DNS" (the CLI's backend flags). Closed by the caller. */
   readonly backend: DnsCore;
   /** What the backend is, for the page ("zone, then system"). */
   readonly description?: string;
@@ -61,7 +61,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
   const ctx: RouteContext = {
     backend: options.backend,
-    description: options.description ?? 'the configured resolvers',
+    description: options.description ?? 'the configured backends',
     limits: {
       maxUriLength: d.MAX_API_URI_LENGTH,
       maxZoneText: d.MAX_ZONE_TEXT,

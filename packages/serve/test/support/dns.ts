@@ -1,4 +1,4 @@
-/** Resolvers that change what a real one answers: DNSSEC flags per name, or no answer at all. */
+/** DNS that changes what a real one answers: DNSSEC flags per name, or no answer at all. */
 import { TimeoutError, type DnsApi, type DnsResult } from '@dnscore/core';
 
 type Dnssec = 'secure' | 'bogus' | undefined;
@@ -21,7 +21,7 @@ export function withDnssec(inner: DnsApi, state: (name: string, type: string) =>
 }
 
 /** Every question times out. */
-export const silentResolver: DnsApi = {
+export const silentDns: DnsApi = {
   async resolve(name: string): Promise<DnsResult> {
     throw new TimeoutError(`no answer for ${name} within 100 ms`);
   },

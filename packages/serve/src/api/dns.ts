@@ -1,5 +1,5 @@
 /**
- * Which resolver answers an API question: the server's backend (what `dnscore serve` was
+ * Which DNS answers an API question: the server's backend (what `dnscore serve` was
  * started with), or a zone text from the page. A zone text is answered by a zone resolver
  * alone: it cannot include a file ($INCLUDE is refused before anything is read) and a name
  * outside it is never asked of any server.
@@ -23,15 +23,15 @@ function refuseInclude(): never {
   throw new Error('a zone text from the page cannot include files');
 }
 
-/** A resolver over the zone text alone; ZoneTextError (with its line) when it does not parse. */
+/** A DnsCore over the zone text alone; ZoneTextError (with its line) when it does not parse. */
 export function zoneTextCore(text: string, seed: number | undefined): DnsCore {
   try {
     const records = parseZone(text, { file: ZONE_TEXT_NAME, readFile: refuseInclude });
     if (records.length > MAX_ZONE_RECORDS)
       throw new ZoneTextError(records[MAX_ZONE_RECORDS]!.line, `more than ${MAX_ZONE_RECORDS} records`);
     // Cached: the share chart resolves the same names a thousand times.
-    const resolver = withCache(new ZoneResolver({ zones: [{ text, file: ZONE_TEXT_NAME }] }));
-    return new DnsCore([resolver], {
+    const zone = withCache(new ZoneResolver({ zones: [{ text, file: ZONE_TEXT_NAME }] }));
+    return new DnsCore([zone], {
       logger: silentLogger,
       ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
     });
