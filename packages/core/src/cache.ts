@@ -13,7 +13,8 @@ import { abortError, raceAbort, throwIfAborted } from './abort.js';
 import { STALE_TTL, type AnswerCache, type CacheEntry, type CacheStats } from './answer-cache.js';
 import { answerLifetime } from './answer-lifetime.js';
 import { systemClock, type Clock } from './clock.js';
-import { InvalidArgumentError, NetworkError, TimeoutError } from './errors.js';
+import { NetworkError, TimeoutError } from './errors.js';
+import { checkPositiveInteger } from './option-checks.js';
 import { questionKey, type DnsQuery } from './query.js';
 import type { Availability, ResolverPlugin } from './resolver-plugin.js';
 import type { PluginAnswer } from './plugin-answer.js';
@@ -120,13 +121,19 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     this.name = inner.name;
     this.priority = inner.priority;
     this.#clock = options.clock ?? systemClock;
-    this.#max = positiveInteger(options.maxEntries ?? DEFAULT_CACHE_MAX_ENTRIES, 'maxEntries');
+    this.#max = checkPositiveInteger(options.maxEntries ?? DEFAULT_CACHE_MAX_ENTRIES, 'cache option maxEntries');
     this.#limits = {
-      maxTtl: positiveInteger(options.maxTtl ?? DEFAULT_CACHE_MAX_TTL, 'maxTtl'),
-      maxNegativeTtl: positiveInteger(options.maxNegativeTtl ?? DEFAULT_CACHE_MAX_NEGATIVE_TTL, 'maxNegativeTtl'),
-      maxBogusTtl: positiveInteger(options.maxBogusTtl ?? DEFAULT_CACHE_MAX_BOGUS_TTL, 'maxBogusTtl'),
+      maxTtl: checkPositiveInteger(options.maxTtl ?? DEFAULT_CACHE_MAX_TTL, 'cache option maxTtl'),
+      maxNegativeTtl: checkPositiveInteger(
+        options.maxNegativeTtl ?? DEFAULT_CACHE_MAX_NEGATIVE_TTL,
+        'cache option maxNegativeTtl',
+      ),
+      maxBogusTtl: checkPositiveInteger(options.maxBogusTtl ?? DEFAULT_CACHE_MAX_BOGUS_TTL, 'cache option maxBogusTtl'),
     };
-    const maxStale = positiveInteger(options.maxStaleSeconds ?? DEFAULT_CACHE_MAX_STALE_SECONDS, 'maxStaleSeconds');
+    const maxStale = checkPositiveInteger(
+      options.maxStaleSeconds ?? DEFAULT_CACHE_MAX_STALE_SECONDS,
+      'cache option maxStaleSeconds',
+    );
     this.#staleMs = options.serveStale ? maxStale * 1000 : 0;
     this.#prefetch = options.prefetch ?? false;
   }
@@ -318,10 +325,4 @@ class CachedResolver implements CachingPlugin, AnswerCache {
 /** The cached answer with its age: its TTLs are presented that much lower. */
 function aged(entry: Entry): PluginAnswer {
   return { ...entry.answer, age: entry.age };
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0)
-    throw new InvalidArgumentError(`cache option ${name} must be a positive integer`);
-  return value;
 }

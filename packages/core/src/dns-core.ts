@@ -7,6 +7,7 @@ import { inject, injectAll, injectable } from 'tsyringe';
 import { NEVER_ABORTED, raceAbort, throwIfAborted } from './abort.js';
 import type { CacheEntry } from './answer-cache.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
+import type { DnsApi, ResolveOptions } from './dns-api.js';
 import { silentLogger } from './logger.js';
 import { chainStaysInZone } from './bailiwick.js';
 import { MalformedAnswerError } from './errors.js';
@@ -16,37 +17,13 @@ import { QuerySet } from './query-set.js';
 import { RecurringQuery, type RecurringOptions } from './recurring.js';
 import type { TypedRecord, TypedRecordName } from './records/types.js';
 import { ResolverRegistry } from './registry.js';
+import type { PluginAnswer } from './plugin-answer.js';
 import type { ResolverPlugin } from './resolver-plugin.js';
 import type { DnsResult } from './result.js';
-import { DEFAULT_MAX_CNAME_CHAIN, buildResult, type PluginAnswer } from './result-builder.js';
+import { DEFAULT_MAX_CNAME_CHAIN, buildResult } from './result-builder.js';
 import { defaultRandom, type RandomSource } from './random.js';
 import { RRType } from './rr-types.js';
 import { DNS_CORE_OPTIONS, RESOLVER_PLUGIN } from './tokens.js';
-
-export interface ResolveOptions {
-  /** Class of the question: a number or "IN", "CH", ... (default IN). */
-  readonly class?: number | string;
-  /** Cancels the call: the promise rejects with AbortError at once. */
-  readonly signal?: AbortSignal;
-}
-
-/** What layers above the core (query sets, recurring queries, SIP) need from it. */
-export interface DnsResolver {
-  resolve<T extends TypedRecordName>(
-    name: string,
-    type: T,
-    options?: ResolveOptions,
-  ): Promise<DnsResult<TypedRecord<T>>>;
-  resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
-  /**
-   * True while every one of `results` is what a new question would get: each was built from a
-   * cache entry that is still current, of the plugin that answers first now. Layers above reuse
-   * what they derived from those results while this holds (SIP target plans).
-   */
-  current?(results: readonly DnsResult[]): boolean;
-  /** The random source of the RFC 2782 weighted draw, for draws done above the core. */
-  readonly random?: RandomSource;
-}
 
 /** A validated question and its cache key (made at the first cache lookup), kept by the text it was asked with. */
 interface Question {
@@ -62,7 +39,7 @@ interface Question {
 const MAX_REMEMBERED_QUESTIONS = 10_000;
 
 @injectable()
-export class DnsCore implements DnsResolver {
+export class DnsCore implements DnsApi {
   readonly registry: ResolverRegistry;
   readonly random: RandomSource;
   readonly #options: DnsCoreOptions;
@@ -227,7 +204,8 @@ export class DnsCore implements DnsResolver {
   /**
    * A CNAME chain into another zone: the records the server added for the chain's end are not
    * trusted; the end is asked on its own (RFC 5452 section 6). A DNSSEC-secure chain was
-   * validated link by link and is kept.
+   * validated link by link and is kept. The re-asked end is no more secure than the chain that
+   * led to it (weakestStatus): whoever controls an unsigned link chooses where it points.
    */
   #leavesZone(query: DnsQuery, result: DnsResult): boolean {
     if (this.#options.reaskCrossZoneCnames === false || result.secure || result.bogus) return false;
@@ -248,7 +226,7 @@ export class DnsCore implements DnsResolver {
       );
     }
     const target = makeQuery(result.canonical, query.type, query.class);
-    return (await this.#resolve(target, signal, reasks + 1)).answering(query);
+    return (await this.#resolve(target, signal, reasks + 1)).answering(query, result);
   }
 
   /** A new query set over this core. */

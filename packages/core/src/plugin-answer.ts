@@ -8,6 +8,8 @@ export interface PluginAnswer {
   readonly bogus?: boolean;
   /** Why validation failed, when bogus. */
   readonly whyBogus?: string;
+  /** Extended DNS Error INFO-CODE (RFC 8914) for the failure, when bogus (default 6, DNSSEC Bogus). */
+  readonly ede?: number;
   /** End of the CNAME chain; derived from the answer packet when left out. */
   readonly canonical?: string;
   /** The raw answer packet (may be empty, e.g. for an NXDOMAIN without one). */

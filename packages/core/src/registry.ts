@@ -16,15 +16,16 @@ import {
 } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { describeQuery, type DnsQuery } from './query.js';
-import { availabilityOf, isAvailable, type Availability, type ResolverPlugin } from './resolver-plugin.js';
+import { availabilityOf, type Availability, type ResolverPlugin } from './resolver-plugin.js';
 import type { PluginAnswer } from './plugin-answer.js';
 
 const fallbackChannel = diagnostics.channel('dnscore:registry:fallback');
 const selectedChannel = diagnostics.channel('dnscore:registry:selected');
 
 /**
- * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match).
- * Results never come here: NXDOMAIN, NODATA and bogus answers are final, so a validating
+ * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match), an
+ * error of a plugin that obtained no answer. Answers never come here, nor failures to use
+ * one: once a plugin answered, whatever it said, no other plugin is asked, so a validating
  * backend's "bogus" can never be turned into a non-validating backend's "looks fine".
  */
 export function shouldTryNext(error: unknown): boolean {
@@ -82,11 +83,19 @@ export class ResolverRegistry {
     return this.#plugins.find((p) => p.name === name);
   }
 
-  /** The available plugins in order, and why the others are skipped. */
+  /**
+   * The available plugins in order, and why the others are skipped. Nothing after an
+   * unavailable plugin that fails closed is a candidate.
+   */
   select(): { readonly candidates: ResolverPlugin[]; readonly skipped: SkippedPlugin[] } {
     const candidates: ResolverPlugin[] = [];
     const skipped: SkippedPlugin[] = [];
+    let closedBy: ResolverPlugin | undefined;
     for (const plugin of this.#plugins) {
+      if (closedBy) {
+        skipped.push({ plugin, reason: `not asked in place of "${closedBy.name}", which fails closed` });
+        continue;
+      }
       let availability: Availability;
       try {
         availability = availabilityOf(plugin);
@@ -94,7 +103,10 @@ export class ResolverRegistry {
         availability = { available: false, reason: `available() threw: ${(error as Error).message}` };
       }
       if (availability.available) candidates.push(plugin);
-      else skipped.push({ plugin, reason: availability.reason ?? 'unavailable' });
+      else {
+        skipped.push({ plugin, reason: availability.reason ?? 'unavailable' });
+        if (availability.failClosed === true) closedBy = plugin;
+      }
     }
     this.#announce(candidates[0], skipped);
     this.#first = candidates[0];
@@ -107,16 +119,20 @@ export class ResolverRegistry {
    */
   first(): ResolverPlugin | undefined {
     for (const plugin of this.#plugins) {
-      if (!isAvailable(plugin)) continue;
-      return plugin === this.#first ? plugin : this.select().candidates[0];
+      const availability = quietAvailability(plugin);
+      if (availability === true) return plugin === this.#first ? plugin : this.select().candidates[0];
+      // Nothing behind a plugin that fails closed answers in its place: select() says so.
+      if (availability === 'closed') break;
     }
     return this.select().candidates[0];
   }
 
   /**
    * Asks the available plugins in order until one answers; `finish` turns the answer into the
-   * caller's value (and may throw, e.g. for a malformed packet, which counts as a failure).
-   * If every plugin fails, the most specific error is thrown with the others as its cause.
+   * caller's value. An error of `finish` (a malformed packet, a broken result) is definite: the
+   * plugin did answer, and an attacker who can break an answer must not get to choose the
+   * backend. If every plugin fails to answer, the most specific error is thrown with the
+   * others as its cause.
    */
   resolve<T>(
     query: DnsQuery,
@@ -162,13 +178,8 @@ export class ResolverRegistry {
       if (isAbortError(error)) return Promise.reject(error);
       return next(error);
     }
-    return asked.then((answer) => {
-      try {
-        return finish(answer, plugin);
-      } catch (error) {
-        return next(error);
-      }
-    }, next);
+    // An error of finish is about this answer, never a fallback: onRejected does not see it.
+    return asked.then((answer) => finish(answer, plugin), next);
   }
 
   /** Closes every plugin; failures are collected, not thrown one by one. */
@@ -192,6 +203,21 @@ export class ResolverRegistry {
       selectedChannel.publish({ plugin: first?.name, skipped: before.map((s) => s.plugin.name) });
     // Only a change worth knowing is logged: a fallback at first use, or a later change of backend.
     if (before.length > 0 || previous !== undefined) this.logger.warn(line);
+  }
+}
+
+/**
+ * available() without an object per call (first() runs on every question): true, false, or
+ * 'closed' when unavailable and failing closed. A plugin whose available() throws is not.
+ */
+function quietAvailability(plugin: ResolverPlugin): boolean | 'closed' {
+  try {
+    const value = plugin.available();
+    if (typeof value === 'boolean') return value;
+    if (value.available) return true;
+    return value.failClosed === true ? 'closed' : false;
+  } catch {
+    return false;
   }
 }
 

@@ -10,6 +10,12 @@ export interface Availability {
   readonly available: boolean;
   /** Why not, when unavailable: shown to the user once when another backend takes over. */
   readonly reason?: string;
+  /**
+   * When unavailable: no plugin after this one may answer in its place. A validating backend
+   * the caller asked for (a trust anchor, requireSecure) says so: an unvalidated answer from a
+   * backend behind it would pass for what was asked.
+   */
+  readonly failClosed?: boolean;
 }
 
 export interface ResolverPlugin {
@@ -31,16 +37,6 @@ export interface ResolverPlugin {
    * its fresh hits at once, without calling resolve().
    */
   readonly cache?: AnswerCache;
-}
-
-/** Whether the plugin is available now; a plugin whose available() throws is not. */
-export function isAvailable(plugin: ResolverPlugin): boolean {
-  try {
-    const value = plugin.available();
-    return typeof value === 'boolean' ? value : value.available;
-  } catch {
-    return false;
-  }
 }
 
 export function availabilityOf(plugin: ResolverPlugin): Availability {

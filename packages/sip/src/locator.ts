@@ -1,23 +1,26 @@
 /**
- * SipLocator: RFC 3263 server location over any DnsResolver (a DnsCore with any backend).
+ * SipLocator: RFC 3263 server location over any DnsApi (a DnsCore with any backend).
  * One locator holds what its cursors share: the penalty box, transaction affinity and Call-ID
  * affinity. Options are checked once, here.
  */
 import {
   InvalidArgumentError,
+  checkPositiveInteger,
   defaultRandom,
   isAbortError,
   systemClock,
   systemTimers,
   type Clock,
-  type DnsResolver,
+  type DnsApi,
   type RandomSource,
   type Timers,
 } from '@dnscore/core';
 import { CallIdAffinity } from './call-id-affinity.js';
+import { applyDnssecPolicy } from './dnssec-policy.js';
 import { ResolutionContext } from './context.js';
 import {
   DEFAULT_CALL_ID_PERSISTENCE_MS,
+  DEFAULT_DNSSEC_POLICY,
   DEFAULT_MAX_CNAME_HOPS,
   DEFAULT_MAX_NAPTR_RECORDS,
   DEFAULT_MAX_SRV_RECORDS,
@@ -35,7 +38,7 @@ import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './f
 import { Lookups } from './lookups.js';
 import { PenaltyBox } from './penalty-box.js';
 import { runProcedure } from './procedure.js';
-import type { ClientCapabilities, SelectionRule, SipResolution, SipStep } from './resolution.js';
+import type { ClientCapabilities, DnssecPolicy, SelectionRule, SipResolution, SipStep } from './resolution.js';
 import { layOut, type TargetSegment } from './target-segments.js';
 import { DEFAULT_MAX_TARGET_PLANS, TargetPlans } from './target-plan.js';
 import { TransactionAffinity } from './transaction-affinity.js';
@@ -51,6 +54,13 @@ export interface SipLocatorOptions {
   readonly ipv6?: boolean;
   /** AAAA targets before A targets of the same host (default true). */
   readonly preferIpv6?: boolean;
+  /**
+   * DNSSEC policy for sip: URIs (default 'off'): 'prefer' warns about targets whose NAPTR, SRV
+   * or A/AAAA answers were not all secure, 'require' drops them. Every target reports its status.
+   */
+  readonly dnssec?: DnssecPolicy;
+  /** DNSSEC policy for sips: URIs (default: the `dnssec` option). */
+  readonly sipsDnssec?: DnssecPolicy;
   /** Most targets per resolution (default 32). */
   readonly maxTargets?: number;
   /** Longest CNAME chain followed from an SRV target or host (default 8). */
@@ -111,11 +121,11 @@ export class SipLocator implements CursorHost {
   readonly #plans: TargetPlans;
 
   constructor(
-    private readonly resolver: DnsResolver,
+    private readonly dns: DnsApi,
     options: SipLocatorOptions = {},
   ) {
-    if (!resolver || typeof resolver.resolve !== 'function')
-      throw new InvalidArgumentError('SipLocator needs a DnsResolver (a DnsCore)');
+    if (!dns || typeof dns.resolve !== 'function')
+      throw new InvalidArgumentError('SipLocator needs a DnsApi (a DnsCore)');
     const transports = options.transports ?? DEFAULT_TRANSPORTS;
     if (!Array.isArray(transports) || transports.length === 0 || !transports.every(isSipTransport)) {
       throw new InvalidArgumentError(
@@ -130,20 +140,28 @@ export class SipLocator implements CursorHost {
       ipv4,
       ipv6,
       preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6,
+      dnssec: dnssecPolicy(options.dnssec ?? DEFAULT_DNSSEC_POLICY, 'dnssec'),
+      sipsDnssec: dnssecPolicy(options.sipsDnssec ?? options.dnssec ?? DEFAULT_DNSSEC_POLICY, 'sipsDnssec'),
     });
-    this.maxTargets = positiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
-    this.maxCnameHops = positiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
-    this.maxNaptrRecords = positiveInteger(options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS, 'maxNaptrRecords');
-    this.maxSrvRecords = positiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
-    this.targetTimeoutMs = positiveInteger(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS, 'targetTimeoutMs');
-    this.maxUdpRequestBytes = positiveInteger(
+    this.maxTargets = checkPositiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
+    this.maxCnameHops = checkPositiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
+    this.maxNaptrRecords = checkPositiveInteger(
+      options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS,
+      'maxNaptrRecords',
+    );
+    this.maxSrvRecords = checkPositiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
+    this.targetTimeoutMs = checkPositiveInteger(
+      options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS,
+      'targetTimeoutMs',
+    );
+    this.maxUdpRequestBytes = checkPositiveInteger(
       options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES,
       'maxUdpRequestBytes',
     );
     this.clock = options.clock ?? systemClock;
     this.timers = options.timers ?? systemTimers;
-    this.#random = options.random ?? resolver.random ?? defaultRandom;
-    this.#plans = new TargetPlans(positiveInteger(options.maxPlans ?? DEFAULT_MAX_TARGET_PLANS, 'maxPlans'));
+    this.#random = options.random ?? dns.random ?? defaultRandom;
+    this.#plans = new TargetPlans(checkPositiveInteger(options.maxPlans ?? DEFAULT_MAX_TARGET_PLANS, 'maxPlans'));
     this.penaltyBox = new PenaltyBox({
       penaltyMs: options.penaltyMs ?? DEFAULT_PENALTY_MS,
       maxRetryAfter: options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S,
@@ -180,7 +198,7 @@ export class SipLocator implements CursorHost {
     const plan = typeof key === 'string' ? this.#plans.get(key) : undefined;
     if (plan === undefined || signal?.aborted) return undefined;
     const now = this.clock.now();
-    if (now >= plan.expires || this.resolver.current?.(plan.results) !== true) {
+    if (now >= plan.expires || this.dns.current?.(plan.results) !== true) {
       this.#plans.delete(key!);
       return undefined;
     }
@@ -208,7 +226,7 @@ export class SipLocator implements CursorHost {
   async #walk(input: string | SipUri, options: SipResolveOptions): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     const now = this.clock.now();
-    const lookups = new Lookups(this.resolver, options.signal);
+    const lookups = new Lookups(this.dns, options.signal);
     const ctx = new ResolutionContext(
       lookups,
       this.client,
@@ -222,7 +240,8 @@ export class SipLocator implements CursorHost {
     let segments: readonly TargetSegment[] = [];
     let error: SipError | undefined;
     try {
-      segments = (await runProcedure(ctx, uri, (r) => (rule = r))).segments;
+      const found = (await runProcedure(ctx, uri, (r) => (rule = r))).segments;
+      segments = applyDnssecPolicy(ctx, found, uri.scheme === 'sips' ? this.client.sipsDnssec : this.client.dnssec);
     } catch (caught) {
       if (isAbortError(caught) || !(caught instanceof SipError)) throw caught;
       error = caught;
@@ -257,9 +276,9 @@ export class SipLocator implements CursorHost {
       error,
       stale,
     });
-    if (rule !== undefined && !error && !stale && this.resolver.current) {
+    if (rule !== undefined && !error && !stale && this.dns.current) {
       const results = lookups.results();
-      if (results !== undefined && this.resolver.current(results)) {
+      if (results !== undefined && this.dns.current(results)) {
         this.#plans.set(uri.text, {
           uri,
           target: resolution.target,
@@ -289,7 +308,7 @@ export class SipLocator implements CursorHost {
   }
 }
 
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive integer`);
-  return value;
+function dnssecPolicy(value: unknown, name: string): DnssecPolicy {
+  if (value === 'off' || value === 'prefer' || value === 'require') return value;
+  throw new InvalidArgumentError(`${name} must be 'off', 'prefer' or 'require', not ${JSON.stringify(value)}`);
 }

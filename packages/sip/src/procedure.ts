@@ -3,7 +3,7 @@
  * first round asks NAPTR, the SRV owners and A/AAAA of the TARGET together (only for what the
  * client supports), so a zone whose SRV answers carry their addresses resolves in one round trip.
  */
-import { AddressResolver, addressTypes } from './addresses.js';
+import { AddressLookups, addressTypes } from './addresses.js';
 import type { ResolutionContext } from './context.js';
 import { NoTargetsError } from './errors.js';
 import { selectNaptr, type NaptrCandidate, type NaptrRecord } from './naptr-selection.js';
@@ -14,6 +14,7 @@ import { defaultTransport, fixedTransport } from './transport-selection.js';
 import { defaultPort, srvName, type SipTransport } from './transport.js';
 import { uriTarget, type SipUri } from './uri.js';
 import { SRV_TRANSPORT_ORDER } from './defaults.js';
+import { chainStatus, linkOf } from './dnssec-links.js';
 
 export interface ProcedureResult {
   readonly rule: SelectionRule;
@@ -40,7 +41,7 @@ export async function runProcedure(
     );
   }
   const fixed = fixedTransport(uri, ctx.client);
-  const addresses = new AddressResolver(ctx);
+  const addresses = new AddressLookups(ctx);
   const srv = new SrvExpander(ctx, addresses);
   if (fixed) {
     onRule(fixed.rule);
@@ -62,6 +63,9 @@ export async function runProcedure(
             weight: 0,
             source: 'literal',
             expires: Number.POSITIVE_INFINITY,
+            // No DNS, so nothing validated (and nothing to forge: the policy lets it through).
+            dnssec: 'insecure',
+            links: [],
           },
         ]),
       };
@@ -84,7 +88,7 @@ export async function runProcedure(
 /** transport= without a port: SRV of that transport, else A/AAAA at its default port (RFC 3263 section 4.2). */
 async function transportSrv(
   ctx: ResolutionContext,
-  addresses: AddressResolver,
+  addresses: AddressLookups,
   srv: SrvExpander,
   host: string,
   transport: SipTransport,
@@ -120,7 +124,7 @@ async function discover(
   ctx: ResolutionContext,
   uri: SipUri,
   host: string,
-  addresses: AddressResolver,
+  addresses: AddressLookups,
   srv: SrvExpander,
   onRule: (rule: SelectionRule) => void,
 ): Promise<ProcedureResult> {
@@ -144,6 +148,8 @@ async function discover(
 
   // Rule 4: NAPTR.
   const naptr = ctx.use(naptrAnswer);
+  // The NAPTR answer decides which rule applies, whatever it holds: every target rests on it.
+  ctx.decided(naptr, naptrAnswer.name, 'NAPTR');
   const records = (naptr?.records ?? []) as readonly NaptrRecord[];
   if (records.length === 0) {
     ctx.negative(naptr);
@@ -157,7 +163,7 @@ async function discover(
     const chosen = await followNaptr(ctx, uri, host, records, naptrAnswer.round, srv);
     if (chosen) {
       onRule('naptr');
-      const relabeled = relabelOutcome(chosen.outcome, 'naptr', ctx, chosen.candidate.record.ttl);
+      const relabeled = relabelOutcome(chosen.outcome, 'naptr', ctx, chosen.candidate.record.ttl, [linkOf(naptr!)]);
       return { rule: 'naptr', segments: srvSegment(relabeled) };
     }
   }
@@ -336,7 +342,7 @@ function askAddresses(ctx: ResolutionContext, host: string): Promise<unknown> {
 /** A/AAAA of `host` at `port` (RFC 3263 section 4.2), usually asked in round 1 already. */
 async function hostTargets(
   ctx: ResolutionContext,
-  addresses: AddressResolver,
+  addresses: AddressLookups,
   host: string,
   transport: SipTransport,
   port: number,
@@ -357,6 +363,8 @@ async function hostTargets(
     weight: 0,
     source: 'host',
     expires: ctx.expires(a.ttl),
+    dnssec: chainStatus(a.links),
+    links: a.links,
   }));
 }
 

@@ -5,8 +5,9 @@
  * alias is followed. All address lookups of a batch go out together.
  */
 import { nameKey, type SrvData, type TypedRecord } from '@dnscore/core';
-import { type AddressResolver, additionalAddresses, type HostAddress } from './addresses.js';
+import { type AddressLookups, additionalAddresses, type HostAddress } from './addresses.js';
 import type { ResolutionContext } from './context.js';
+import { type DnssecLink, chainStatus, joinLinks, linkOf } from './dnssec-links.js';
 import type { Answer } from './lookups.js';
 import type { SipTarget, TargetSource } from './resolution.js';
 import type { SipTransport } from './transport.js';
@@ -41,7 +42,7 @@ export class SrvExpander {
 
   constructor(
     private readonly ctx: ResolutionContext,
-    private readonly addresses: AddressResolver,
+    private readonly addresses: AddressLookups,
   ) {}
 
   /** Expands SRV answers together: their address lookups share one round. Each is expanded once. */
@@ -80,7 +81,7 @@ export class SrvExpander {
       return { answer, transport, records, additional: extra?.byName ?? new Map<string, HostAddress[]>() };
     });
     // Every target not covered by additional data is looked up now, all at once.
-    const lookups = new Map<string, ReturnType<AddressResolver['lookup']>>();
+    const lookups = new Map<string, ReturnType<AddressLookups['lookup']>>();
     for (const group of prepared) {
       for (const r of group.records) {
         const target = nameKey(r.data.target);
@@ -102,7 +103,7 @@ export class SrvExpander {
       records: readonly SrvRecord[];
       additional: Map<string, HostAddress[]>;
     },
-    found: Map<string, Awaited<ReturnType<AddressResolver['lookup']>>>,
+    found: Map<string, Awaited<ReturnType<AddressLookups['lookup']>>>,
   ): SrvOutcome {
     const { ctx } = this;
     const { answer, transport, records } = group;
@@ -111,6 +112,7 @@ export class SrvExpander {
     const groups: SrvGroup[] = [];
     let duplicates = false;
     const seen = new Set<string>();
+    const srvLinks: DnssecLink[] = answer.result ? [linkOf(answer.result)] : [];
     for (const record of records) {
       const { target, port, priority, weight } = record.data;
       const skip = (reason: string): void => ctx.step({ kind: 'skip', host: target, port, transport, reason });
@@ -143,6 +145,7 @@ export class SrvExpander {
       }
       const made: SipTarget[] = [];
       for (const a of addresses) {
+        const links = joinLinks(srvLinks, a.links);
         const one: SipTarget = {
           transport,
           host: target,
@@ -153,6 +156,8 @@ export class SrvExpander {
           weight,
           source: 'srv',
           expires: ctx.expires(record.ttl, a.ttl),
+          dnssec: chainStatus(links),
+          links,
         };
         made.push(one);
         const id = `${a.address} ${port}`;
@@ -170,18 +175,23 @@ export class SrvExpander {
   }
 }
 
-/** The outcome's targets and groups under another source (NAPTR), expiring no later than `ttl` seconds from now. */
+/**
+ * The outcome's targets and groups under another source (NAPTR), expiring no later than `ttl`
+ * seconds from now, resting on `links` (the NAPTR answer that led to them) as well.
+ */
 export function relabelOutcome(
   outcome: SrvOutcome,
   source: TargetSource,
   ctx: ResolutionContext,
   ttl: number,
+  links: readonly DnssecLink[] = [],
 ): SrvOutcome {
   const moved = new Map<SipTarget, SipTarget>();
   const move = (t: SipTarget): SipTarget => {
     let m = moved.get(t);
     if (!m) {
-      m = { ...t, source, expires: Math.min(t.expires, ctx.expires(ttl)) };
+      const joined = joinLinks(links, t.links);
+      m = { ...t, source, expires: Math.min(t.expires, ctx.expires(ttl)), dnssec: chainStatus(joined), links: joined };
       moved.set(t, m);
     }
     return m;

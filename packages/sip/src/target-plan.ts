@@ -1,7 +1,7 @@
 /**
  * Target plans: what a resolution derived from its DNS answers alone (the rule, the SRV records
  * with their targets, the warnings), kept per URI text. A plan is used only while every answer
- * it was built from is still the one the resolver's cache serves (DnsResolver.current): an
+ * it was built from is still the one the resolver's cache serves (DnsApi.current): an
  * answer that expires, is replaced (a prefetch) or evicted, or a change of backend ends it, and
  * a stale answer never makes one. A warm resolution is then a map lookup, that check and the
  * RFC 2782 draw.

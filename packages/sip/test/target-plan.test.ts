@@ -11,7 +11,7 @@ import {
   ZoneResolver,
   seededRandom,
   withCache,
-  type DnsResolver,
+  type DnsApi,
   type DnsResult,
   type ResolveOptions,
 } from '@dnscore/core';
@@ -19,8 +19,8 @@ import { SipLocator, renderStepThrough, resolutionToJson } from '../src/index.js
 import { ALL_ZONES, ManualClock, lines } from './support/fixtures.js';
 import { recording } from './support/recording-plugin.js';
 
-/** A DnsResolver in front of a DnsCore that counts the questions it passes on. */
-function counting(core: DnsCore): DnsResolver & { asked: number } {
+/** A DnsApi in front of a DnsCore that counts the questions it passes on. */
+function counting(core: DnsCore): DnsApi & { asked: number } {
   const counter = {
     asked: 0,
     random: core.random,

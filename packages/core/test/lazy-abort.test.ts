@@ -1,0 +1,81 @@
+/** LazyAbort: the cancellation a waiting question holds, a real AbortSignal only when asked for one. */
+import { describe, expect, it } from 'vitest';
+import { NEVER_ABORTED } from '../src/abort.js';
+import { ConcurrencyLimiter } from '../src/concurrency-limiter.js';
+import { AbortError } from '../src/errors.js';
+import { LazyAbort } from '../src/lazy-abort.js';
+import { SharedQueries } from '../src/shared-queries.js';
+
+describe('LazyAbort, nominal', () => {
+  it('aborts its signal, made before or after, with the reason; listeners run once', () => {
+    const before = new LazyAbort();
+    const early = before.signal;
+    let calls = 0;
+    before.addEventListener('abort', () => calls++);
+    const reason = new Error('closed');
+    before.abort(reason);
+    before.abort(new Error('again'));
+    expect([early.aborted, early.reason, before.aborted, before.reason, calls]).toEqual([
+      true,
+      reason,
+      true,
+      reason,
+      1,
+    ]);
+    const after = new LazyAbort();
+    after.abort(reason);
+    expect([after.signal.aborted, after.signal.reason]).toEqual([true, reason]);
+  });
+
+  it('a removed listener does not run', () => {
+    const lazy = new LazyAbort();
+    let calls = 0;
+    const listener = (): void => {
+      calls++;
+    };
+    lazy.addEventListener('abort', listener);
+    lazy.removeEventListener('abort', listener);
+    lazy.abort(new Error('x'));
+    expect(calls).toBe(0);
+  });
+});
+
+describe('LazyAbort with the limiter and the shared queries, off-nominal', () => {
+  it('a queued job leaves the limiter when its LazyAbort aborts, and never runs', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    let release!: () => void;
+    const first = limiter.run(
+      NEVER_ABORTED,
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    );
+    const lazy = new LazyAbort();
+    let ran = false;
+    const second = limiter.run(lazy, async () => {
+      ran = true;
+    });
+    expect(limiter.queued).toBe(1);
+    lazy.abort(new Error('gone'));
+    expect(limiter.queued).toBe(0);
+    await expect(second).rejects.toBeInstanceOf(AbortError);
+    release();
+    await first;
+    expect(ran).toBe(false);
+  });
+
+  it('callers that cannot leave (NEVER_ABORTED) wait on the shared promise itself', async () => {
+    const table = new SharedQueries<string>();
+    let resolve!: (value: string) => void;
+    const start = (): Promise<string> =>
+      new Promise<string>((r) => {
+        resolve = r;
+      });
+    const a = table.joinLazy('q', NEVER_ABORTED, start);
+    const b = table.joinLazy('q', NEVER_ABORTED, start);
+    expect(b.promise).toBe(a.promise);
+    resolve('answer');
+    expect(await b.promise).toBe('answer');
+  });
+});
