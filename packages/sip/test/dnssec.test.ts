@@ -5,7 +5,7 @@
  * resolver whose answers a fake validator marks secure by name, so each link can be chosen.
  */
 import { describe, expect, it } from 'vitest';
-import { DnsCore, ZoneResolver, typeName, type ResolverPlugin } from '@dnscore/core';
+import { DnsCore, ZoneResolver, typeName, withCache, type ResolverPlugin } from '@dnscore/core';
 import {
   InsecureTargetsError,
   SipLocator,
@@ -36,20 +36,26 @@ _sip._udp  IN SRV 10 60 5060 sip1
 sip1       IN A   192.0.2.21
 `;
 
-/** Every answer secure except the "TYPE name" listed as insecure. */
-function core(insecure: readonly string[]): DnsCore {
+/** Every answer secure except the "TYPE name" listed as insecure; `asked` counts the questions. */
+function validator(insecure: readonly string[]): ResolverPlugin & { asked: number } {
   const zone = new ZoneResolver({ zones: [{ text: ZONE }, { text: NONAPTR }] });
-  const validator: ResolverPlugin = {
+  const plugin = {
     name: 'validator',
     priority: 0,
+    asked: 0,
     available: () => true,
     close: () => undefined,
-    async resolve(query, signal) {
+    async resolve(query: Parameters<ResolverPlugin['resolve']>[0], signal: AbortSignal) {
+      plugin.asked++;
       const answer = await zone.resolve(query, signal);
       return { ...answer, secure: !insecure.includes(`${typeName(query.type)} ${query.name}`) };
     },
   };
-  return new DnsCore([validator]);
+  return plugin;
+}
+
+function core(insecure: readonly string[]): DnsCore {
+  return new DnsCore([validator(insecure)]);
 }
 
 function locator(insecure: readonly string[], options: SipLocatorOptions = {}): SipLocator {
@@ -146,6 +152,7 @@ describe("the policy: 'off', 'prefer', 'require'", () => {
   it("'require': the target that is not secure is dropped, with a warning and a step naming the link", async () => {
     const resolution = await locator(['A sip2.signed.example'], { dnssec: 'require' }).resolve(
       'sip:bob@signed.example',
+      { stepThrough: true },
     );
     expect(resolution.targets.map((t) => [t.address, t.dnssec])).toEqual([['192.0.2.11', 'secure']]);
     expect(resolution.error).toBeUndefined();
@@ -192,6 +199,48 @@ describe("the policy: 'off', 'prefer', 'require'", () => {
     expect(() => locator([], { dnssec: 'strict' as never })).toThrow(
       `dnssec must be 'off', 'prefer' or 'require', not "strict"`,
     );
+  });
+});
+
+describe('target plans keep the statuses and the policy', () => {
+  it("a planned resolution has each target's status and links; 'require' still drops, with its warning", async () => {
+    const backend = validator(['A sip2.signed.example']);
+    const cached = new SipLocator(new DnsCore([withCache(backend)]), {
+      transports: ['udp', 'tcp', 'tls'],
+      ipv6: false,
+      dnssec: 'require',
+    });
+    const first = await cached.resolve('sip:bob@signed.example');
+    await cached.resolve('sip:bob@signed.example'); // every answer from the cache: the plan is made
+    const asked = backend.asked;
+    const planned = await cached.resolve('sip:bob@signed.example');
+    expect(backend.asked).toBe(asked);
+    expect(planned.steps).toEqual([]);
+    for (const r of [first, planned]) {
+      expect(r.targets.map((t) => [t.address, t.dnssec, t.links])).toEqual([
+        ['192.0.2.11', 'secure', [NAPTR, SRV, A1]],
+      ]);
+      expect(r.warnings.filter((w) => w.code.startsWith('dnssec')).map((w) => w.code)).toEqual(['dnssec-dropped']);
+      expect(r.error).toBeUndefined();
+    }
+  });
+
+  it("'prefer': a planned target that rests on an insecure link stays insecure", async () => {
+    const backend = validator(['SRV _sip._udp.signed.example']);
+    const cached = new SipLocator(new DnsCore([withCache(backend)]), {
+      transports: ['udp'],
+      ipv6: false,
+      dnssec: 'prefer',
+    });
+    await cached.resolve('sip:bob@signed.example');
+    await cached.resolve('sip:bob@signed.example');
+    const asked = backend.asked;
+    const planned = await cached.resolve('sip:bob@signed.example');
+    expect(backend.asked).toBe(asked);
+    expect(planned.targets.map((t) => [t.address, t.dnssec])).toEqual([
+      ['192.0.2.11', 'insecure'],
+      ['192.0.2.12', 'insecure'],
+    ]);
   });
 });
 
