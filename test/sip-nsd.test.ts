@@ -117,7 +117,7 @@ describe('sip:bob@biloxi.example through the system resolver and nsd', () => {
 
   it('a name nsd does not serve gives no targets and says why', async () => {
     const { locator: l, system } = locator();
-    const resolution = await l.resolve('sip:bob@atlanta.example');
+    const resolution = await l.resolve('sip:bob@atlanta.example', { stepThrough: true });
     await system.close();
     expect(resolution.targets).toEqual([]);
     expect(resolution.error?.code).toBe('SIP_ERR_NO_TARGETS');
