@@ -14,11 +14,23 @@ export {
   type CursorHost,
 } from './failover-cursor.js';
 export {
+  FailoverPolicy,
+  type FailoverPolicyOptions,
+  type PenaltyPolicy,
+  type ResolvedPenaltyPolicy,
+} from './failover-policy.js';
+export {
+  MemoryPenaltyStore,
+  type MemoryPenaltyStoreOptions,
+  type PenaltyStore,
+  type PenaltyEntry,
+  type PenaltyReason,
+} from './penalty-store.js';
+export {
   PenaltyBox,
   destinationKey,
   normalizeDestination,
   type PenaltyBoxOptions,
-  type PenaltyEntry,
   type Destination,
   type MarkOptions,
 } from './penalty-box.js';
