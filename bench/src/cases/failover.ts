@@ -29,7 +29,7 @@ import { runsFor, type BenchContext, type Section } from './section.js';
 
 const EXPECTED_FIRST: Record<Scenario['id'], string> = {
   'silent-udp': 'timeout',
-  'busy-udp': '503',
+  'busy-udp': 'failover',
   'refused-tcp': 'transport-error',
   'silent-tcp': 'timeout',
 };

@@ -119,7 +119,7 @@ export function createPjsipExtResolver(
           `a failure duration must be a non-negative number of ms, not ${String(durationMs)}`,
         );
       for (const destination of destinations(server))
-        penaltyBox.markFailed(destination, { durationMs, reason: 'set failed by the SIP stack' });
+        penaltyBox.markFailed(destination, { durationMs, reason: 'manual', detail: 'set failed by the SIP stack' });
     },
     isServerFailed(server: FailedServer): boolean {
       return destinations(server).some((d) => penaltyBox.isPenalized(d));

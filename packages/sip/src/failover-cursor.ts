@@ -140,6 +140,11 @@ export class FailoverCursor {
     return this.#tries.map((t) => ({ ...t }));
   }
 
+  /** Whether a final response moves this walk to the next target (its own failover set, else the locator's). */
+  failsOver(status: number): boolean {
+    return this.#failoverOn ? this.#failoverOn.has(status) : this.#host.policy.failsOver(status);
+  }
+
   /** The target that answered, once the walk succeeded. */
   get succeeded(): SipTarget | undefined {
     return this.#state === 'succeeded' ? this.#current?.target : undefined;
@@ -207,7 +212,7 @@ export class FailoverCursor {
       throw new StateError('this try is not the current one, or it was already reported');
     }
     const entry = this.#tries[this.#tries.length - 1]!;
-    const { penaltyBox, dialogs, policy } = this.#host;
+    const { penaltyBox, dialogs } = this.#host;
     const target = attempt.target;
     switch (outcome?.type) {
       case 'response': {
@@ -224,8 +229,7 @@ export class FailoverCursor {
           this.#state = 'provisional';
           return 'provisional';
         }
-        if (this.#failoverOn ? this.#failoverOn.has(status) : policy.failsOver(status))
-          return this.#failover(attempt, outcome);
+        if (this.failsOver(status)) return this.#failover(attempt, outcome);
         penaltyBox.clear(target);
         if (this.#options.callId !== undefined) dialogs.learnOutgoing(this.#options.callId, target);
         this.#state = 'succeeded';
