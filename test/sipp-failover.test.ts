@@ -115,7 +115,7 @@ describe('the failover policy against sipp (issue 14)', () => {
     }
   });
 
-  it('four silent servers and a 700 ms bound: failover stops at the bound with a 408, the last timer capped', async () => {
+  it('four silent servers, a 700 ms bound: failover stops there with a 408, the last timer capped', async () => {
     const { bridge } = await setup({ policy: { transactionTimeoutMs: 700 } });
     try {
       const statuses: number[] = [];
@@ -135,7 +135,7 @@ describe('the failover policy against sipp (issue 14)', () => {
     }
   });
 
-  it('a sips: URI whose TLS servers all refuse ends with no target; the live UDP server of the same order is never tried', async () => {
+  it('a sips: URI whose TLS servers all refuse ends with no target; the live UDP server is never tried', async () => {
     const { bridge } = await setup();
     try {
       const statuses: number[] = [];
@@ -201,7 +201,7 @@ describe('the bridge fails over between sipp servers', () => {
     }
   });
 
-  it('with non-INVITE timeouts boxed, the next request goes straight to the second (nsd + system resolver)', async () => {
+  it('non-INVITE timeouts boxed: the next request goes straight to the second (nsd + system resolver)', async () => {
     let nsd: NsdServer | undefined;
     try {
       nsd = await startNsd([{ name: ORIGIN, text: zone }]);

@@ -348,7 +348,8 @@ export class SipBridge {
           return finish('transport-error', null, response, event.error);
         }
         this.#deliver(onResponse, event.response);
-        if (event.response.status >= 200) finish('response', event.response.status, event.response); // a CANCEL never fails over
+        // A CANCEL never fails over: any final response is its answer.
+        if (event.response.status >= 200) finish('response', event.response.status, event.response);
       });
     });
     return this.#untilClosed(cancelled).then(

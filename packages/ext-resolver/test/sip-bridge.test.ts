@@ -241,7 +241,7 @@ describe('SipBridge: failover', () => {
     }
   });
 
-  it('a 500 is the answer by default; with failoverOn [500, 503] it moves to the next server, unseen by the application', async () => {
+  it('a 500 is the answer by default; with failoverOn [500, 503] it moves on, unseen by the application', async () => {
     const plain = await bridge();
     const carrier = await bridge({}, { failoverOn: [500, 503] });
     try {
@@ -258,7 +258,7 @@ describe('SipBridge: failover', () => {
     }
   });
 
-  it('the transaction bound: six silent servers, 300 ms each, a 1000 ms bound: the last try is capped, then a 408', async () => {
+  it('the transaction bound: six silent servers, 300 ms each, 1000 ms in all: the last try capped, a 408', async () => {
     const b = await bridge({}, { transactionTimeoutMs: 1_000 });
     try {
       const { report, statuses } = await send(b, request(`sip:svc@quiet.${ORIGIN}`, 'INVITE'));
@@ -294,7 +294,7 @@ describe('SipBridge: failover', () => {
     }
   });
 
-  it('issue 14: a sips: URI whose TLS servers all refuse ends there; the UDP server of the same NAPTR order gets nothing', async () => {
+  it('issue 14: a sips: URI whose TLS servers all refuse ends there; the UDP server gets nothing', async () => {
     const b = await bridge();
     try {
       const { report, statuses } = await send(b, request(`sips:svc@downgrade.${ORIGIN}`));

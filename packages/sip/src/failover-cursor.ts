@@ -29,11 +29,11 @@ export interface SipAttempt {
   readonly resolved: SipTarget;
   /** 0 for the first try. */
   readonly index: number;
-  /** Declare a timeout after this long without any response: the per-target timer, or what is left of the transaction. */
+  /** Declare a timeout after this long without any response: the per-target timer, or what the bound leaves. */
   readonly timeoutMs: number;
   /** The timer was cut short by the transaction bound (a timeout then boxes nothing). */
   readonly capped: boolean;
-  /** Targets passed over for this one because they are in the penalty box, each with its entry (listed once per walk). */
+  /** Targets passed over for this one, being in the penalty box, with their entries (each once per walk). */
   readonly skipped: readonly PenaltyEntry[];
   /** Handed out although in the penalty box: nothing better was left. */
   readonly penalized: boolean;
@@ -276,7 +276,8 @@ export class FailoverCursor {
       const attempt = await this.next();
       if (!attempt && this.#state === 'expired') {
         throw new TransactionTimeoutError(
-          `no answer from ${this.#uri.text} within the transaction bound of ${this.#transactionTimeoutMs} ms (${this.#tries.length} tried)`,
+          `no answer from ${this.#uri.text} within the transaction bound of ${this.#transactionTimeoutMs} ms ` +
+            `(${this.#tries.length} tried)`,
           this.#tries.length,
           this.#transactionTimeoutMs,
         );

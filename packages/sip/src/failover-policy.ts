@@ -16,7 +16,7 @@ import type { TryOutcome } from './try-outcome.js';
 export interface PenaltyPolicy {
   /** A 503 with Retry-After: box for the Retry-After (true, default) or not at all (false). */
   readonly retryAfter?: boolean;
-  /** A 503 without Retry-After (default false: RFC 3261 treats it as a 500, and one 503 must not take a server out for everyone). */
+  /** A 503 without Retry-After (default false: "as if it had received a 500"; one 503 must not ban a server). */
   readonly serviceUnavailableMs?: number | false;
   /** Another response of the failover set, such as 500 or 504 (default false: one request failed, not the server). */
   readonly failoverResponseMs?: number | false;
@@ -138,7 +138,8 @@ export function checkFailoverOn(codes: Iterable<number>): ReadonlySet<number> {
   for (const code of codes) {
     if (!Number.isInteger(code) || code < 300 || code > 699)
       throw new InvalidArgumentError(
-        `failoverOn takes final responses 300..699, not ${String(code)} (a 2xx is an answer; timeouts and transport errors always fail over)`,
+        `failoverOn takes final responses 300..699, not ${String(code)} ` +
+          '(a 2xx is an answer; timeouts and transport errors always fail over)',
       );
     set.add(code);
   }

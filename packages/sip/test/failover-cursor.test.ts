@@ -97,7 +97,7 @@ describe('FailoverCursor: nominal', () => {
     expect(attempt).toMatchObject({ pinned: true, target: second });
   });
 
-  it('a pin the resolution does not list is never used: the walk starts at the first target (one layer owns the rule)', async () => {
+  it('a pin the resolution does not list is never used: the walk starts at the first target', async () => {
     const { locator } = setup();
     const [first] = (await locator.resolve(URI)).targets;
     locator.dialogs.learnIncoming('call-9', { transport: 'udp', address: '192.0.2.200', port: 5080 });

@@ -39,7 +39,7 @@ describe('FailoverPolicy: the penalty by reason, defaults', () => {
     expect((await oneTry({ type: 'response', status: 503, retryAfter: 9_999 }))[1]![2]).toBe(300_000);
   });
 
-  it('503 without Retry-After: fails over, boxes nothing (one 503 must not take a server out for everyone)', async () => {
+  it('503 without Retry-After: fails over, boxes nothing (one 503 must not ban a server)', async () => {
     expect(await oneTry({ type: 'response', status: 503 })).toEqual(['failover', null]);
   });
 
@@ -50,7 +50,7 @@ describe('FailoverPolicy: the penalty by reason, defaults', () => {
     ]);
   });
 
-  it('any other request without any response: fails over, boxes nothing (a live hop may hold a non-INVITE)', async () => {
+  it('any other request without any response: fails over, boxes nothing (a live hop may be silent)', async () => {
     expect(await oneTry({ type: 'timeout' }, { method: 'OPTIONS' })).toEqual(['failover', null]);
     expect(await oneTry({ type: 'timeout' })).toEqual(['failover', null]);
   });

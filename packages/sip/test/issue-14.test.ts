@@ -42,7 +42,7 @@ function locator() {
 }
 
 describe('issue 14: a sips: URI whose TLS targets all fail is never sent over another service', () => {
-  it('both TLS servers refuse: the walk tries only them and ends with TargetsExhaustedError, no UDP or TCP try', async () => {
+  it('both TLS servers refuse: only they are tried, then TargetsExhaustedError, no UDP or TCP try', async () => {
     const { locator: l } = locator();
     const cursor = l.cursor('sips:bob@regress.test');
     const refused: TryOutcome = { type: 'transport-error', error: new Error('connect ECONNREFUSED') };
@@ -82,7 +82,7 @@ describe('issue 14: a sips: URI whose TLS targets all fail is never sent over an
 });
 
 describe('issue 14: an explicit port and no A record ends with no target', () => {
-  it('sip:bob@noa.regress.test:5070 has NAPTR and SRV but no A: NoTargetsError, neither NAPTR nor SRV asked', async () => {
+  it('sip:bob@noa.regress.test:5070, NAPTR and SRV but no A: NoTargetsError, no NAPTR or SRV asked', async () => {
     const { locator: l, plugin } = locator();
     const resolution = await l.resolve('sip:bob@noa.regress.test:5070');
     expect(resolution.targets).toEqual([]);

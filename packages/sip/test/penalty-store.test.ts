@@ -114,7 +114,7 @@ describe('a store of the caller’s own behind the locator', () => {
 });
 
 describe('inspection: list, add, remove', () => {
-  it('an operator adds an entry with its reason, lists the box, removes it; the next walk skips, then uses it', async () => {
+  it('an operator adds an entry, lists the box, removes it; a walk skips it, then uses it', async () => {
     const { locator, clock } = setup();
     const [first] = (await locator.resolve('sip:bob@biloxi.example;transport=udp')).targets;
     locator.penaltyBox.markFailed(first!, { durationMs: 120_000, detail: 'maintenance window' });

@@ -20,7 +20,10 @@ import { ManualClock } from './support/fixtures.js';
 const ZONE = `$ORIGIN many.test.
 $TTL 3600
 @ IN SOA ns hostmaster 1 3600 600 86400 300
-${Array.from({ length: 8 }, (_, i) => `_sip._udp IN SRV ${i + 1} 0 5060 s${i + 1}\ns${i + 1} IN A 192.0.2.${i + 1}`).join('\n')}
+${Array.from(
+  { length: 8 },
+  (_, i) => `_sip._udp IN SRV ${i + 1} 0 5060 s${i + 1}\ns${i + 1} IN A 192.0.2.${i + 1}`,
+).join('\n')}
 `;
 const URI = 'sip:bob@many.test';
 const silent = (): Promise<TryOutcome> => new Promise(() => {});
@@ -42,7 +45,7 @@ describe('the transaction bound (fake timers)', () => {
     vi.useRealTimers();
   });
 
-  it('eight silent servers: five full tries, the sixth capped to the 2 s left, then TransactionTimeoutError at 32 s', async () => {
+  it('eight silent servers: five full tries, the sixth capped to 2 s, TransactionTimeoutError at 32 s', async () => {
     const l = locator();
     const cursor = l.cursor(URI, { method: 'INVITE' });
     const started = Date.now();
@@ -80,7 +83,7 @@ describe('the transaction bound (fake timers)', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('a shorter bound: 10 s = one full try and one of 4 s; a per-target timer longer than the bound is capped at once', async () => {
+  it('a 10 s bound: one full try and one of 4 s; a per-target timer over the bound is capped at once', async () => {
     const short = locator({ transactionTimeoutMs: 10_000 }).cursor(URI);
     const one = expect(short.run(silent)).rejects.toMatchObject({ tries: 2, timeoutMs: 10_000 });
     await vi.advanceTimersByTimeAsync(10_000);
@@ -105,7 +108,7 @@ describe('the transaction bound (fake timers)', () => {
     expect(cursor.state).toBe('succeeded');
   });
 
-  it('answers and refusals within the bound: every target is tried and the error is TargetsExhaustedError', async () => {
+  it('refusals within the bound: every target is tried, then TargetsExhaustedError', async () => {
     const cursor = locator().cursor(URI);
     await expect(cursor.run(async () => ({ type: 'response', status: 503 }))).rejects.toBeInstanceOf(
       TargetsExhaustedError,
@@ -138,7 +141,7 @@ describe('the transaction bound (a manual clock)', () => {
     expect(l.penaltyBox.get(second!.target)?.reason).toBe('transport-error');
   });
 
-  it('a try that got a 1xx is not cut by the bound: its final response decides (an INVITE may ring for minutes)', async () => {
+  it('a try that got a 1xx is not cut by the bound: an INVITE may ring for minutes', async () => {
     const clock = new ManualClock(0);
     const cursor = locator({ clock }).cursor(URI, { method: 'INVITE' });
     const attempt = await cursor.next();

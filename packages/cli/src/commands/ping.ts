@@ -20,7 +20,6 @@ import {
   parseSipUri,
   type PenaltyEntry,
   type PenaltyReason,
-  type SipTarget,
   type SipTransport,
 } from '@dnscore/sip';
 import { backendOptions, buildCore } from '../backends.js';
@@ -29,8 +28,9 @@ import { integer, parseStatusCodes, parseTransports } from '../flags.js';
 import type { Io } from '../io.js';
 import { UsageError } from '../usage-error.js';
 
-export const PING_USAGE = `usage: dnscore ping URI [--method OPTIONS] [--count N] [--per-target-timeout MS] [--transaction-timeout MS]
-                    [--failover-on 503,...] [--transports udp,tcp,tls] [--bind ADDRESS[:PORT]] [--ca FILE] [--seed N] [--json]
+export const PING_USAGE = `usage: dnscore ping URI [--method OPTIONS] [--count N] [--per-target-timeout MS]
+                    [--transaction-timeout MS] [--failover-on 503,...] [--transports udp,tcp,tls]
+                    [--bind ADDRESS[:PORT]] [--ca FILE] [--seed N] [--json]
                     [--resolver auto|zone|system|unbound] [--zone FILE]... [--server HOST[:PORT]]... [trust-anchor flags]`;
 
 /** Methods ping refuses: an INVITE would start a call, ACK and CANCEL belong to other requests. */
