@@ -9,14 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { DnsCore, ZoneResolver, seededRandom } from '@dnscore/core';
 import { SipLocator, drawFirstTargets } from '@dnscore/sip';
-import {
-  PjStatus,
-  PjsipTransportType,
-  SipEndpoint,
-  createPjsipExtResolver,
-  type PjsipStyleResolver,
-  type SipRequest,
-} from '@dnscore/ext-resolver';
+import { PjStatus, PjsipTransportType, createPjsipExtResolver, type PjsipStyleResolver } from '@dnscore/pjsip-adapter';
+import { SipEndpoint, type SipRequest } from '@dnscore/sip-bridge';
 import type { TestCertificate } from './support/certs.js';
 import { startFailoverPeers, type FailoverPeers } from './support/failover-peers.js';
 import { failoverHosts, failoverZone, freePortOnAll } from './support/failover-zone.js';

@@ -15,7 +15,7 @@ import {
   type PjsipHostInfo,
   type PjsipServerAddresses,
   type PjsipStyleResolver,
-} from '@dnscore/ext-resolver';
+} from '@dnscore/pjsip-adapter';
 
 const ZONE = fileURLToPath(new URL('../zones/biloxi.example.zone', import.meta.url));
 

@@ -13,10 +13,8 @@ import {
   transportOfType,
   type PjsipServerAddresses,
   type PjsipStyleResolver,
-  type SipEndpoint,
-  type SipRequest,
-  type SipResponse,
-} from '@dnscore/ext-resolver';
+} from '@dnscore/pjsip-adapter';
+import type { SipEndpoint, SipRequest, SipResponse } from '@dnscore/sip-bridge';
 
 export interface PjsipTry {
   readonly type: number;

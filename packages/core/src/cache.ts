@@ -12,7 +12,7 @@ import { nameKey } from './names.js';
 import type { DnsQuery } from './query.js';
 import type { Availability, ResolverPlugin } from './resolver-plugin.js';
 import { answerLifetime } from './answer-lifetime.js';
-import type { PluginAnswer } from './result-builder.js';
+import type { PluginAnswer } from './resolver-plugin.js';
 
 export interface CacheOptions {
   /** Most entries held; the least recently used goes first (default 10000). */

@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { inject, injectAll, injectable } from 'tsyringe';
 import { raceAbort, throwIfAborted } from './abort.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
+import type { DnsResolver, ResolveOptions } from './dns-resolver.js';
 import type { CachingPlugin } from './cache.js';
 import { silentLogger } from './logger.js';
 import { chainStaysInZone } from './bailiwick.js';
@@ -16,28 +17,11 @@ import { QuerySet } from './query-set.js';
 import { RecurringQuery, type RecurringOptions } from './recurring.js';
 import type { TypedRecord, TypedRecordName } from './records/types.js';
 import { ResolverRegistry } from './registry.js';
-import type { ResolverPlugin } from './resolver-plugin.js';
+import type { PluginAnswer, ResolverPlugin } from './resolver-plugin.js';
 import type { DnsResult } from './result.js';
-import { DEFAULT_MAX_CNAME_CHAIN, buildResult, type PluginAnswer } from './result-builder.js';
+import { DEFAULT_MAX_CNAME_CHAIN, buildResult } from './result-builder.js';
 import { RRType } from './rr-types.js';
 import { DNS_CORE_OPTIONS, RESOLVER_PLUGIN } from './tokens.js';
-
-export interface ResolveOptions {
-  /** Class of the question: a number or "IN", "CH", ... (default IN). */
-  readonly class?: number | string;
-  /** Cancels the call: the promise rejects with AbortError at once. */
-  readonly signal?: AbortSignal;
-}
-
-/** What layers above the core (query sets, recurring queries, SIP) need from it. */
-export interface DnsResolver {
-  resolve<T extends TypedRecordName>(
-    name: string,
-    type: T,
-    options?: ResolveOptions,
-  ): Promise<DnsResult<TypedRecord<T>>>;
-  resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
-}
 
 @injectable()
 export class DnsCore implements DnsResolver {

@@ -2,12 +2,13 @@
  * @dnscore/core, the consumer side: ask questions, read results, run query sets and
  * recurring queries, compose resolvers. Backends import @dnscore/core/plugin instead.
  */
-export { DnsCore, type DnsResolver, type ResolveOptions } from './dns-core.js';
+export { DnsCore } from './dns-core.js';
+export type { DnsResolver, QueryResolver, ResolveOptions } from './dns-resolver.js';
 export type { DnsCoreOptions } from './dns-core-options.js';
 export { RESOLVER_PLUGIN, DNS_CORE_OPTIONS } from './tokens.js';
 export { DnsResult } from './result.js';
 export { makeQuery, describeQuery, type DnsQuery } from './query.js';
-export { QuerySet, type QueryOutcome, type QueryResolver } from './query-set.js';
+export { QuerySet, type QueryOutcome } from './query-set.js';
 export {
   RecurringQuery,
   type RecurringOptions,

@@ -1,14 +1,13 @@
 /**
  * @dnscore/core/plugin, the backend side (Asterisk's dns_resolver.h): the plugin contract,
  * the result builder, the wire framing and the helpers a backend needs. Consumers (sip,
- * ext-resolver, applications) never import this door.
+ * pjsip-adapter, sip-bridge, applications) never import this door.
  */
-export type { ResolverPlugin, Availability } from './resolver-plugin.js';
+export type { ResolverPlugin, Availability, PluginAnswer } from './resolver-plugin.js';
 export { availabilityOf } from './resolver-plugin.js';
 export {
   ResultBuilder,
   buildResult,
-  type PluginAnswer,
   type ResultBuilderOptions,
   DEFAULT_MAX_CNAME_CHAIN,
 } from './result-builder.js';

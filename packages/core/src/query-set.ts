@@ -5,11 +5,8 @@
 import { abortError, raceAbort, throwIfAborted } from './abort.js';
 import { StateError } from './errors.js';
 import { makeQuery, type DnsQuery } from './query.js';
+import type { QueryResolver } from './dns-resolver.js';
 import type { DnsResult } from './result.js';
-
-export interface QueryResolver {
-  resolveQuery(query: DnsQuery, signal?: AbortSignal): Promise<DnsResult>;
-}
 
 export type QueryOutcome =
   | { readonly query: DnsQuery; readonly status: 'fulfilled'; readonly result: DnsResult }

@@ -7,7 +7,7 @@
 import { systemTimers, type Timers } from './clock.js';
 import { InvalidArgumentError } from './errors.js';
 import type { DnsQuery } from './query.js';
-import type { QueryResolver } from './query-set.js';
+import type { QueryResolver } from './dns-resolver.js';
 import type { DnsResult } from './result.js';
 
 export interface RecurringOptions {

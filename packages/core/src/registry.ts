@@ -17,7 +17,7 @@ import {
 import { silentLogger, type Logger } from './logger.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { availabilityOf, type ResolverPlugin } from './resolver-plugin.js';
-import type { PluginAnswer } from './result-builder.js';
+import type { PluginAnswer } from './resolver-plugin.js';
 
 const fallbackChannel = diagnostics.channel('dnscore:registry:fallback');
 const selectedChannel = diagnostics.channel('dnscore:registry:selected');

@@ -3,7 +3,21 @@
  * its backend and a PluginAnswer. It never sorts, caches or retries for the caller.
  */
 import type { DnsQuery } from './query.js';
-import type { PluginAnswer } from './result-builder.js';
+
+/** What a resolver plugin hands the core: flags, rcode, canonical name, the raw answer. */
+export interface PluginAnswer {
+  readonly rcode: number;
+  readonly secure?: boolean;
+  readonly bogus?: boolean;
+  /** Why validation failed, when bogus. */
+  readonly whyBogus?: string;
+  /** End of the CNAME chain; derived from the answer packet when left out. */
+  readonly canonical?: string;
+  /** The raw answer packet (may be empty, e.g. for an NXDOMAIN without one). */
+  readonly answer?: Uint8Array;
+  /** Seconds the answer spent in a cache: subtracted from every TTL. */
+  readonly age?: number;
+}
 
 export interface Availability {
   readonly available: boolean;

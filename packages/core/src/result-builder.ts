@@ -18,21 +18,7 @@ import { DnsResult } from './result.js';
 import { RRClass, RRType, Rcode, typeName } from './rr-types.js';
 import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
 import { WireError } from './wire/reader.js';
-
-/** What a resolver plugin hands the core: flags, rcode, canonical name, the raw answer. */
-export interface PluginAnswer {
-  readonly rcode: number;
-  readonly secure?: boolean;
-  readonly bogus?: boolean;
-  /** Why validation failed, when bogus. */
-  readonly whyBogus?: string;
-  /** End of the CNAME chain; derived from the answer packet when left out. */
-  readonly canonical?: string;
-  /** The raw answer packet (may be empty, e.g. for an NXDOMAIN without one). */
-  readonly answer?: Uint8Array;
-  /** Seconds the answer spent in a cache: subtracted from every TTL. */
-  readonly age?: number;
-}
+import type { PluginAnswer } from './resolver-plugin.js';
 
 export interface ResultBuilderOptions {
   readonly random?: RandomSource;

@@ -13,12 +13,10 @@ import {
   makeQuery,
 } from '@dnscore/core/plugin';
 import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
-import {
-  DEFAULT_SYSTEM_PRIORITY,
-  InvalidServerAddressError,
-  SystemResolver,
-  type SystemResolverOptions,
-} from '../src/index.js';
+import { DEFAULT_SYSTEM_PRIORITY } from '../src/defaults.js';
+import { InvalidServerAddressError } from '../src/errors.js';
+import type { SystemResolverOptions } from '../src/options.js';
+import { SystemResolver } from '../src/system-resolver.js';
 import { HOSTILE_ZONE, handles, trackingTimers, turn, until } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'system-resolver-test-'));

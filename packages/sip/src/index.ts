@@ -2,7 +2,8 @@
  * @dnscore/sip: RFC 3263 server location over dnscore. A SIP or SIPS URI becomes the ordered
  * targets to send a request to (NAPTR, SRV with RFC 2782 load sharing, A/AAAA), walked by a
  * failover cursor with a shared penalty box, transaction and Call-ID affinity, and the
- * 1300-byte rule. Works over any DnsResolver (a DnsCore with any backend).
+ * 1300-byte rule. Works over any DnsResolver (a DnsCore with any backend). The public API only:
+ * tests import what they test from its own file.
  */
 export { SipLocator, type SipLocatorOptions } from './locator.js';
 export {
@@ -29,29 +30,15 @@ export {
 export {
   PenaltyBox,
   destinationKey,
-  normalizeDestination,
   type PenaltyBoxOptions,
   type Destination,
   type MarkOptions,
 } from './penalty-box.js';
 export { TransactionAffinity, type TransactionAffinityOptions } from './transaction-affinity.js';
 export { CallIdAffinity, type CallIdAffinityOptions, type CallIdPin } from './call-id-affinity.js';
-export { applySizeRule, type SizeRuleOptions, type SizedTarget } from './size-rule.js';
-export { parseSipUri, formatSipUri, uriTarget, MAX_URI_LENGTH, type SipUri } from './uri.js';
+export { parseSipUri, formatSipUri, type SipUri } from './uri.js';
 export { parseHost, normalizeAddress, formatHost, type SipHost, type HostKind } from './host.js';
-export { selectNaptr, type NaptrSelection, type NaptrCandidate, type NaptrVerdict } from './naptr-selection.js';
-export { fixedTransport, defaultTransport, type FixedTransport } from './transport-selection.js';
-export {
-  SIP_TRANSPORTS,
-  SIP_SERVICES,
-  defaultPort,
-  srvName,
-  serviceTransport,
-  isSipTransport,
-  type SipTransport,
-  type SipScheme,
-  type AddressFamily,
-} from './transport.js';
+export { isSipTransport, type SipTransport, type SipScheme, type AddressFamily } from './transport.js';
 export type {
   SipResolution,
   SipTarget,
@@ -72,5 +59,10 @@ export type {
 export { renderStepThrough } from './step-through.js';
 export { resolutionToJson, type SipResolutionJson, type SipTargetJson } from './json.js';
 export { drawFirstTargets, MAX_DRAWS, type DrawCounts } from './draws.js';
-export * from './defaults.js';
+export {
+  DEFAULT_FAILOVER_ON,
+  DEFAULT_PENALTY_MS,
+  DEFAULT_TARGET_TIMEOUT_MS,
+  DEFAULT_TRANSACTION_TIMEOUT_MS,
+} from './defaults.js';
 export * from './errors.js';

@@ -5,13 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@dnscore/core';
-import {
-  DEFAULT_FAILOVER_ON,
-  DEFAULT_TRANSACTION_TIMEOUT_MS,
-  FailoverPolicy,
-  type PenaltyPolicy,
-  type TryOutcome,
-} from '../src/index.js';
+import { DEFAULT_FAILOVER_ON, DEFAULT_TRANSACTION_TIMEOUT_MS } from '../src/defaults.js';
+import { FailoverPolicy, type PenaltyPolicy } from '../src/failover-policy.js';
+import type { TryOutcome } from '../src/try-outcome.js';
 import { setup } from './support/fixtures.js';
 
 const URI = 'sip:bob@biloxi.example;transport=udp';
@@ -61,9 +57,9 @@ describe('FailoverPolicy: the penalty by reason, defaults', () => {
       'failover',
       ['transport-error', 'transport error: connect ECONNREFUSED 203.0.113.12:5060', 60_000],
     ]);
-    const coded = Object.assign(new Error('TLS handshake failed'), { code: 'EXT_ERR_TRANSPORT' });
+    const coded = Object.assign(new Error('TLS handshake failed'), { code: 'BRIDGE_ERR_TRANSPORT' });
     expect((await oneTry({ type: 'transport-error', error: coded }))[1]![1]).toBe(
-      'transport error: TLS handshake failed (EXT_ERR_TRANSPORT)',
+      'transport error: TLS handshake failed (BRIDGE_ERR_TRANSPORT)',
     );
   });
 

@@ -7,13 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DnsCore, ZoneResolver, seededRandom } from '@dnscore/core';
-import {
-  NoTargetsError,
-  SipLocator,
-  SipsWithoutTlsError,
-  TargetsExhaustedError,
-  type TryOutcome,
-} from '../src/index.js';
+import { NoTargetsError, SipsWithoutTlsError, TargetsExhaustedError } from '../src/errors.js';
+import { SipLocator } from '../src/locator.js';
+import type { TryOutcome } from '../src/try-outcome.js';
 import { recording } from './support/recording-plugin.js';
 
 /** TLS offered first (two servers), then UDP in the same order, then TCP in a later order; an A-less host with SRV. */

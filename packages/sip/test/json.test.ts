@@ -1,6 +1,6 @@
 /** resolutionToJson: exactly the `dnscore sip --json` shape. */
 import { describe, expect, it } from 'vitest';
-import { resolutionToJson } from '../src/index.js';
+import { resolutionToJson } from '../src/json.js';
 import { ManualClock, setup } from './support/fixtures.js';
 
 describe('resolutionToJson: nominal', () => {

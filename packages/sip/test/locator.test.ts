@@ -12,7 +12,8 @@ import {
   type DnsQuery,
   type ResolverPlugin,
 } from '@dnscore/core';
-import { BogusAnswerError, InvalidSipUriError, NoTargetsError, SipLocator } from '../src/index.js';
+import { BogusAnswerError, InvalidSipUriError, NoTargetsError } from '../src/errors.js';
+import { SipLocator } from '../src/locator.js';
 import { ALL_ZONES, CASES_ZONE, OTHER_ZONE, lines, setup } from './support/fixtures.js';
 
 describe('options: nominal', () => {

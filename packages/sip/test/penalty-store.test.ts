@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@dnscore/core';
-import { MemoryPenaltyStore, PenaltyBox, destinationKey, type PenaltyEntry, type PenaltyStore } from '../src/index.js';
+import { PenaltyBox, destinationKey } from '../src/penalty-box.js';
+import { MemoryPenaltyStore, type PenaltyEntry, type PenaltyStore } from '../src/penalty-store.js';
 import { ManualClock, setup } from './support/fixtures.js';
 
 const entry = (port: number, until: number, reason: PenaltyEntry['reason'] = 'manual'): PenaltyEntry => ({

@@ -1,6 +1,6 @@
 /** renderStepThrough: the text `dnscore sip` prints. */
 import { describe, expect, it } from 'vitest';
-import { renderStepThrough } from '../src/index.js';
+import { renderStepThrough } from '../src/step-through.js';
 import { ManualClock, setup } from './support/fixtures.js';
 
 describe('renderStepThrough: nominal', () => {

@@ -6,14 +6,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DnsCore, ZoneResolver, seededRandom } from '@dnscore/core';
-import {
-  SipLocator,
-  TargetsExhaustedError,
-  TransactionTimeoutError,
-  type SipAttempt,
-  type SipLocatorOptions,
-  type TryOutcome,
-} from '../src/index.js';
+import { TargetsExhaustedError, TransactionTimeoutError } from '../src/errors.js';
+import type { SipAttempt } from '../src/failover-cursor.js';
+import { SipLocator, type SipLocatorOptions } from '../src/locator.js';
+import type { TryOutcome } from '../src/try-outcome.js';
 import { ManualClock } from './support/fixtures.js';
 
 /** Eight servers of one priority order each, silent in every test: 8 x 6 s would be 48 s. */

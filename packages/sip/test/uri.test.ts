@@ -1,7 +1,8 @@
 /** SIP and SIPS URIs: RFC 3261 sections 19.1 and 25.1, nominal and off-nominal. */
 import { describe, expect, it } from 'vitest';
 import { DnsError, InvalidArgumentError } from '@dnscore/core';
-import { InvalidSipUriError, formatSipUri, parseSipUri, uriTarget } from '../src/index.js';
+import { InvalidSipUriError } from '../src/errors.js';
+import { formatSipUri, parseSipUri, uriTarget } from '../src/uri.js';
 
 describe('parseSipUri: nominal', () => {
   it('reads every part of a full SIP URI', () => {

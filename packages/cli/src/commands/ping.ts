@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { seededRandom } from '@dnscore/core';
-import { SipBridge, loadSipStack, type BridgeAttempt, type SendReport, type SipRequest } from '@dnscore/ext-resolver';
+import { SipBridge, loadSipStack, type BridgeAttempt, type SendReport, type SipRequest } from '@dnscore/sip-bridge';
 import {
   DEFAULT_TARGET_TIMEOUT_MS,
   DEFAULT_TRANSACTION_TIMEOUT_MS,
