@@ -121,6 +121,10 @@ describe('dnscore ping: nominal', () => {
     expect(request.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(request.attempts.map(() => 'timeout'));
     expect(stderr).toBe(`dnscore: 1 of 1 request to sip:svc@silent.${ORIGIN} got no answer\n`);
     const text = await ping(`sip:svc@silent.${ORIGIN}`, '--transaction-timeout', '500');
+    const lines = tryLines(text.stdout);
+    // Only the last try's timer was cut by the bound, and the line says so.
+    expect(lines.at(-1)).toMatch(/ timeout - \[timer cut to \d+ ms by the transaction bound\]$/);
+    expect(lines.slice(0, -1).every((l) => l.endsWith(' timeout -'))).toBe(true);
     expect(text.stdout).toMatch(
       new RegExp(
         'no answer: no answer from sip:svc@silent\\.ping\\.test within the transaction bound of 500 ms ' +

@@ -195,6 +195,7 @@ function renderRequest(n: number, report: SendReport): string {
       a.penalized ? 'from the penalty box' : '',
       a.pinned ? 'Call-ID affinity' : '',
       a.switched ? 'over 1300 bytes: TCP' : '',
+      a.capped ? `timer cut to ${a.timeoutMs} ms by the transaction bound` : '',
     ].filter(Boolean);
     lines.push(
       `  try ${i + 1}  ${destination(a.target).padEnd(24)} ${`(${a.target.host})`.padEnd(28)} ${a.outcome.padEnd(15)} ${String(a.status ?? '-').padStart(3)} ${String(a.ms).padStart(6)} ms${notes.length ? `  [${notes.join(', ')}]` : ''}`,
