@@ -2,7 +2,7 @@
  * Signs zones for DNSSEC tests with ldns-keygen and ldns-signzone, with fresh keys every run,
  * and hands back the signed text and the DS record to use as the trust anchor. A signed zone
  * changed afterwards (`alterRecord`) no longer matches its signatures: it answers bogus.
- * Serve the text with startNsd from ./nsd.js. Facts: ../shared/reference/dnssec-loopback-rig.md.
+ * Serve the text with startNsd from ./nsd.js.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

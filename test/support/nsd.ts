@@ -1,6 +1,6 @@
 /**
  * Starts nsd, the authoritative server, on loopback for a test, and stops it by PID.
- * Facts from ../shared/reference/dnssec-loopback-rig.md: as root nsd needs `username: ""`,
+ * What nsd on loopback needs: as root nsd needs `username: ""`,
  * it daemonizes and exits 0 even when the daemon dies, and it is ready when it answers SOA.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { stopOnExit } from './cleanup.js';
 import { freePort, hasIpv6Loopback } from './ports.js';
 
 const run = promisify(execFile);
@@ -78,6 +79,7 @@ export async function startNsd(zones: readonly NsdZone[], options: NsdOptions = 
   await run(nsdBinary(), ['-c', confFile]);
 
   const pid = await waitForPid(join(dir, 'nsd.pid'), dir);
+  const release = stopOnExit(pid, dir);
   const server: NsdServer = {
     address,
     port,
@@ -85,7 +87,10 @@ export async function startNsd(zones: readonly NsdZone[], options: NsdOptions = 
     ipv6,
     dir,
     pid,
-    stop: () => stopNsd(pid, dir),
+    stop: async () => {
+      await stopNsd(pid, dir);
+      release();
+    },
   };
   try {
     await waitUntilAnswering(server, zones[0]?.name ?? '.');

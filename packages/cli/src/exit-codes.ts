@@ -1,4 +1,4 @@
-/** Exit codes of the dnscore command (DESIGN.md, decisions table). */
+/** Exit codes of the dnscore command (ARCHITECTURE.md, decisions). */
 export const ExitCode = {
   /** An answer with records, or targets. */
   OK: 0,

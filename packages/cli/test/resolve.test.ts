@@ -1,4 +1,4 @@
-/** `dnscore resolve` on zone files: output like dig, --json, and the exit codes of DESIGN.md. */
+/** `dnscore resolve` on zone files: output like dig, --json, and the exit codes of ARCHITECTURE.md. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

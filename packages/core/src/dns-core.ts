@@ -6,7 +6,7 @@ import 'reflect-metadata';
 import { inject, injectAll, injectable } from 'tsyringe';
 import { raceAbort, throwIfAborted } from './abort.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
-import type { DnsResolver, ResolveOptions } from './dns-resolver.js';
+import type { DnsApi, ResolveOptions } from './dns-api.js';
 import type { CachingPlugin } from './cache.js';
 import { silentLogger } from './logger.js';
 import { chainStaysInZone } from './bailiwick.js';
@@ -24,7 +24,7 @@ import { RRType } from './rr-types.js';
 import { DNS_CORE_OPTIONS, RESOLVER_PLUGIN } from './tokens.js';
 
 @injectable()
-export class DnsCore implements DnsResolver {
+export class DnsCore implements DnsApi {
   readonly registry: ResolverRegistry;
   readonly #options: DnsCoreOptions;
 

@@ -3,7 +3,7 @@
  * recurring queries, compose resolvers. Backends import @dnscore/core/plugin instead.
  */
 export { DnsCore } from './dns-core.js';
-export type { DnsResolver, QueryResolver, ResolveOptions } from './dns-resolver.js';
+export type { DnsApi, QueryApi, ResolveOptions } from './dns-api.js';
 export type { DnsCoreOptions } from './dns-core-options.js';
 export { RESOLVER_PLUGIN, DNS_CORE_OPTIONS } from './tokens.js';
 export { DnsResult } from './result.js';
@@ -71,4 +71,12 @@ export { parseName, formatName, nameEquals, nameKey, isSubdomain, type Labels } 
 export { defaultRandom, seededRandom, type RandomSource } from './random.js';
 export { systemClock, systemTimers, type Clock, type Timers } from './clock.js';
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
+export {
+  checkIntegerInRange,
+  checkNonNegativeNumber,
+  checkPositiveInteger,
+  checkPositiveNumber,
+  describeValue,
+  optionError,
+} from './option-checks.js';
 export * from './errors.js';

@@ -26,6 +26,8 @@ export { RdataError } from './records/rdata-error.js';
 export { formatIpv6 } from './records/address.js';
 export { answerLifetime, type LifetimeLimits } from './answer-lifetime.js';
 export { abortError, raceAbort, throwIfAborted } from './abort.js';
+export { ConcurrencyLimiter } from './concurrency-limiter.js';
+export { SharedQueries } from './shared-queries.js';
 export { makeQuery, describeQuery, type DnsQuery } from './query.js';
 export {
   parseName,
@@ -33,10 +35,19 @@ export {
   nameKey,
   nameEquals,
   labelEquals,
+  labelsEqual,
   isSubdomain,
   wireLength,
   type Labels,
 } from './names.js';
 export { RRType, RRClass, Rcode, typeName, className, rcodeName, parseType, parseClass } from './rr-types.js';
 export { systemClock, systemTimers, type Clock, type Timers } from './clock.js';
+export {
+  checkIntegerInRange,
+  checkNonNegativeNumber,
+  checkPositiveInteger,
+  checkPositiveNumber,
+  describeValue,
+  optionError,
+} from './option-checks.js';
 export * from './errors.js';

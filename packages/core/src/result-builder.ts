@@ -4,7 +4,7 @@
  * invalid ones with reasons and orders SRV and NAPTR, so every backend behaves the same.
  */
 import { InvalidArgumentError, InvalidResultError, MalformedAnswerError, StateError } from './errors.js';
-import { formatName, labelEquals, parseName, type Labels } from './names.js';
+import { formatName, labelsEqual, parseName, type Labels } from './names.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { defaultRandom, type RandomSource } from './random.js';
 import { decodeRecord } from './records/decode.js';
@@ -174,7 +174,7 @@ export class ResultBuilder {
     }
     const message = this.#parse(packet);
     const chainEnd = this.#followCnames(message);
-    if (answer.canonical !== undefined && !sameName(parseName(answer.canonical), chainEnd)) {
+    if (answer.canonical !== undefined && !labelsEqual(parseName(answer.canonical), chainEnd)) {
       throw new InvalidResultError(
         `${describeQuery(this.query)}: canonical name "${answer.canonical}" is not the end of the answer's CNAME chain`,
       );
@@ -211,7 +211,7 @@ export class ResultBuilder {
       question &&
       (question.type !== this.query.type ||
         question.class !== this.query.class ||
-        !sameName(question.labels, this.query.labels))
+        !labelsEqual(question.labels, this.query.labels))
     ) {
       throw new MalformedAnswerError(
         `answer to ${describeQuery(this.query)} is for another question (${question.name} ${typeName(question.type)})`,
@@ -227,7 +227,7 @@ export class ResultBuilder {
     const limit = this.options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN;
     for (let hops = 0; ; hops++) {
       const cname = message.answers.find(
-        (r) => r.type === RRType.CNAME && this.#classMatches(r) && sameName(r.labels, current),
+        (r) => r.type === RRType.CNAME && this.#classMatches(r) && labelsEqual(r.labels, current),
       );
       if (!cname) return current;
       if (hops >= limit) {
@@ -250,7 +250,7 @@ export class ResultBuilder {
   #answerRecords(message: WireMessage, owner: Labels, age: number): DnsRecord[] {
     const anyType = this.query.type === RRType.ANY;
     const matching = message.answers.filter(
-      (r) => (anyType || r.type === this.query.type) && this.#classMatches(r) && sameName(r.labels, owner),
+      (r) => (anyType || r.type === this.query.type) && this.#classMatches(r) && labelsEqual(r.labels, owner),
     );
     return this.#section(message, matching, 'answer', age);
   }
@@ -330,10 +330,6 @@ function negativeTtlOf(
   );
   // soa.ttl is already aged; MINIMUM ages with it.
   return soa ? Math.max(0, negativeTtl(soa.ttl, { ...soa.data, minimum: soa.data.minimum - age })) : 0;
-}
-
-function sameName(a: Labels, b: Labels): boolean {
-  return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
 }
 
 function checkRange(value: number, what: string): void {

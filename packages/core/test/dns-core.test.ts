@@ -1,6 +1,6 @@
 /**
  * DnsCore: Asterisk's test_dns.c resolve cases, ported (async only: "sync" is an await), with
- * the cancel case inverted as DESIGN.md decides: a cancelled call rejects with AbortError and
+ * the cancel case inverted as ARCHITECTURE.md decides: a cancelled call rejects with AbortError and
  * nothing fires for it afterwards. Plus the tsyringe composition root.
  */
 import 'reflect-metadata';

@@ -1,6 +1,6 @@
 /**
  * The registry: Asterisk's resolver_register/unregister cases, ported, and the fallback rule
- * of DESIGN.md (a plugin error falls through; NXDOMAIN, NODATA and bogus never do).
+ * of ARCHITECTURE.md (a plugin error falls through; NXDOMAIN, NODATA and bogus never do).
  */
 import diagnostics from 'node:diagnostics_channel';
 import { describe, expect, it, vi } from 'vitest';

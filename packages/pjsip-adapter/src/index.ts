@@ -1,14 +1,14 @@
 /**
- * @dnscore/pjsip-adapter: a resolver shaped like PJSIP's external-resolver callback
+ * @dnscore/pjsip-adapter: an adapter shaped like PJSIP's external-resolver callback
  * (pjsip_ext_resolver), resolving through @dnscore/sip. The public API only: tests import what
  * they test from its own file.
  */
 export {
-  createPjsipExtResolver,
-  type PjsipExtResolverOptions,
-  type PjsipStyleResolver,
+  createPjsipAdapter,
+  type PjsipAdapterOptions,
+  type PjsipAdapter,
   type FailedServer,
-} from './pjsip-ext-resolver.js';
+} from './pjsip-adapter.js';
 export {
   PJSIP_MAX_RESOLVED_ADDRESSES,
   PjsipTransportFlag,

@@ -4,6 +4,7 @@
  * translates: the core parses, orders, caches and falls back.
  */
 import {
+  ConcurrencyLimiter,
   StateError,
   raceAbort,
   throwIfAborted,
@@ -16,14 +17,13 @@ import { toPluginAnswer, toResolveError } from './answer.js';
 import { loadUnboundBinding, type UnboundBinding, type UnboundContext } from './binding.js';
 import { createContext } from './context.js';
 import { UnboundOptionError, UnboundUnavailableError } from './errors.js';
-import { InFlightLimiter } from './in-flight.js';
 import { planContext, type ContextPlan, type UnboundOptions } from './options.js';
 
 export class UnboundResolver implements ResolverPlugin {
   readonly name: string;
   readonly priority: number;
   readonly #binding: UnboundBinding;
-  readonly #limiter: InFlightLimiter;
+  readonly #limiter: ConcurrencyLimiter;
   #options: UnboundOptions;
   #plan: ContextPlan;
   #context: UnboundContext | undefined;
@@ -41,7 +41,7 @@ export class UnboundResolver implements ResolverPlugin {
     this.name = this.#plan.name;
     this.priority = this.#plan.priority;
     this.#binding = options.binding ?? loadUnboundBinding();
-    this.#limiter = new InFlightLimiter(this.#plan.maxInFlight);
+    this.#limiter = new ConcurrencyLimiter(this.#plan.maxInFlight);
     if (this.#binding.available) {
       this.#context = createContext(this.#binding.Unbound, this.#plan.steps);
       this.#generation = 1;

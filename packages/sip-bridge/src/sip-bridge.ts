@@ -13,10 +13,11 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { DnsError, InvalidArgumentError, isAbortError } from '@dnscore/core';
+import { DnsError, InvalidArgumentError, checkPositiveInteger, isAbortError } from '@dnscore/core';
 import {
   TargetsExhaustedError,
   TransactionTimeoutError,
+  isSipToken,
   type SipAttempt,
   type SipLocator,
   type SipTarget,
@@ -69,9 +70,10 @@ export class SipBridge {
     this.#serverName = options.tlsServerName ?? DEFAULT_TLS_SERVER_NAME;
     if (this.#serverName !== 'domain' && this.#serverName !== 'target')
       throw new InvalidArgumentError('tlsServerName must be "domain" or "target"');
-    this.#timerF = options.nonInviteTimeoutMs ?? DEFAULT_NON_INVITE_TIMEOUT_MS;
-    if (!Number.isInteger(this.#timerF) || this.#timerF < 1)
-      throw new InvalidArgumentError('nonInviteTimeoutMs must be a positive integer');
+    this.#timerF = checkPositiveInteger(
+      options.nonInviteTimeoutMs ?? DEFAULT_NON_INVITE_TIMEOUT_MS,
+      'nonInviteTimeoutMs',
+    );
     this.#onError = options.onError ?? reportWarning;
     // Requests from the far side pin their Call-ID to where they came from (IPVS SIP persistence).
     endpoint.onIncoming((request, remote) => {
@@ -375,7 +377,7 @@ export class SipBridge {
 /** Checks what routing and the transaction layer need; adds Max-Forwards when missing. */
 function checkRequest(request: SipRequest): void {
   const { method, headers } = request;
-  if (!/^[A-Za-z0-9\-.!%*_+`'~]+$/.test(method)) throw new InvalidSipMessageError(`"${method}" is not a SIP method`);
+  if (!isSipToken(method)) throw new InvalidSipMessageError(`"${method}" is not a SIP method`);
   if (request.uri === undefined || request.uri === null || request.uri === '')
     throw new InvalidSipMessageError('the request has no Request-URI');
   if (typeof headers['call-id'] !== 'string' || headers['call-id'] === '')

@@ -1,7 +1,7 @@
 /**
  * Addresses of a host name: AAAA and A asked together (only for the families the client has
  * on), CNAMEs followed and reported, each name looked up once per resolution. And the one
- * place additional-section A/AAAA may stand in for a query (DESIGN.md decisions table).
+ * place additional-section A/AAAA may stand in for a query (ARCHITECTURE.md, decisions).
  */
 import { RRType, formatName, isSubdomain, nameKey, parseName, type DnsResult } from '@dnscore/core';
 import type { ResolutionContext } from './context.js';
@@ -34,7 +34,7 @@ export function addressTypes(ctx: ResolutionContext): ('AAAA' | 'A')[] {
   return types;
 }
 
-export class AddressResolver {
+export class AddressLookups {
   readonly #known = new Map<string, Promise<HostAddresses>>();
 
   constructor(private readonly ctx: ResolutionContext) {}

@@ -9,7 +9,7 @@
  * last. A Call-ID pinned by affinity is tried first when the resolution lists it. An expired
  * target list is resolved again before the next try.
  */
-import { AbortError, InvalidArgumentError, StateError, type Clock, type Timers } from '@dnscore/core';
+import { AbortError, InvalidArgumentError, StateError, optionError, type Clock, type Timers } from '@dnscore/core';
 import { TargetsExhaustedError, TransactionTimeoutError } from './errors.js';
 import type { CallIdAffinity } from './call-id-affinity.js';
 import { checkFailoverOn, checkTransactionTimeout, type FailoverPolicy } from './failover-policy.js';
@@ -104,7 +104,7 @@ export class FailoverCursor {
         : checkTransactionTimeout(options.transactionTimeoutMs);
     this.#failoverOn = options.failoverOn === undefined ? undefined : checkFailoverOn(options.failoverOn);
     if (options.method !== undefined && (typeof options.method !== 'string' || options.method === ''))
-      throw new InvalidArgumentError('a method must be a non-empty string');
+      throw optionError('method', options.method, 'a non-empty string');
   }
 
   /**

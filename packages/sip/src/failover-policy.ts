@@ -4,7 +4,7 @@
  * keeps a server in the penalty box. Checked once, when the locator is made; the cursor asks
  * it what each try's outcome means.
  */
-import { InvalidArgumentError } from '@dnscore/core';
+import { checkPositiveInteger, optionError } from '@dnscore/core';
 import { DEFAULT_FAILOVER_ON, DEFAULT_PENALTY_MS, DEFAULT_TRANSACTION_TIMEOUT_MS } from './defaults.js';
 import type { MarkOptions } from './penalty-box.js';
 import type { TryOutcome } from './try-outcome.js';
@@ -58,7 +58,7 @@ export class FailoverPolicy {
     this.failoverOn = checkFailoverOn(options.failoverOn ?? DEFAULT_FAILOVER_ON);
     const base = options.penaltyMs ?? DEFAULT_PENALTY_MS;
     const given = options.penalty ?? {};
-    if (typeof given !== 'object' || given === null) throw new InvalidArgumentError('penalty must be an object');
+    if (typeof given !== 'object' || given === null) throw optionError('penalty', given, 'an object');
     const penalty: ResolvedPenaltyPolicy = {
       retryAfter: given.retryAfter ?? true,
       serviceUnavailableMs: given.serviceUnavailableMs ?? false,
@@ -68,11 +68,11 @@ export class FailoverPolicy {
       transportErrorMs: given.transportErrorMs ?? base,
     };
     if (typeof penalty.retryAfter !== 'boolean')
-      throw new InvalidArgumentError('penalty.retryAfter must be true or false');
+      throw optionError('penalty.retryAfter', penalty.retryAfter, 'true or false');
     for (const name of DURATIONS) {
       const value = penalty[name];
-      if (value !== false && (!Number.isFinite(value) || value < 0))
-        throw new InvalidArgumentError(`penalty.${name} must be a non-negative number of ms or false`);
+      if (value !== false && (typeof value !== 'number' || !Number.isFinite(value) || value < 0))
+        throw optionError(`penalty.${name}`, value, 'a non-negative number of ms, or false');
     }
     this.penalty = Object.freeze(penalty);
   }
@@ -125,22 +125,20 @@ function describe(error: unknown): string {
 }
 
 export function checkTransactionTimeout(value: number): number {
-  if (!Number.isInteger(value) || value < 1)
-    throw new InvalidArgumentError(`transactionTimeoutMs must be a positive integer, not ${String(value)}`);
-  return value;
+  return checkPositiveInteger(value, 'transactionTimeoutMs');
 }
 
-/** A set of final response codes 300..699: a 1xx is not final and a 2xx is an answer, never a failure. */
+/**
+ * A set of final response codes 300..699: a 1xx is not final and a 2xx is an answer, never a
+ * failure; timeouts and transport errors always fail over, so they are not listed.
+ */
 export function checkFailoverOn(codes: Iterable<number>): ReadonlySet<number> {
+  const expected = 'a list of final response codes 300..699';
   if (codes === null || typeof codes !== 'object' || typeof (codes as Iterable<number>)[Symbol.iterator] !== 'function')
-    throw new InvalidArgumentError('failoverOn must be a list of SIP status codes');
+    throw optionError('failoverOn', codes, expected);
   const set = new Set<number>();
   for (const code of codes) {
-    if (!Number.isInteger(code) || code < 300 || code > 699)
-      throw new InvalidArgumentError(
-        `failoverOn takes final responses 300..699, not ${String(code)} ` +
-          '(a 2xx is an answer; timeouts and transport errors always fail over)',
-      );
+    if (!Number.isInteger(code) || code < 300 || code > 699) throw optionError('failoverOn', code, expected);
     set.add(code);
   }
   return set;

@@ -2,7 +2,7 @@
  * @dnscore/sip: RFC 3263 server location over dnscore. A SIP or SIPS URI becomes the ordered
  * targets to send a request to (NAPTR, SRV with RFC 2782 load sharing, A/AAAA), walked by a
  * failover cursor with a shared penalty box, transaction and Call-ID affinity, and the
- * 1300-byte rule. Works over any DnsResolver (a DnsCore with any backend). The public API only:
+ * 1300-byte rule. Works over any DnsApi (a DnsCore with any backend). The public API only:
  * tests import what they test from its own file.
  */
 export { SipLocator, type SipLocatorOptions } from './locator.js';
@@ -36,7 +36,7 @@ export {
 } from './penalty-box.js';
 export { TransactionAffinity, type TransactionAffinityOptions } from './transaction-affinity.js';
 export { CallIdAffinity, type CallIdAffinityOptions, type CallIdPin } from './call-id-affinity.js';
-export { parseSipUri, formatSipUri, type SipUri } from './uri.js';
+export { parseSipUri, formatSipUri, isSipToken, type SipUri } from './uri.js';
 export { parseHost, normalizeAddress, formatHost, type SipHost, type HostKind } from './host.js';
 export { isSipTransport, type SipTransport, type SipScheme, type AddressFamily } from './transport.js';
 export type {

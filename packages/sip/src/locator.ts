@@ -1,15 +1,16 @@
 /**
- * SipLocator: RFC 3263 server location over any DnsResolver (a DnsCore with any backend).
+ * SipLocator: RFC 3263 server location over any DnsApi (a DnsCore with any backend).
  * One locator holds what its cursors share: the failover policy, the penalty box, transaction
  * affinity and Call-ID affinity. Options are checked once, here.
  */
 import {
   InvalidArgumentError,
+  checkPositiveInteger,
   isAbortError,
   systemClock,
   systemTimers,
   type Clock,
-  type DnsResolver,
+  type DnsApi,
   type Timers,
 } from '@dnscore/core';
 import { CallIdAffinity } from './call-id-affinity.js';
@@ -101,11 +102,11 @@ export class SipLocator implements CursorHost {
   readonly timers: Timers;
 
   constructor(
-    private readonly resolver: DnsResolver,
+    private readonly dns: DnsApi,
     options: SipLocatorOptions = {},
   ) {
-    if (!resolver || typeof resolver.resolve !== 'function')
-      throw new InvalidArgumentError('SipLocator needs a DnsResolver (a DnsCore)');
+    if (!dns || typeof dns.resolve !== 'function')
+      throw new InvalidArgumentError('SipLocator needs a DnsApi (a DnsCore)');
     const transports = options.transports ?? DEFAULT_TRANSPORTS;
     if (!Array.isArray(transports) || transports.length === 0 || !transports.every(isSipTransport)) {
       throw new InvalidArgumentError(
@@ -121,12 +122,18 @@ export class SipLocator implements CursorHost {
       ipv6,
       preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6,
     });
-    this.maxTargets = positiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
-    this.maxCnameHops = positiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
-    this.maxNaptrRecords = positiveInteger(options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS, 'maxNaptrRecords');
-    this.maxSrvRecords = positiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
-    this.targetTimeoutMs = positiveInteger(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS, 'targetTimeoutMs');
-    this.maxUdpRequestBytes = positiveInteger(
+    this.maxTargets = checkPositiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
+    this.maxCnameHops = checkPositiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
+    this.maxNaptrRecords = checkPositiveInteger(
+      options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS,
+      'maxNaptrRecords',
+    );
+    this.maxSrvRecords = checkPositiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
+    this.targetTimeoutMs = checkPositiveInteger(
+      options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS,
+      'targetTimeoutMs',
+    );
+    this.maxUdpRequestBytes = checkPositiveInteger(
       options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES,
       'maxUdpRequestBytes',
     );
@@ -163,7 +170,7 @@ export class SipLocator implements CursorHost {
   async resolve(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     const now = this.clock.now();
-    const lookups = new Lookups(this.resolver, options.signal);
+    const lookups = new Lookups(this.dns, options.signal);
     const ctx = new ResolutionContext(
       lookups,
       this.client,
@@ -219,9 +226,4 @@ export class SipLocator implements CursorHost {
   cursor(input: string | SipUri, options: FailoverCursorOptions = {}): FailoverCursor {
     return new FailoverCursor(this, typeof input === 'string' ? parseSipUri(input) : input, options);
   }
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive integer`);
-  return value;
 }

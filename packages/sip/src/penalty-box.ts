@@ -6,7 +6,7 @@
  * in a PenaltyStore (this process's memory by default). Entries expire on their own.
  */
 import diagnostics from 'node:diagnostics_channel';
-import { InvalidArgumentError, systemClock, type Clock } from '@dnscore/core';
+import { InvalidArgumentError, checkNonNegativeNumber, systemClock, type Clock } from '@dnscore/core';
 import { DEFAULT_MAX_RETRY_AFTER_S, DEFAULT_PENALTY_MS } from './defaults.js';
 import { normalizeAddress } from './host.js';
 import { MemoryPenaltyStore, type PenaltyEntry, type PenaltyReason, type PenaltyStore } from './penalty-store.js';
@@ -60,8 +60,8 @@ export class PenaltyBox {
   readonly #clock: Clock;
 
   constructor(options: PenaltyBoxOptions = {}) {
-    this.penaltyMs = nonNegative(options.penaltyMs ?? DEFAULT_PENALTY_MS, 'penaltyMs');
-    this.maxMs = nonNegative(options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S, 'maxRetryAfter') * 1000;
+    this.penaltyMs = checkNonNegativeNumber(options.penaltyMs ?? DEFAULT_PENALTY_MS, 'penaltyMs');
+    this.maxMs = checkNonNegativeNumber(options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S, 'maxRetryAfter') * 1000;
     this.#clock = options.clock ?? systemClock;
     const { store } = options;
     if (store !== undefined && !isStore(store))
@@ -82,14 +82,8 @@ export class PenaltyBox {
   markFailed(destination: Destination, options: MarkOptions = {}): PenaltyEntry {
     const normalized = normalizeDestination(destination);
     const { retryAfter, durationMs } = options;
-    if (retryAfter !== undefined && (!Number.isFinite(retryAfter) || retryAfter < 0)) {
-      throw new InvalidArgumentError(`Retry-After must be a non-negative number of seconds, not ${String(retryAfter)}`);
-    }
-    if (durationMs !== undefined && (!Number.isFinite(durationMs) || durationMs < 0)) {
-      throw new InvalidArgumentError(
-        `a penalty duration must be a non-negative number of ms, not ${String(durationMs)}`,
-      );
-    }
+    if (retryAfter !== undefined) checkNonNegativeNumber(retryAfter, 'Retry-After', 'seconds');
+    if (durationMs !== undefined) checkNonNegativeNumber(durationMs, 'a penalty duration', 'ms');
     const reason = options.reason ?? 'manual';
     if (!REASONS.has(reason))
       throw new InvalidArgumentError(`unknown penalty reason "${String(reason)}" (${[...REASONS].join(', ')})`);
@@ -169,9 +163,4 @@ export function normalizeDestination(destination: Destination): Destination {
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new InvalidArgumentError(`port ${String(port)} is outside 1..65535`);
   return { transport, address: parsed.address, port };
-}
-
-function nonNegative(value: number, name: string): number {
-  if (!Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`${name} must be a non-negative number`);
-  return value;
 }

@@ -5,7 +5,7 @@
  * wait for a network store, so a shared store answers from a local copy and shares in the
  * background.
  */
-import { InvalidArgumentError, systemClock, type Clock } from '@dnscore/core';
+import { checkPositiveInteger, systemClock, type Clock } from '@dnscore/core';
 import { DEFAULT_PENALTY_MAX_ENTRIES } from './defaults.js';
 import type { SipTransport } from './transport.js';
 
@@ -65,9 +65,10 @@ export class MemoryPenaltyStore implements PenaltyStore {
   readonly #clock: Clock;
 
   constructor(options: MemoryPenaltyStoreOptions = {}) {
-    this.#maxEntries = options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES;
-    if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1)
-      throw new InvalidArgumentError('penalty box maxEntries must be a positive integer');
+    this.#maxEntries = checkPositiveInteger(
+      options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES,
+      'penalty box maxEntries',
+    );
     this.#clock = options.clock ?? systemClock;
   }
 

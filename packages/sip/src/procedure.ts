@@ -3,7 +3,7 @@
  * first round asks NAPTR, the SRV owners and A/AAAA of the TARGET together (only for what the
  * client supports), so a zone whose SRV answers carry their addresses resolves in one round trip.
  */
-import { AddressResolver, addressTypes } from './addresses.js';
+import { AddressLookups, addressTypes } from './addresses.js';
 import type { ResolutionContext } from './context.js';
 import { NoTargetsError } from './errors.js';
 import { selectNaptr, type NaptrCandidate, type NaptrRecord } from './naptr-selection.js';
@@ -38,7 +38,7 @@ export async function runProcedure(
     );
   }
   const fixed = fixedTransport(uri, ctx.client);
-  const addresses = new AddressResolver(ctx);
+  const addresses = new AddressLookups(ctx);
   const srv = new SrvExpander(ctx, addresses);
   if (fixed) {
     onRule(fixed.rule);
@@ -79,7 +79,7 @@ export async function runProcedure(
 /** transport= without a port: SRV of that transport, else A/AAAA at its default port (RFC 3263 section 4.2). */
 async function transportSrv(
   ctx: ResolutionContext,
-  addresses: AddressResolver,
+  addresses: AddressLookups,
   srv: SrvExpander,
   host: string,
   transport: SipTransport,
@@ -115,7 +115,7 @@ async function discover(
   ctx: ResolutionContext,
   uri: SipUri,
   host: string,
-  addresses: AddressResolver,
+  addresses: AddressLookups,
   srv: SrvExpander,
   onRule: (rule: SelectionRule) => void,
 ): Promise<ProcedureResult> {
@@ -327,7 +327,7 @@ function askAddresses(ctx: ResolutionContext, host: string): Promise<unknown> {
 /** A/AAAA of `host` at `port` (RFC 3263 section 4.2), usually asked in round 1 already. */
 async function hostTargets(
   ctx: ResolutionContext,
-  addresses: AddressResolver,
+  addresses: AddressLookups,
   host: string,
   transport: SipTransport,
   port: number,

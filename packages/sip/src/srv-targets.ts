@@ -5,7 +5,7 @@
  * alias is followed. All address lookups of a batch go out together.
  */
 import { nameKey, type TypedRecord } from '@dnscore/core';
-import { type AddressResolver, additionalAddresses, type HostAddress } from './addresses.js';
+import { type AddressLookups, additionalAddresses, type HostAddress } from './addresses.js';
 import type { ResolutionContext } from './context.js';
 import type { Answer } from './lookups.js';
 import type { SipTarget, TargetSource } from './resolution.js';
@@ -31,7 +31,7 @@ export class SrvExpander {
 
   constructor(
     private readonly ctx: ResolutionContext,
-    private readonly addresses: AddressResolver,
+    private readonly addresses: AddressLookups,
   ) {}
 
   /** Expands SRV answers together: their address lookups share one round. Each is expanded once. */
@@ -70,7 +70,7 @@ export class SrvExpander {
       return { answer, transport, records, additional: extra?.byName ?? new Map<string, HostAddress[]>() };
     });
     // Every target not covered by additional data is looked up now, all at once.
-    const lookups = new Map<string, ReturnType<AddressResolver['lookup']>>();
+    const lookups = new Map<string, ReturnType<AddressLookups['lookup']>>();
     for (const group of prepared) {
       for (const r of group.records) {
         const target = nameKey(r.data.target);
@@ -92,7 +92,7 @@ export class SrvExpander {
       records: readonly SrvRecord[];
       additional: Map<string, HostAddress[]>;
     },
-    found: Map<string, Awaited<ReturnType<AddressResolver['lookup']>>>,
+    found: Map<string, Awaited<ReturnType<AddressLookups['lookup']>>>,
   ): SrvOutcome {
     const { ctx } = this;
     const { answer, transport, records } = group;

@@ -39,6 +39,11 @@ const PARAM_CHAR = new RegExp(`^(?:[${UNRESERVED}\\[\\]/:&+$]|${ESCAPED})`);
 const HEADER_CHAR = new RegExp(`^(?:[${UNRESERVED}\\[\\]/?:+$]|${ESCAPED})`);
 const TOKEN = /^[A-Za-z0-9\-.!%*_+`'~]+$/;
 
+/** RFC 3261 section 25.1 `token`: a method, a transport or a parameter name. */
+export function isSipToken(text: string): boolean {
+  return TOKEN.test(text);
+}
+
 /** Parses a sip: or sips: URI; throws InvalidSipUriError for anything else. */
 export function parseSipUri(text: string): SipUri {
   if (typeof text !== 'string') throw new InvalidSipUriError(String(text), 'a URI must be a string');
@@ -207,7 +212,7 @@ function checkParams(params: ReadonlyMap<string, string | undefined>, fail: Fail
     const raw = params.get(name);
     if (raw === undefined) fail(`the ${name} parameter needs a value`);
     const value = unescape(raw!, name, fail);
-    if (!TOKEN.test(value)) fail(`the ${name} parameter "${value}" is not a token`);
+    if (!isSipToken(value)) fail(`the ${name} parameter "${value}" is not a token`);
   }
   const transport = params.get('transport');
   return transport === undefined ? undefined : unescape(transport, 'transport', fail).toLowerCase();

@@ -1,5 +1,5 @@
 /**
- * The decisions table of DESIGN.md, one block per row that concerns the SIP layer, through the
+ * The decisions table of ARCHITECTURE.md, one block per row that concerns the SIP layer, through the
  * zone resolver.
  */
 import { describe, expect, it } from 'vitest';

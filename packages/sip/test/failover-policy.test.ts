@@ -167,17 +167,23 @@ describe('FailoverPolicy: off-nominal', () => {
   });
 
   it.each([
-    [{ failoverOn: [200] }, 'failoverOn takes final responses 300..699, not 200'],
-    [{ failoverOn: [180] }, 'failoverOn takes final responses 300..699, not 180'],
-    [{ failoverOn: [700] }, 'failoverOn takes final responses 300..699, not 700'],
-    [{ failoverOn: [503.5] }, 'failoverOn takes final responses 300..699, not 503.5'],
-    [{ failoverOn: '503' }, 'failoverOn must be a list of SIP status codes'],
+    [{ failoverOn: [200] }, 'failoverOn must be a list of final response codes 300..699, not 200'],
+    [{ failoverOn: [180] }, 'failoverOn must be a list of final response codes 300..699, not 180'],
+    [{ failoverOn: [700] }, 'failoverOn must be a list of final response codes 300..699, not 700'],
+    [{ failoverOn: [503.5] }, 'failoverOn must be a list of final response codes 300..699, not 503.5'],
+    [{ failoverOn: '503' }, 'failoverOn must be a list of final response codes 300..699, not "503"'],
     [{ transactionTimeoutMs: 0 }, 'transactionTimeoutMs must be a positive integer, not 0'],
     [{ transactionTimeoutMs: Number.NaN }, 'transactionTimeoutMs must be a positive integer, not NaN'],
-    [{ penalty: { inviteTimeoutMs: -1 } }, 'penalty.inviteTimeoutMs must be a non-negative number of ms or false'],
-    [{ penalty: { transportErrorMs: true } }, 'penalty.transportErrorMs must be a non-negative number of ms or false'],
-    [{ penalty: { retryAfter: 30 } }, 'penalty.retryAfter must be true or false'],
-    [{ penalty: 'off' }, 'penalty must be an object'],
+    [
+      { penalty: { inviteTimeoutMs: -1 } },
+      'penalty.inviteTimeoutMs must be a non-negative number of ms, or false, not -1',
+    ],
+    [
+      { penalty: { transportErrorMs: true } },
+      'penalty.transportErrorMs must be a non-negative number of ms, or false, not true',
+    ],
+    [{ penalty: { retryAfter: 30 } }, 'penalty.retryAfter must be true or false, not 30'],
+    [{ penalty: 'off' }, 'penalty must be an object, not "off"'],
   ])('%j is refused', (options, message) => {
     expect(() => new FailoverPolicy(options as never)).toThrow(InvalidArgumentError);
     expect(() => new FailoverPolicy(options as never)).toThrow(message);

@@ -17,6 +17,7 @@ import {
   DEFAULT_TARGET_TIMEOUT_MS,
   DEFAULT_TRANSACTION_TIMEOUT_MS,
   SipLocator,
+  isSipToken,
   parseSipUri,
   type PenaltyEntry,
   type PenaltyReason,
@@ -83,7 +84,7 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
   if (positionals.length !== 1) throw new UsageError(`ping takes one URI\n${PING_USAGE}`);
   const uri = parseSipUri(positionals[0]!);
   const method = (values.method ?? 'OPTIONS').toUpperCase();
-  if (!/^[A-Z][A-Z0-9\-.!%*_+`'~]*$/.test(method))
+  if (!isSipToken(method) || !/^[A-Z]/.test(method))
     throw new UsageError(`--method "${values.method}" is not a SIP method`);
   if (REFUSED_METHODS.has(method))
     throw new UsageError(

@@ -15,7 +15,7 @@ export interface ResolveOptions {
 }
 
 /** What layers above the core (query sets, recurring queries, SIP) need from it. */
-export interface DnsResolver {
+export interface DnsApi {
   resolve<T extends TypedRecordName>(
     name: string,
     type: T,
@@ -25,6 +25,6 @@ export interface DnsResolver {
 }
 
 /** An already validated question (query sets and recurring queries ask through this). */
-export interface QueryResolver {
+export interface QueryApi {
   resolveQuery(query: DnsQuery, signal?: AbortSignal): Promise<DnsResult>;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AbortError, StateError } from '@dnscore/core/plugin';
-import { InflightTable } from '../src/inflight.js';
+import { StateError } from '../src/errors.js';
+import { AbortError } from '../src/errors.js';
+import { SharedQueries } from '../src/shared-queries.js';
 
 /** A shared query that settles when told to and records whether it was cancelled. */
 function work() {
@@ -24,9 +25,9 @@ function work() {
 
 const never = new AbortController().signal;
 
-describe('InflightTable, nominal', () => {
+describe('SharedQueries, nominal', () => {
   it('asks an identical question once and gives every caller the answer', async () => {
-    const table = new InflightTable<string>();
+    const table = new SharedQueries<string>();
     const { state, start } = work();
     const a = table.join('q', never, start);
     const b = table.join('q', never, start);
@@ -41,7 +42,7 @@ describe('InflightTable, nominal', () => {
   });
 
   it('keeps different questions apart', () => {
-    const table = new InflightTable<string>();
+    const table = new SharedQueries<string>();
     const { state, start } = work();
     table.join('a', never, start);
     table.join('b', never, start);
@@ -49,9 +50,9 @@ describe('InflightTable, nominal', () => {
   });
 });
 
-describe('InflightTable, off-nominal', () => {
+describe('SharedQueries, off-nominal', () => {
   it('lets a cancelled caller leave while the others keep the query', async () => {
-    const table = new InflightTable<string>();
+    const table = new SharedQueries<string>();
     const { state, start } = work();
     const leaving = new AbortController();
     const a = table.join('q', leaving.signal, start);
@@ -64,7 +65,7 @@ describe('InflightTable, off-nominal', () => {
   });
 
   it('cancels the shared query when the last caller leaves, and forgets it at once', async () => {
-    const table = new InflightTable<string>();
+    const table = new SharedQueries<string>();
     const { state, start } = work();
     const c1 = new AbortController();
     const c2 = new AbortController();
@@ -82,7 +83,7 @@ describe('InflightTable, off-nominal', () => {
   });
 
   it('passes a failure to every caller', async () => {
-    const table = new InflightTable<string>();
+    const table = new SharedQueries<string>();
     const { state, start } = work();
     const a = table.join('q', never, start);
     const b = table.join('q', never, start);
@@ -92,14 +93,14 @@ describe('InflightTable, off-nominal', () => {
   });
 
   it('refuses an already aborted caller without starting anything', async () => {
-    const table = new InflightTable<string>();
+    const table = new SharedQueries<string>();
     const { state, start } = work();
     await expect(table.join('q', AbortSignal.abort(), start).promise).rejects.toBeInstanceOf(AbortError);
     expect(state.starts).toBe(0);
   });
 
   it('abortAll cancels every shared query with the reason', () => {
-    const table = new InflightTable<string>();
+    const table = new SharedQueries<string>();
     const { state, start } = work();
     const p = table.join('q', never, start).promise;
     p.catch(() => {});

@@ -1,9 +1,10 @@
 /**
- * Identical questions in flight are asked once. Each caller waits on the shared query with
- * its own signal: a cancelled caller leaves at once (AbortError), and the shared query is
- * cancelled when its last caller leaves, so its socket and timers are released.
+ * Identical questions in flight are asked once: a backend's table of shared queries. Each
+ * caller waits on the shared query with its own signal: a cancelled caller leaves at once
+ * (AbortError), and the shared query is cancelled when its last caller leaves, so its socket
+ * and timers are released.
  */
-import { abortError } from '@dnscore/core/plugin';
+import { abortError } from './abort.js';
 
 interface Shared<T> {
   readonly controller: AbortController;
@@ -11,7 +12,7 @@ interface Shared<T> {
   waiters: number;
 }
 
-export class InflightTable<T> {
+export class SharedQueries<T> {
   readonly #entries = new Map<string, Shared<T>>();
 
   get size(): number {

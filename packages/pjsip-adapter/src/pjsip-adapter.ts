@@ -1,11 +1,12 @@
 /**
- * A resolver shaped like PJSIP's pjsip_ext_resolver, over @dnscore/sip: NAPTR, SRV priority and
- * weight, the penalty box and whatever cache the DnsResolver has all apply. The callback runs
+ * An adapter shaped like PJSIP's external resolver (pjsip_ext_resolver), over @dnscore/sip:
+ * NAPTR, SRV priority and weight, the penalty box and whatever cache the DnsApi has all apply.
+ * The callback runs
  * exactly once, never synchronously (Asterisk's synchronous IP-literal callback is in the
  * deadlock of pjproject #2641) and never while a query of the call is still out; on success it
  * carries at least one entry, with priority and weight filled.
  */
-import { InvalidArgumentError, type DnsResolver } from '@dnscore/core';
+import { InvalidArgumentError, checkNonNegativeNumber, checkPositiveInteger, type DnsApi } from '@dnscore/core';
 import {
   SipLocator,
   isSipTransport,
@@ -15,7 +16,6 @@ import {
   type SipTransport,
 } from '@dnscore/sip';
 import { checkHostInfo, locatorUri, transportOfType, typeOfTarget } from './host-info.js';
-import { InFlightTracker } from './in-flight.js';
 import { statusOfError } from './pjsip-status.js';
 import {
   PJSIP_MAX_RESOLVED_ADDRESSES,
@@ -27,7 +27,7 @@ import {
   type PjsipServerAddresses,
 } from './pjsip-types.js';
 
-export interface PjsipExtResolverOptions extends SipLocatorOptions {
+export interface PjsipAdapterOptions extends SipLocatorOptions {
   /** Most entries per callback (default 32, PJSIP_MAX_RESOLVED_ADDRESSES with IPv6). */
   readonly maxAddresses?: number;
 }
@@ -40,7 +40,7 @@ export interface FailedServer {
   readonly type?: number;
 }
 
-export interface PjsipStyleResolver extends PjsipExtResolver {
+export interface PjsipAdapter extends PjsipExtResolver {
   /** The locator behind it: its penalty box is what setServerFailed() feeds. */
   readonly locator: SipLocator;
   /** pjsip_resolver_set_server_failed(): the server comes last in later callbacks for `durationMs`. */
@@ -54,17 +54,14 @@ export interface PjsipStyleResolver extends PjsipExtResolver {
 /** sizeof(pj_sockaddr_in) and sizeof(pj_sockaddr_in6). */
 const ADDR_LEN = { 4: 16, 6: 28 } as const;
 
-export function createPjsipExtResolver(
-  resolver: DnsResolver,
-  options: PjsipExtResolverOptions = {},
-): PjsipStyleResolver {
+export function createPjsipAdapter(dns: DnsApi, options: PjsipAdapterOptions = {}): PjsipAdapter {
   const { maxAddresses = PJSIP_MAX_RESOLVED_ADDRESSES, ...locatorOptions } = options;
-  if (!Number.isInteger(maxAddresses) || maxAddresses < 1)
-    throw new InvalidArgumentError('maxAddresses must be a positive integer');
-  if (!resolver || typeof resolver.resolve !== 'function')
-    throw new InvalidArgumentError('createPjsipExtResolver needs a DnsResolver (a DnsCore)');
-  const tracker = new InFlightTracker(resolver);
-  const locator = new SipLocator(tracker, locatorOptions);
+  checkPositiveInteger(maxAddresses, 'maxAddresses');
+  if (!dns || typeof dns.resolve !== 'function')
+    throw new InvalidArgumentError('createPjsipAdapter needs a DnsApi (a DnsCore)');
+  // The locator returns only once every question of the resolution has settled (even when a
+  // bogus answer ends it early), which is what PJSIP needs before its pool is freed.
+  const locator = new SipLocator(dns, locatorOptions);
   const { penaltyBox } = locator;
 
   const destinations = (server: FailedServer): { transport: SipTransport; address: string; port: number }[] => {
@@ -82,9 +79,9 @@ export function createPjsipExtResolver(
   const lookup = async (target: PjsipHostInfo): Promise<{ status: number; addresses: PjsipServerAddresses | null }> => {
     try {
       const uri = locatorUri(checkHostInfo(target));
-      const resolution = await tracker.track(() => locator.resolve(uri));
+      const resolution = await locator.resolve(uri);
       if (resolution.error) return { status: statusOfError(resolution.error), addresses: null };
-      // PJSIP's failed servers come last; the resolver's order is kept otherwise.
+      // PJSIP's failed servers come last; the locator's order is kept otherwise.
       const open = resolution.targets.filter((t) => !penaltyBox.isPenalized(t));
       const boxed = resolution.targets.filter((t) => penaltyBox.isPenalized(t));
       const entry = [...open, ...boxed].slice(0, maxAddresses).map(record);
@@ -114,10 +111,7 @@ export function createPjsipExtResolver(
       });
     },
     setServerFailed(server: FailedServer, durationMs: number): void {
-      if (!Number.isFinite(durationMs) || durationMs < 0)
-        throw new InvalidArgumentError(
-          `a failure duration must be a non-negative number of ms, not ${String(durationMs)}`,
-        );
+      checkNonNegativeNumber(durationMs, 'a failure duration', 'ms');
       for (const destination of destinations(server))
         penaltyBox.markFailed(destination, { durationMs, reason: 'manual', detail: 'set failed by the SIP stack' });
     },

@@ -7,11 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom, type Clock } from '@dnscore/core';
 import { hostInfoFromUri } from '../src/host-info.js';
-import {
-  createPjsipExtResolver,
-  type PjsipExtResolverOptions,
-  type PjsipStyleResolver,
-} from '../src/pjsip-ext-resolver.js';
+import { createPjsipAdapter, type PjsipAdapterOptions, type PjsipAdapter } from '../src/pjsip-adapter.js';
 import {
   PjStatus,
   PjsipTransportFlag as Flag,
@@ -23,8 +19,8 @@ import { gated } from './support/gated-plugin.js';
 
 const BILOXI = fileURLToPath(new URL('../../../examples/zones/biloxi.example.zone', import.meta.url));
 
-function biloxi(options: PjsipExtResolverOptions = {}, seed = 1): PjsipStyleResolver {
-  return createPjsipExtResolver(
+function biloxi(options: PjsipAdapterOptions = {}, seed = 1): PjsipAdapter {
+  return createPjsipAdapter(
     new DnsCore([new ZoneResolver({ files: [BILOXI] })], { random: seededRandom(seed) }),
     options,
   );
@@ -41,7 +37,7 @@ interface Called {
 }
 
 function call(
-  resolver: PjsipStyleResolver,
+  adapter: PjsipAdapter,
   target: PjsipHostInfo,
   token: unknown = { id: 7 },
   onCallback?: () => void,
@@ -49,7 +45,7 @@ function call(
   return new Promise((resolve) => {
     let calls = 0;
     let returned = false;
-    resolver.resolve({ opaque: 'resolver' }, { opaque: 'pool' }, target, token, (status, back, addresses) => {
+    adapter.resolve({ opaque: 'resolver' }, { opaque: 'pool' }, target, token, (status, back, addresses) => {
       calls++;
       onCallback?.();
       const synchronous = !returned;
@@ -65,7 +61,7 @@ const entries = (addresses: PjsipServerAddresses | null) =>
     (e) => `${e.type} ${e.addr.address}:${e.addr.port} ${e.name} ${e.priority}/${e.weight} len ${e.addr_len}`,
   );
 
-describe('createPjsipExtResolver: nominal', () => {
+describe('createPjsipAdapter: nominal', () => {
   it('resolves RFC 3263 (NAPTR -> SIPS SRV) with PJSIP types, priority and weight filled, once and later', async () => {
     const { status, token, addresses, calls, synchronous } = await call(
       biloxi(),
@@ -109,29 +105,29 @@ describe('createPjsipExtResolver: nominal', () => {
   it('setServerFailed puts a server last in the next callbacks until its time is up', async () => {
     let now = 1_700_000_000_000;
     const clock: Clock = { now: () => now };
-    const resolver = biloxi({ clock });
+    const adapter = biloxi({ clock });
     const target = hostInfoFromUri('sips:bob@biloxi.example');
-    resolver.setServerFailed({ address: '203.0.113.12', port: 5061, type: Type.TLS }, 30_000);
-    expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(true);
-    expect(entries((await call(resolver, target)).addresses).map((e) => e.split(' ')[1])).toEqual([
+    adapter.setServerFailed({ address: '203.0.113.12', port: 5061, type: Type.TLS }, 30_000);
+    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(true);
+    expect(entries((await call(adapter, target)).addresses).map((e) => e.split(' ')[1])).toEqual([
       '203.0.113.11:5061',
       '198.51.100.50:5061',
       '203.0.113.12:5061',
     ]);
     now += 30_001;
-    expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(false);
-    expect(entries((await call(resolver, target)).addresses)[0]).toContain('203.0.113.12:5061');
+    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(false);
+    expect(entries((await call(adapter, target)).addresses)[0]).toContain('203.0.113.12:5061');
   });
 
   it('a failed server without a type is failed for every transport; clearFailedServers forgets them all', async () => {
-    const resolver = biloxi();
-    resolver.setServerFailed({ address: '203.0.113.12', port: 5060 }, 60_000);
+    const adapter = biloxi();
+    adapter.setServerFailed({ address: '203.0.113.12', port: 5060 }, 60_000);
     for (const type of [Type.UDP, Type.TCP, Type.TLS])
-      expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5060, type })).toBe(true);
-    expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5061, type: Type.TLS })).toBe(false);
-    expect(resolver.locator.penaltyBox.size).toBe(3);
-    resolver.clearFailedServers();
-    expect(resolver.isServerFailed({ address: '203.0.113.12', port: 5060 })).toBe(false);
+      expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5060, type })).toBe(true);
+    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5061, type: Type.TLS })).toBe(false);
+    expect(adapter.locator.penaltyBox.size).toBe(3);
+    adapter.clearFailedServers();
+    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5060 })).toBe(false);
   });
 
   it('hands over at most maxAddresses entries', async () => {
@@ -140,13 +136,13 @@ describe('createPjsipExtResolver: nominal', () => {
   });
 });
 
-describe('createPjsipExtResolver: off-nominal', () => {
+describe('createPjsipAdapter: off-nominal', () => {
   it('nothing found: PJLIB_UTIL_EDNSNOANSWERREC, no addresses, once', async () => {
     const { status, addresses, calls } = await call(biloxi(), hostInfoFromUri('sip:bob@nowhere.biloxi.example'));
     expect([status, addresses, calls]).toEqual([PjStatus.PJLIB_UTIL_EDNSNOANSWERREC, null, 1]);
   });
 
-  it('no resolver could answer: PJ_ERESOLVE', async () => {
+  it('no adapter could answer: PJ_ERESOLVE', async () => {
     const { status } = await call(biloxi(), hostInfoFromUri('sip:bob@other.example'));
     expect(status).toBe(PjStatus.PJ_ERESOLVE);
   });
@@ -171,11 +167,11 @@ describe('createPjsipExtResolver: off-nominal', () => {
     const zone =
       '$ORIGIN h.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\nhost IN A 192.0.2.1\nhost IN AAAA 2001:db8::1\n';
     const plugin = gated(zone, { bogus: ['host.h.example AAAA'] });
-    const resolver = createPjsipExtResolver(new DnsCore([plugin]));
+    const adapter = createPjsipAdapter(new DnsCore([plugin]));
     plugin.hold('host.h.example A');
     let pendingAtCallback = -1;
     const called = call(
-      resolver,
+      adapter,
       { flag: 0, type: 0, addr: { host: 'host.h.example', port: 5060 } },
       't',
       () => (pendingAtCallback = plugin.pending),
@@ -189,20 +185,20 @@ describe('createPjsipExtResolver: off-nominal', () => {
   });
 
   it('refuses a missing callback and bad options at once', () => {
-    const resolver = biloxi();
-    expect(() => resolver.resolve(null, null, hostInfoFromUri('sip:biloxi.example'), 1, undefined as never)).toThrow(
+    const adapter = biloxi();
+    expect(() => adapter.resolve(null, null, hostInfoFromUri('sip:biloxi.example'), 1, undefined as never)).toThrow(
       InvalidArgumentError,
     );
     expect(() => biloxi({ maxAddresses: 0 })).toThrow(/maxAddresses/);
-    expect(() => createPjsipExtResolver(undefined as never)).toThrow(/DnsResolver/);
+    expect(() => createPjsipAdapter(undefined as never)).toThrow(/DnsApi/);
   });
 
   it('refuses bad failed-server reports', () => {
-    const resolver = biloxi();
-    expect(() => resolver.setServerFailed({ address: 'not-an-ip', port: 5060 }, 1000)).toThrow(/not an IP address/);
-    expect(() => resolver.setServerFailed({ address: '192.0.2.1', port: 5060 }, -1)).toThrow(/non-negative/);
-    expect(() => resolver.setServerFailed({ address: '192.0.2.1', port: 0 }, 1000)).toThrow(/port 0/);
-    expect(() => resolver.setServerFailed({ address: '192.0.2.1', port: 5060, type: Type.SCTP }, 1000)).toThrow(
+    const adapter = biloxi();
+    expect(() => adapter.setServerFailed({ address: 'not-an-ip', port: 5060 }, 1000)).toThrow(/not an IP address/);
+    expect(() => adapter.setServerFailed({ address: '192.0.2.1', port: 5060 }, -1)).toThrow(/non-negative/);
+    expect(() => adapter.setServerFailed({ address: '192.0.2.1', port: 0 }, 1000)).toThrow(/port 0/);
+    expect(() => adapter.setServerFailed({ address: '192.0.2.1', port: 5060, type: Type.SCTP }, 1000)).toThrow(
       /not UDP, TCP or TLS/,
     );
   });
