@@ -30,6 +30,8 @@ export interface SignedZone {
   readonly text: string;
   /** The KSK's DS record ("biloxi.test.\tIN\tDS\t12345 13 2 ..."): the trust anchor. */
   readonly ds: string;
+  /** The KSK's DNSKEY record ("biloxi.test.\tIN\tDNSKEY\t257 3 13 ..."), for other DS digests. */
+  readonly dnskey: string;
   readonly kskTag: number;
   readonly zskTag: number;
   readonly inception: Date;
@@ -60,6 +62,7 @@ export async function signZone(name: string, text: string, options: SignOptions 
       name: zone,
       text: readFileSync(join(dir, 'zone.signed'), 'utf8'),
       ds: readFileSync(join(dir, `${ksk}.ds`), 'utf8').trim(),
+      dnskey: readFileSync(join(dir, `${ksk}.key`), 'utf8').trim(),
       kskTag: keyTag(ksk),
       zskTag: keyTag(zsk),
       inception,

@@ -106,7 +106,8 @@ export class DnsCore implements DnsApi {
   /**
    * A CNAME chain into another zone: the records the server added for the chain's end are not
    * trusted; the end is asked on its own (RFC 5452 section 6). A DNSSEC-secure chain was
-   * validated link by link and is kept.
+   * validated link by link and is kept. The re-asked end is no more secure than the chain that
+   * led to it (weakestStatus): whoever controls an unsigned link chooses where it points.
    */
   async #reaskOutOfZone(
     query: DnsQuery,
@@ -125,7 +126,7 @@ export class DnsCore implements DnsApi {
       );
     }
     const target = makeQuery(result.canonical, query.type, query.class);
-    return (await this.#resolve(target, signal, reasks + 1)).answering(query);
+    return (await this.#resolve(target, signal, reasks + 1)).answering(query, result);
   }
 
   /** A new query set over this core. */

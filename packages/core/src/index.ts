@@ -7,6 +7,8 @@ export type { DnsApi, QueryApi, ResolveOptions } from './dns-api.js';
 export type { DnsCoreOptions } from './dns-core-options.js';
 export { RESOLVER_PLUGIN, DNS_CORE_OPTIONS } from './tokens.js';
 export { DnsResult } from './result.js';
+export { dnssecStatus, weakestStatus, flagsOf, type DnssecStatus, type DnssecFlags } from './dnssec-status.js';
+export { Ede, edeName, isEdeCode } from './ede.js';
 export { makeQuery, describeQuery, type DnsQuery } from './query.js';
 export { QuerySet, type QueryOutcome } from './query-set.js';
 export {

@@ -4,12 +4,12 @@
  * pjsip-adapter, sip-bridge, applications) never import this door.
  */
 export type { ResolverPlugin, Availability, PluginAnswer } from './resolver-plugin.js';
-export { availabilityOf } from './resolver-plugin.js';
+export { Ede, edeName, isEdeCode } from './ede.js';
+export { dnssecStatus, weakestStatus, type DnssecStatus, type DnssecFlags } from './dnssec-status.js';
 export {
   ResultBuilder,
   buildResult,
   type ResultBuilderOptions,
-  DEFAULT_MAX_CNAME_CHAIN,
 } from './result-builder.js';
 export {
   parseMessage,
@@ -21,9 +21,6 @@ export {
   type WireEdns,
 } from './wire/message.js';
 export { WireReader, WireError, type DecodedName } from './wire/reader.js';
-export { decodeRecord, hasTypedView } from './records/decode.js';
-export { RdataError } from './records/rdata-error.js';
-export { formatIpv6 } from './records/address.js';
 export { answerLifetime, type LifetimeLimits } from './answer-lifetime.js';
 export { abortError, raceAbort, throwIfAborted } from './abort.js';
 export { ConcurrencyLimiter } from './concurrency-limiter.js';
@@ -34,7 +31,6 @@ export {
   formatName,
   nameKey,
   nameEquals,
-  labelEquals,
   labelsEqual,
   isSubdomain,
   wireLength,

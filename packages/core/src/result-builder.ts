@@ -3,6 +3,7 @@
  * add_record and completed). The core checks the invariants, parses the records, drops
  * invalid ones with reasons and orders SRV and NAPTR, so every backend behaves the same.
  */
+import { Ede, isEdeCode } from './ede.js';
 import { InvalidArgumentError, InvalidResultError, MalformedAnswerError, StateError } from './errors.js';
 import { formatName, labelsEqual, parseName, type Labels } from './names.js';
 import { describeQuery, type DnsQuery } from './query.js';
@@ -73,7 +74,11 @@ export class ResultBuilder {
     if (!Number.isInteger(rcode) || rcode < 0 || rcode > 0xfff) {
       throw new InvalidResultError(`${describeQuery(this.query)}: rcode ${String(rcode)} is not 0..4095`);
     }
-    if (canonical !== undefined) {
+    if (answer.ede !== undefined && !isEdeCode(answer.ede)) {
+      throw new InvalidResultError(`${describeQuery(this.query)}: EDE ${String(answer.ede)} is not 0..65535`);
+    }
+    // A bogus answer's canonical name is never used (see build()): it cannot make it fail.
+    if (canonical !== undefined && !bogus) {
       if (canonical === '') throw new InvalidResultError(`${describeQuery(this.query)}: the canonical name is empty`);
       parseName(canonical);
     }
@@ -94,6 +99,8 @@ export class ResultBuilder {
     if (!Number.isInteger(ttl) || ttl < 0 || ttl > 0x7fffffff)
       throw new InvalidArgumentError(`TTL ${ttl} is not 0..2147483647`);
     if (!(rdata instanceof Uint8Array) || rdata.length === 0) throw new InvalidArgumentError('a record needs RDATA');
+    // A bogus answer keeps no records (see #bogus).
+    if (this.#answer.bogus) return false;
     const name = this.#answer.canonical ?? this.query.name;
     const wire: WireRecord = {
       name,
@@ -106,7 +113,8 @@ export class ResultBuilder {
     };
     const record = this.#decode(rdata, wire, 'answer', 0);
     if (!record) return false;
-    (this.#added ??= []).push(record);
+    this.#added ??= [];
+    this.#added.push(record);
     return true;
   }
 
@@ -116,6 +124,7 @@ export class ResultBuilder {
     if (!answer) throw new StateError('build() before setResult()');
     const packet = answer.answer ?? EMPTY;
     const age = Math.max(0, Math.floor(answer.age ?? 0));
+    if (answer.bogus) return this.#bogus(answer, packet, age);
     const sections = this.#added
       ? {
           canonical: answer.canonical ?? this.query.name,
@@ -125,29 +134,55 @@ export class ResultBuilder {
           additional: [],
         }
       : this.#sections(answer, packet);
-    let records = aged(sections.records, age);
+    const records = aged(sections.records, age);
     const authority = aged(sections.authority, age);
-    let additional = aged(sections.additional, age);
-    const bogus = answer.bogus ?? false;
-    if (bogus) {
-      // A bogus answer's data is never presented as usable (RFC 4035 section 4.3).
-      records = [];
-      additional = [];
-    }
     return new DnsResult({
       query: this.query,
       resolver: this.options.resolver ?? 'unknown',
       rcode: answer.rcode,
       secure: answer.secure ?? false,
-      bogus,
-      whyBogus: bogus ? (answer.whyBogus ?? 'validation failed') : undefined,
+      bogus: false,
+      whyBogus: undefined,
+      ede: answer.ede,
       canonical: sections.canonical,
       answer: packet,
       records: this.#order(records),
-      authority: bogus ? [] : authority,
-      additional,
+      authority,
+      additional: aged(sections.additional, age),
       dropped: this.#dropped,
-      negativeTtl: bogus ? 0 : negativeTtlOf(answer.rcode, records, authority, sections.chainEnd, age),
+      negativeTtl: negativeTtlOf(answer.rcode, records, authority, sections.chainEnd, age),
+      age,
+    });
+  }
+
+  /**
+   * A bogus answer is a bogus result without reading its sections: its data is never presented
+   * as usable (RFC 4035 section 4.3), and data an attacker altered must not turn the verdict
+   * into a parse error that another backend would be asked about.
+   */
+  #bogus(answer: PluginAnswer, packet: Uint8Array, age: number): DnsResult {
+    let canonical = this.query.name;
+    try {
+      if (answer.canonical !== undefined && answer.canonical !== '')
+        canonical = formatName(parseName(answer.canonical));
+    } catch {
+      // An unreadable canonical name of a bogus answer is one more thing not to trust.
+    }
+    return new DnsResult({
+      query: this.query,
+      resolver: this.options.resolver ?? 'unknown',
+      rcode: answer.rcode,
+      secure: false,
+      bogus: true,
+      whyBogus: answer.whyBogus ?? 'validation failed',
+      ede: answer.ede ?? Ede.DNSSEC_BOGUS,
+      canonical,
+      answer: packet,
+      records: [],
+      authority: [],
+      additional: [],
+      dropped: [],
+      negativeTtl: 0,
       age,
     });
   }
@@ -235,7 +270,7 @@ export class ResultBuilder {
           `answer to ${describeQuery(this.query)} has a CNAME chain longer than ${limit} (or a loop)`,
         );
       }
-      let target;
+      let target: string;
       try {
         target = decodeRecord(message.packet, cname).data as string;
       } catch (error) {

@@ -6,6 +6,7 @@ import { InvalidArgumentError, TimeoutError } from '@dnscore/core';
 import {
   AddressFamilyError,
   BogusAnswerError,
+  InsecureTargetsError,
   NoTargetsError,
   SipsWithoutTlsError,
   UnsupportedTransportError,
@@ -21,6 +22,8 @@ export function statusOfError(error: unknown): number {
   }
   // A DNSSEC-bogus answer: what a validating resolver tells a stub (SERVFAIL), never a fallback.
   if (error instanceof BogusAnswerError) return PjStatus.PJLIB_UTIL_EDNS_SERVFAIL;
+  // The DNSSEC policy 'require' left no target: validation made them impossible, as for bogus.
+  if (error instanceof InsecureTargetsError) return PjStatus.PJLIB_UTIL_EDNS_SERVFAIL;
   // sips: without TLS, transport=sctp, a DTLS type: the consumer asked for a transport we lack.
   if (error instanceof SipsWithoutTlsError || error instanceof UnsupportedTransportError)
     return PjStatus.PJSIP_EUNSUPTRANSPORT;

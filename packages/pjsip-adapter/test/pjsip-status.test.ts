@@ -4,6 +4,7 @@ import { InvalidArgumentError, NetworkError, TimeoutError } from '@dnscore/core'
 import {
   AddressFamilyError,
   BogusAnswerError,
+  InsecureTargetsError,
   InvalidSipUriError,
   NoTargetsError,
   SipsWithoutTlsError,
@@ -26,6 +27,9 @@ describe('statusOfError: nominal', () => {
 
   it('bogus DNSSEC is SERVFAIL; transports and families the client lacks have their own codes', () => {
     expect(statusOfError(new BogusAnswerError('a.example', 'SRV', 'expired'))).toBe(PjStatus.PJLIB_UTIL_EDNS_SERVFAIL);
+    expect(statusOfError(new InsecureTargetsError('policy require', ['NAPTR a.example (insecure)']))).toBe(
+      PjStatus.PJLIB_UTIL_EDNS_SERVFAIL,
+    );
     expect(statusOfError(new SipsWithoutTlsError('no tls'))).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
     expect(statusOfError(new UnsupportedTransportError('sctp', 'sctp'))).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
     expect(statusOfError(new AddressFamilyError('v6 off'))).toBe(PjStatus.PJ_EAFNOTSUP);

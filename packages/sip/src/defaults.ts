@@ -10,6 +10,9 @@ export const DEFAULT_TRANSPORTS: readonly SipTransport[] = Object.freeze(['udp',
 /** AAAA targets before A targets of the same host when IPv6 is on (PJSIP's "slight adjustment"). */
 export const DEFAULT_PREFER_IPV6 = true;
 
+/** No DNSSEC check by default (each target still reports its status): most SIP zones are unsigned. */
+export const DEFAULT_DNSSEC_POLICY = 'off';
+
 /** Most targets a resolution returns: PJSIP_MAX_RESOLVED_ADDRESSES with IPv6. */
 export const DEFAULT_MAX_TARGETS = 32;
 

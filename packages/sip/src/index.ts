@@ -55,7 +55,9 @@ export type {
   SipWarning,
   WarningCode,
   ClientCapabilities,
+  DnssecPolicy,
 } from './resolution.js';
+export { chainStatus, weakestLink, describeLink, type DnssecLink } from './dnssec-links.js';
 export { renderStepThrough } from './step-through.js';
 export { resolutionToJson, type SipResolutionJson, type SipTargetJson } from './json.js';
 export { drawFirstTargets, MAX_DRAWS, type DrawCounts } from './draws.js';

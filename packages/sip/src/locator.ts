@@ -14,9 +14,11 @@ import {
   type Timers,
 } from '@dnscore/core';
 import { CallIdAffinity } from './call-id-affinity.js';
+import { applyDnssecPolicy } from './dnssec-policy.js';
 import { ResolutionContext } from './context.js';
 import {
   DEFAULT_CALL_ID_PERSISTENCE_MS,
+  DEFAULT_DNSSEC_POLICY,
   DEFAULT_MAX_CNAME_HOPS,
   DEFAULT_MAX_NAPTR_RECORDS,
   DEFAULT_MAX_SRV_RECORDS,
@@ -36,7 +38,7 @@ import { Lookups } from './lookups.js';
 import { PenaltyBox } from './penalty-box.js';
 import type { PenaltyStore } from './penalty-store.js';
 import { runProcedure } from './procedure.js';
-import type { ClientCapabilities, SelectionRule, SipResolution, SipTarget } from './resolution.js';
+import type { ClientCapabilities, DnssecPolicy, SelectionRule, SipResolution, SipTarget } from './resolution.js';
 import { TransactionAffinity } from './transaction-affinity.js';
 import { isSipTransport, type SipTransport } from './transport.js';
 import { parseSipUri, uriTarget, type SipUri } from './uri.js';
@@ -50,6 +52,13 @@ export interface SipLocatorOptions {
   readonly ipv6?: boolean;
   /** AAAA targets before A targets of the same host (default true). */
   readonly preferIpv6?: boolean;
+  /**
+   * DNSSEC policy for sip: URIs (default 'off'): 'prefer' warns about targets whose NAPTR, SRV
+   * or A/AAAA answers were not all secure, 'require' drops them. Every target reports its status.
+   */
+  readonly dnssec?: DnssecPolicy;
+  /** DNSSEC policy for sips: URIs (default: the `dnssec` option). */
+  readonly sipsDnssec?: DnssecPolicy;
   /** Most targets per resolution (default 32). */
   readonly maxTargets?: number;
   /** Longest CNAME chain followed from an SRV target or host (default 8). */
@@ -121,6 +130,8 @@ export class SipLocator implements CursorHost {
       ipv4,
       ipv6,
       preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6,
+      dnssec: dnssecPolicy(options.dnssec ?? DEFAULT_DNSSEC_POLICY, 'dnssec'),
+      sipsDnssec: dnssecPolicy(options.sipsDnssec ?? options.dnssec ?? DEFAULT_DNSSEC_POLICY, 'sipsDnssec'),
     });
     this.maxTargets = checkPositiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
     this.maxCnameHops = checkPositiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
@@ -183,7 +194,8 @@ export class SipLocator implements CursorHost {
     let targets: readonly SipTarget[] = [];
     let error: SipError | undefined;
     try {
-      targets = (await runProcedure(ctx, uri, (r) => (rule = r))).targets;
+      const found = (await runProcedure(ctx, uri, (r) => (rule = r))).targets;
+      targets = applyDnssecPolicy(ctx, found, uri.scheme === 'sips' ? this.client.sipsDnssec : this.client.dnssec);
     } catch (caught) {
       if (isAbortError(caught) || !(caught instanceof SipError)) throw caught;
       error = caught;
@@ -226,4 +238,9 @@ export class SipLocator implements CursorHost {
   cursor(input: string | SipUri, options: FailoverCursorOptions = {}): FailoverCursor {
     return new FailoverCursor(this, typeof input === 'string' ? parseSipUri(input) : input, options);
   }
+}
+
+function dnssecPolicy(value: unknown, name: string): DnssecPolicy {
+  if (value === 'off' || value === 'prefer' || value === 'require') return value;
+  throw new InvalidArgumentError(`${name} must be 'off', 'prefer' or 'require', not ${JSON.stringify(value)}`);
 }

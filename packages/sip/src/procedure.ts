@@ -13,6 +13,7 @@ import { defaultTransport, fixedTransport } from './transport-selection.js';
 import { defaultPort, srvName, type SipTransport } from './transport.js';
 import { uriTarget, type SipUri } from './uri.js';
 import { SRV_TRANSPORT_ORDER } from './defaults.js';
+import { chainStatus, linkOf } from './dnssec-links.js';
 
 export interface ProcedureResult {
   readonly rule: SelectionRule;
@@ -60,6 +61,9 @@ export async function runProcedure(
             weight: 0,
             source: 'literal',
             expires: Number.POSITIVE_INFINITY,
+            // No DNS, so nothing validated (and nothing to forge: the policy lets it through).
+            dnssec: 'insecure',
+            links: [],
           },
         ],
       };
@@ -139,6 +143,8 @@ async function discover(
 
   // Rule 4: NAPTR.
   const naptr = ctx.use(naptrAnswer);
+  // The NAPTR answer decides which rule applies, whatever it holds: every target rests on it.
+  ctx.decided(naptr, naptrAnswer.name, 'NAPTR');
   const records = (naptr?.records ?? []) as readonly NaptrRecord[];
   if (records.length === 0) {
     ctx.negative(naptr);
@@ -152,7 +158,10 @@ async function discover(
     const chosen = await followNaptr(ctx, uri, host, records, naptrAnswer.round, srv);
     if (chosen) {
       onRule('naptr');
-      return { rule: 'naptr', targets: relabel(chosen.outcome.targets, 'naptr', ctx, chosen.candidate.record.ttl) };
+      return {
+        rule: 'naptr',
+        targets: relabel(chosen.outcome.targets, 'naptr', ctx, chosen.candidate.record.ttl, [linkOf(naptr!)]),
+      };
     }
   }
 
@@ -348,6 +357,8 @@ async function hostTargets(
     weight: 0,
     source: 'host',
     expires: ctx.expires(a.ttl),
+    dnssec: chainStatus(a.links),
+    links: a.links,
   }));
 }
 
