@@ -44,7 +44,22 @@ export function nsdInstalled(): boolean {
   return existsSync('/usr/sbin/nsd') || existsSync('/usr/bin/nsd');
 }
 
+/**
+ * Starts nsd on a free port. Another process may take the port between the check and nsd's
+ * bind (tests run side by side on a shared machine): nsd then fails to start, and a new port
+ * is tried, three times at most. A port given in `options` is tried once.
+ */
 export async function startNsd(zones: readonly NsdZone[], options: NsdOptions = {}): Promise<NsdServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNsdOnce(zones, options);
+    } catch (error) {
+      if (options.port !== undefined || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startNsdOnce(zones: readonly NsdZone[], options: NsdOptions): Promise<NsdServer> {
   const address = options.address ?? '127.0.0.1';
   const port = options.port ?? (await freePort(address));
   const ipv6 = (options.ipv6 ?? false) && hasIpv6Loopback();
@@ -76,7 +91,13 @@ export async function startNsd(zones: readonly NsdZone[], options: NsdOptions = 
   ].join('\n');
   const confFile = join(dir, 'nsd.conf');
   writeFileSync(confFile, `${conf}\n`);
-  await run(nsdBinary(), ['-c', confFile]);
+  try {
+    await run(nsdBinary(), ['-c', confFile]);
+  } catch (error) {
+    const why = log(dir);
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`nsd did not start on ${address}@${port}: ${why}`, { cause: error });
+  }
 
   const pid = await waitForPid(join(dir, 'nsd.pid'), dir);
   const release = stopOnExit(pid, dir);

@@ -1,5 +1,6 @@
 /** The immutable outcome of one question (Asterisk's ast_dns_result, as a value). */
 import { dnssecStatus, flagsOf, weakestStatus, type DnssecStatus } from './dnssec-status.js';
+import { Ede } from './ede.js';
 import type { DnsQuery } from './query.js';
 import type { DnsRecord, DroppedRecord, RecordBase } from './records/types.js';
 import { Rcode, rcodeName } from './rr-types.js';
@@ -11,7 +12,8 @@ export interface DnsResultInit<R extends RecordBase> {
   readonly secure: boolean;
   readonly bogus: boolean;
   readonly whyBogus: string | undefined;
-  readonly ede: number | undefined;
+  /** RFC 8914 INFO-CODE; a bogus result without one gets 6 (DNSSEC Bogus). */
+  readonly ede?: number | undefined;
   readonly canonical: string;
   readonly answer: Uint8Array;
   readonly records: readonly R[];
@@ -59,13 +61,14 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
     this.secure = init.secure && !init.bogus;
     this.bogus = init.bogus;
     this.whyBogus = init.whyBogus;
-    this.ede = init.ede;
+    this.ede = init.ede ?? (this.bogus ? Ede.DNSSEC_BOGUS : undefined);
     this.canonical = init.canonical;
-    this.records = Object.freeze([...init.records]);
-    this.authority = Object.freeze([...init.authority]);
-    this.additional = Object.freeze([...init.additional]);
+    // A bogus result never carries data to use (RFC 4035 section 4.3), however it was made.
+    this.records = Object.freeze(this.bogus ? [] : [...init.records]);
+    this.authority = Object.freeze(this.bogus ? [] : [...init.authority]);
+    this.additional = Object.freeze(this.bogus ? [] : [...init.additional]);
     this.dropped = Object.freeze([...init.dropped]);
-    this.negativeTtl = init.negativeTtl;
+    this.negativeTtl = this.bogus ? 0 : init.negativeTtl;
     this.age = init.age;
     this.#answer = init.answer;
     this.lowestTtl = init.rcode === Rcode.NXDOMAIN ? 0 : lowestNonZeroTtl(this.records);
@@ -94,7 +97,6 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
       bogus,
       whyBogus: bogus ? (cause.whyBogus ?? 'validation failed') : undefined,
       ede: bogus ? cause.ede : this.ede,
-      ...(bogus ? { records: [], authority: [], additional: [], negativeTtl: 0 } : {}),
     });
   }
 

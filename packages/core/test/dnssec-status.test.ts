@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DnsCore,
+  DnsResult,
   Ede,
   MalformedAnswerError,
   ZoneResolver,
@@ -313,5 +314,14 @@ alias  IN CNAME www.secure.example.
     expect(backend.calls).toHaveLength(1);
     // The name the backend answers alone stays as validated.
     expect((await dns.resolve('www.secure.example', 'A')).dnssec).toBe('secure');
+  });
+});
+
+describe('DnsResult itself', () => {
+  it('made bogus by hand: no data, secure false, EDE 6 when none was given', async () => {
+    const good = await new DnsCore([forger()]).resolve('www.secure.example', 'A');
+    expect(good.records).toHaveLength(1);
+    const forged = new DnsResult({ ...good, answer: good.answer, secure: true, bogus: true, whyBogus: 'by hand' });
+    expect(forged).toMatchObject({ secure: false, bogus: true, dnssec: 'bogus', ede: 6, records: [], negativeTtl: 0 });
   });
 });

@@ -152,7 +152,12 @@ export class SipEndpoint {
       connection = this.open(target, (error) => setImmediate(fail, error));
     } catch (error) {
       setImmediate(fail, error instanceof Error ? error : new Error(String(error)));
-      return { branch: request.headers.via?.[0]?.params.branch ?? '', stop: () => void (done = true) };
+      return {
+        branch: request.headers.via?.[0]?.params.branch ?? '',
+        stop: () => {
+          done = true;
+        },
+      };
     }
     transaction = this.#transactions.createClientTransaction(connection, request, (response) => {
       if (!done) listener({ type: 'response', response });

@@ -365,6 +365,7 @@ export class FailoverCursor {
     const untried = resolution.targets.filter((t) => !this.#tried.has(destinationKey(t)));
     const callId = this.#options.callId;
     const pin = callId !== undefined ? dialogs.lookup(callId) : undefined;
+    // Listed only, whatever the DNSSEC policy: a listed target carries the status of its answers.
     if (pin) {
       const key = destinationKey(pin);
       const listed = untried.find((t) => destinationKey(t) === key);

@@ -193,7 +193,7 @@ function checkChars(part: string, allowed: RegExp, offset: number, what: string,
   }
 }
 
-function unescape(value: string, name: string, fail: Fail): string {
+function percentDecode(value: string, name: string, fail: Fail): string {
   try {
     return decodeURIComponent(value);
   } catch {
@@ -211,18 +211,18 @@ function checkParams(params: ReadonlyMap<string, string | undefined>, fail: Fail
     if (!params.has(name)) continue;
     const raw = params.get(name);
     if (raw === undefined) fail(`the ${name} parameter needs a value`);
-    const value = unescape(raw!, name, fail);
+    const value = percentDecode(raw!, name, fail);
     if (!isSipToken(value)) fail(`the ${name} parameter "${value}" is not a token`);
   }
   const transport = params.get('transport');
-  return transport === undefined ? undefined : unescape(transport, 'transport', fail).toLowerCase();
+  return transport === undefined ? undefined : percentDecode(transport, 'transport', fail).toLowerCase();
 }
 
 function maddrOf(params: ReadonlyMap<string, string | undefined>, fail: Fail): SipHost | undefined {
   if (!params.has('maddr')) return undefined;
   const raw = params.get('maddr');
   if (raw === undefined) return fail('the maddr parameter needs a value');
-  const parsed = parseHost(unescape(raw, 'maddr', fail));
+  const parsed = parseHost(percentDecode(raw, 'maddr', fail));
   if (!parsed.ok) return fail(`maddr: ${parsed.reason}`);
   return parsed.host;
 }

@@ -35,7 +35,7 @@ describe('SIP URIs (property)', () => {
   it('a URI of the grammar parses into its parts, and its formatted form parses to the same', () => {
     fc.assert(
       fc.property(uri, (u) => {
-        let parsed;
+        let parsed: ReturnType<typeof parseSipUri>;
         try {
           parsed = parseSipUri(u.text);
         } catch (error) {
