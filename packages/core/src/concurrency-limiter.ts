@@ -115,7 +115,7 @@ export class ConcurrencyLimiter {
       job.fail(abortError(job.signal));
       return;
     }
-    if (this.#active < this.#limit && this.#queue.size === 0) this.#start(job);
+    if (this.#active < this.#limit && this.#queue.size === 0) this.#startSoon(job);
     else this.#enqueue(job);
   }
 
@@ -141,8 +141,28 @@ export class ConcurrencyLimiter {
     this.#queue.add(waiter);
   }
 
-  #start(job: LimiterJob): void {
+  /**
+   * Takes a slot now and starts the job once the caller's synchronous work is done (a
+   * microtask): in a burst of questions asked in one go, a query's timer starts when the event
+   * loop can read its answer, not before the rest of the burst has been set up.
+   */
+  #startSoon(job: LimiterJob): void {
     const release = this.#take();
+    queueMicrotask(() => {
+      if (job.signal?.aborted) {
+        release();
+        job.fail(abortError(job.signal));
+        return;
+      }
+      this.#begin(job, release);
+    });
+  }
+
+  #start(job: LimiterJob): void {
+    this.#begin(job, this.#take());
+  }
+
+  #begin(job: LimiterJob, release: () => void): void {
     if (job instanceof SlotRequest) {
       job.grant(release);
       return;

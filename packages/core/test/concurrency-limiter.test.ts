@@ -146,3 +146,44 @@ describe('ConcurrencyLimiter.acquire: slots held until released', () => {
     expect(drained).toBe(true);
   });
 });
+
+describe('ConcurrencyLimiter.submit: a job is one record', () => {
+  it('a job for a free slot holds it at once and starts once the caller is done', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const gate = deferred();
+    const ran: string[] = [];
+    const job = (name: string, signal?: AbortSignal) => ({
+      signal,
+      run: () => {
+        ran.push(name);
+        return gate.promise;
+      },
+      fail: (error: Error) => ran.push(`${name} failed: ${error.name}`),
+    });
+    limiter.submit(job('a'));
+    limiter.submit(job('b'));
+    // The slot is taken (b waits), but a's query has not gone out inside this burst.
+    expect([ran, limiter.active, limiter.queued]).toEqual([[], 1, 1]);
+    await Promise.resolve();
+    expect(ran).toEqual(['a']);
+    gate.resolve();
+    await limiter.drained();
+    expect(ran).toEqual(['a', 'b']);
+  });
+
+  it('a job cancelled before its start never runs, fails with AbortError and gives the slot back', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const controller = new AbortController();
+    const outcome: string[] = [];
+    limiter.submit({
+      signal: controller.signal,
+      run: async () => {
+        outcome.push('ran');
+      },
+      fail: (error) => outcome.push(error instanceof AbortError ? 'AbortError' : error.message),
+    });
+    controller.abort();
+    await Promise.resolve();
+    expect([outcome, limiter.active]).toEqual([['AbortError'], 0]);
+  });
+});
