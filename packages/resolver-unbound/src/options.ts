@@ -6,19 +6,22 @@
 import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { formatName, parseName } from '@dnscore/core/plugin';
-import type { UnboundBinding, UnboundContext } from './binding.js';
+import type { UnboundBinding } from './binding.js';
 import {
   DEFAULT_HOSTS_FILE,
   DEFAULT_INFRA_CACHE_MAX_RTT_MS,
   DEFAULT_INFRA_HOST_TTL_S,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_NUM_QUERIES_PER_THREAD,
+  DEFAULT_OUTGOING_RANGE,
   DEFAULT_QNAME_MINIMISATION,
   DEFAULT_RESOLV_CONF,
   DEFAULT_UNBOUND_NAME,
   DEFAULT_UNBOUND_PRIORITY,
 } from './defaults.js';
 import { UnboundOptionError } from './errors.js';
-import { defaultMaxInFlight } from './thread-pool.js';
 import { defaultRootAnchors } from './trust-anchors.js';
+import type { UnboundContext } from './unbound-context.js';
 
 /** A zone asked of its own servers (libunbound's stub-zone). */
 export interface StubZone {
@@ -75,9 +78,9 @@ export interface UnboundOptions {
   readonly options?: Readonly<Record<string, UnboundOptionValue | readonly UnboundOptionValue[]>>;
   /** Reject answers DNSSEC did not validate with InsecureAnswerError (for DANE/TLSA callers). */
   readonly requireSecure?: boolean;
-  /** Queries handed to libunbound at once; the others wait their turn (default: thread pool size - 1). */
+  /** Questions handed to libunbound at once; the others wait their turn (default 1024). */
   readonly maxInFlight?: number;
-  /** The loaded binding; the default loads `unbound` lazily. Tests pass an unavailable one. */
+  /** The loaded addon; the default loads build/unbound.node lazily. Tests pass an unavailable one. */
   readonly binding?: UnboundBinding;
 }
 
@@ -117,6 +120,9 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     'qname-minimisation',
     yesNo(options.qnameMinimisation ?? DEFAULT_QNAME_MINIMISATION, 'qnameMinimisation'),
   );
+  // Sized for bursts (libunbound as a library allows 16 sockets and 30 questions at once).
+  set('outgoing-range (default)', 'outgoing-range', String(DEFAULT_OUTGOING_RANGE));
+  set('num-queries-per-thread (default)', 'num-queries-per-thread', String(DEFAULT_NUM_QUERIES_PER_THREAD));
   if (options.debugLevel !== undefined) {
     if (!Number.isInteger(options.debugLevel) || options.debugLevel < 0 || options.debugLevel > 5) {
       throw new UnboundOptionError('debugLevel', `${String(options.debugLevel)} is not an integer 0..5`);
@@ -155,9 +161,9 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     }
     set(label, 'local-zone', `${zoneName(local.name, `${label}.name`)} ${local.type}`);
   });
-  list(options.localData, 'localData').forEach((data, i) =>
-    set(`localData[${i}]`, 'local-data', text(data, `localData[${i}]`)),
-  );
+  list(options.localData, 'localData').forEach((data, i) => {
+    set(`localData[${i}]`, 'local-data', text(data, `localData[${i}]`));
+  });
   list(options.insecureDomains, 'insecureDomains').forEach((domain, i) => {
     set(`insecureDomains[${i}]`, 'domain-insecure', zoneName(domain, `insecureDomains[${i}]`));
   });
@@ -195,7 +201,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     const name = key.endsWith(':') ? key.slice(0, -1) : key;
     if (!/^[a-z0-9-]+$/i.test(name)) throw new UnboundOptionError(label, 'is not an unbound.conf option name');
     const values = Array.isArray(value) ? (value as readonly UnboundOptionValue[]) : [value as UnboundOptionValue];
-    values.forEach((item) => set(label, name, optionText(item, label)));
+    for (const item of values) set(label, name, optionText(item, label));
   }
 
   return {
@@ -203,7 +209,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     priority: finite(options.priority ?? DEFAULT_UNBOUND_PRIORITY, 'priority'),
     steps,
     requireSecure: options.requireSecure ?? false,
-    maxInFlight: positiveInteger(options.maxInFlight ?? defaultMaxInFlight(), 'maxInFlight'),
+    maxInFlight: positiveInteger(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, 'maxInFlight'),
     anchorSource,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Selection and fallback through the core's registry, with a second, non-validating backend
  * registered after libunbound (the core's ZoneResolver, with different data, priority 200):
- * unavailable binding -> the second answers, said once; libunbound error -> the second
+ * unavailable addon -> the second answers, said once; libunbound error -> the second
  * answers; bogus or an insecure answer under requireSecure -> the second is never asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,8 +40,8 @@ function setup(options: UnboundOptions): { dns: DnsCore; second: CountingPlugin;
 }
 
 describe('fallback', () => {
-  it('binding unavailable: the second backend answers, and the registry says why once', async () => {
-    const binding = loadUnboundBinding('/nonexistent/dir/x.js');
+  it('addon unavailable: the second backend answers, and the registry says why once', async () => {
+    const binding = loadUnboundBinding('/nonexistent/dir');
     const { dns, second, warnings } = setup(rig.options({ binding }));
     const first = await dns.resolve('sip1.biloxi.test', 'A');
     const again = await dns.resolve('sip1.bogus.test', 'A');
@@ -54,7 +54,7 @@ describe('fallback', () => {
     expect(second.asked.length).toBe(2);
     expect(warnings).toEqual([
       expect.stringMatching(
-        /^dnscore: resolving with "second" \(unbound unavailable: the optional package "unbound" is not installed/,
+        /^dnscore: resolving with "second" \(unbound unavailable: the libunbound addon was not built/,
       ),
     ]);
     await dns.close();
