@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dnscore's tests use, only those that are missing:
-# libunbound-dev (to build the `unbound` binding), dns-root-data (the root trust anchors
-# in /usr/share/dns/root.ds, which libunbound only recommends), nsd (authoritative server on loopback),
+# gcc, libc6-dev and libunbound-dev (to build @dnscore/resolver-unbound's libunbound addon),
+# dns-root-data (the root trust anchors in /usr/share/dns/root.ds, which libunbound only
+# recommends), nsd (authoritative server on loopback),
 # ldnsutils (signs test zones), bind9-dnsutils (dig), sip-tester (sipp, the SIP peer),
 # openssl (test certificates for TLS targets).
 set -euo pipefail
 
-packages=(libunbound-dev dns-root-data nsd ldnsutils bind9-dnsutils sip-tester openssl)
+packages=(gcc libc6-dev libunbound-dev dns-root-data nsd ldnsutils bind9-dnsutils sip-tester openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
