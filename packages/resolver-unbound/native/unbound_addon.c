@@ -310,11 +310,8 @@ static napi_value result_object(napi_env env, struct ub_result* r) {
   return object;
 }
 
-/* On the JS thread, when the watcher saw ub_fd readable: drain, let the watcher poll again, deliver. */
-static void call_js(napi_env env, napi_value on_result_fn, void* context, void* data) {
-  (void)data;
-  Context* c = context;
-  if (!env || c->closed) return;
+/* One ub_process: every ready result, delivered to JS in order. Returns ub_process's status. */
+static int drain(napi_env env, napi_value on_result_fn, Context* c) {
   c->batch_len = 0;
   processing = c;
   int status = ub_process(c->ub);
@@ -326,15 +323,9 @@ static void call_js(napi_env env, napi_value on_result_fn, void* context, void* 
   c->batch = NULL;
   c->batch_cap = 0;
   c->batch_len = 0;
-  pthread_mutex_lock(&c->lock);
-  c->signalled = 0;
-  if (status != UB_NOERROR) c->stopping = 1; /* the pipe to libunbound's thread broke */
-  pthread_cond_signal(&c->cond);
-  pthread_mutex_unlock(&c->lock);
 
   c->in_flight -= (int)count;
-  if (c->in_flight < 0) c->in_flight = 0;
-  if (status != UB_NOERROR) c->in_flight = 0;
+  if (c->in_flight < 0 || status != UB_NOERROR) c->in_flight = 0;
   set_loop_ref(c);
 
   napi_value undefined;
@@ -359,9 +350,35 @@ static void call_js(napi_env env, napi_value on_result_fn, void* context, void* 
   } else {
     free(batch);
   }
-  if (status != UB_NOERROR && !c->closed) {
+  return status;
+}
+
+/* Rounds of ub_process per wakeup at most: results that arrive while others are delivered. */
+#define MAX_DRAINS 16
+
+/*
+ * On the JS thread, when the watcher saw ub_fd readable. The watcher waits meanwhile, so the
+ * results that libunbound writes while a batch is delivered are taken here (ub_poll), without
+ * another round through the watcher; then the watcher polls again.
+ */
+static void call_js(napi_env env, napi_value on_result_fn, void* context, void* data) {
+  (void)data;
+  Context* c = context;
+  if (!env || c->closed) return;
+  int status = drain(env, on_result_fn, c);
+  for (int round = 1; status == UB_NOERROR && !c->closed && round < MAX_DRAINS && ub_poll(c->ub); round++) {
+    status = drain(env, on_result_fn, c);
+  }
+  if (c->closed) return; /* close() stopped the watcher */
+  pthread_mutex_lock(&c->lock);
+  c->signalled = 0;
+  if (status != UB_NOERROR) c->stopping = 1; /* the pipe to libunbound's thread broke */
+  pthread_cond_signal(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+  if (status != UB_NOERROR) {
+    napi_value undefined, ignored;
+    napi_get_undefined(env, &undefined);
     napi_value args[3] = {int32(env, 0), int32(env, status), undefined};
-    napi_value ignored;
     napi_call_function(env, undefined, on_result_fn, 3, args, &ignored);
   }
 }
