@@ -46,6 +46,8 @@ typedef struct {
   struct ub_ctx* ub;
   napi_env env;
   napi_threadsafe_function tsfn;
+  /* onResult: weak while idle (the JS side may drop the context), strong while questions wait. */
+  napi_ref on_result;
   int tsfn_released;
   int hooked;
   /* Setup failed: libunbound 1.17's ub_ctx_delete may crash on such a context; never delete it. */
@@ -68,6 +70,9 @@ typedef struct {
   size_t batch_len;
   size_t batch_cap;
 } Context;
+
+/* libunbound contexts not yet deleted, in every thread of the process (for tests and leaks). */
+static int open_contexts;
 
 /* ub_process runs callbacks synchronously on the JS thread; they append to this context's batch. */
 static __thread Context* processing;
@@ -112,11 +117,18 @@ static char* string_arg(napi_env env, napi_value value) {
   return text;
 }
 
+/* Questions in flight keep the event loop alive and the JS callback (with its context) reachable. */
 static void set_loop_ref(Context* c) {
   int want = c->in_flight > 0 && !c->closed;
-  if (want == c->referenced || c->tsfn_released) return;
-  if (want) napi_ref_threadsafe_function(c->env, c->tsfn);
-  else napi_unref_threadsafe_function(c->env, c->tsfn);
+  if (want == c->referenced) return;
+  uint32_t count;
+  if (want) {
+    if (!c->tsfn_released) napi_ref_threadsafe_function(c->env, c->tsfn);
+    if (c->on_result) napi_reference_ref(c->env, c->on_result, &count);
+  } else {
+    if (!c->tsfn_released) napi_unref_threadsafe_function(c->env, c->tsfn);
+    if (c->on_result) napi_reference_unref(c->env, c->on_result, &count);
+  }
   c->referenced = want;
 }
 
@@ -158,6 +170,7 @@ static void* watch(void* arg) {
 static void shutdown_context(Context* c) {
   if (c->closed) return;
   c->closed = 1;
+  __atomic_sub_fetch(&open_contexts, 1, __ATOMIC_RELAXED);
   if (c->watching) {
     pthread_mutex_lock(&c->lock);
     c->stopping = 1;
@@ -196,8 +209,16 @@ static void unhook(Context* c) {
   napi_remove_env_cleanup_hook(c->env, on_env_cleanup, c);
 }
 
+static void drop_callback(Context* c) {
+  if (!c->on_result) return;
+  napi_delete_reference(c->env, c->on_result);
+  c->on_result = NULL;
+}
+
 static void close_context(Context* c) {
   shutdown_context(c);
+  set_loop_ref(c);
+  drop_callback(c);
   unhook(c);
   if (!c->tsfn_released) {
     c->tsfn_released = 1;
@@ -211,6 +232,7 @@ static void on_tsfn_finalize(napi_env env, void* data, void* hint) {
   Context* c = data;
   c->tsfn_released = 1;
   shutdown_context(c);
+  drop_callback(c);
   unhook(c);
   release_owner(c);
 }
@@ -333,7 +355,7 @@ static int drain(napi_env env, napi_value on_result_fn, Context* c) {
   for (size_t i = 0; i < count; i++) {
     Done* done = &batch[i];
     /* A close() from an earlier callback drops the rest: their queries were settled by it. */
-    if (!c->closed) {
+    if (!c->closed && on_result_fn) {
       napi_value args[3];
       args[0] = int32(env, done->token);
       args[1] = int32(env, done->err);
@@ -361,10 +383,14 @@ static int drain(napi_env env, napi_value on_result_fn, Context* c) {
  * results that libunbound writes while a batch is delivered are taken here (ub_poll), without
  * another round through the watcher; then the watcher polls again.
  */
-static void call_js(napi_env env, napi_value on_result_fn, void* context, void* data) {
+static void call_js(napi_env env, napi_value unused, void* context, void* data) {
   (void)data;
+  (void)unused;
   Context* c = context;
   if (!env || c->closed) return;
+  /* Taken before the drain, which may make the reference weak again. */
+  napi_value on_result_fn = NULL;
+  if (c->on_result) napi_get_reference_value(env, c->on_result, &on_result_fn);
   int status = drain(env, on_result_fn, c);
   for (int round = 1; status == UB_NOERROR && !c->closed && round < MAX_DRAINS && ub_poll(c->ub); round++) {
     status = drain(env, on_result_fn, c);
@@ -375,7 +401,7 @@ static void call_js(napi_env env, napi_value on_result_fn, void* context, void* 
   if (status != UB_NOERROR) c->stopping = 1; /* the pipe to libunbound's thread broke */
   pthread_cond_signal(&c->cond);
   pthread_mutex_unlock(&c->lock);
-  if (status != UB_NOERROR) {
+  if (status != UB_NOERROR && on_result_fn) {
     napi_value undefined, ignored;
     napi_get_undefined(env, &undefined);
     napi_value args[3] = {int32(env, 0), int32(env, status), undefined};
@@ -422,8 +448,10 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
   pthread_cond_init(&c->cond, NULL);
   napi_value name;
   napi_create_string_utf8(env, "libunbound results", NAPI_AUTO_LENGTH, &name);
-  if (napi_create_threadsafe_function(env, argv[0], NULL, name, 0, 1, c, on_tsfn_finalize, c, call_js, &c->tsfn) !=
-      napi_ok) {
+  if (napi_create_reference(env, argv[0], 0, &c->on_result) != napi_ok ||
+      napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, c, on_tsfn_finalize, c, call_js, &c->tsfn) !=
+        napi_ok) {
+    if (c->on_result) napi_delete_reference(env, c->on_result);
     ub_ctx_delete(c->ub);
     close(c->wake[0]);
     close(c->wake[1]);
@@ -439,6 +467,7 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
   }
   napi_add_env_cleanup_hook(env, on_env_cleanup, c);
   c->hooked = 1;
+  __atomic_add_fetch(&open_contexts, 1, __ATOMIC_RELAXED);
   return self;
 }
 
@@ -625,6 +654,11 @@ static napi_value version(napi_env env, napi_callback_info info) {
   return string_or_null(env, ub_version());
 }
 
+static napi_value open_contexts_fn(napi_env env, napi_callback_info info) {
+  (void)info;
+  return int32(env, __atomic_load_n(&open_contexts, __ATOMIC_RELAXED));
+}
+
 static napi_value strerror_fn(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -662,6 +696,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     {"Context", NULL, NULL, NULL, NULL, klass, napi_enumerable, NULL},
     METHOD("version", version),
     METHOD("strerror", strerror_fn),
+    METHOD("openContexts", open_contexts_fn),
   };
   CHECK(napi_define_properties(env, exports, sizeof exports_ / sizeof exports_[0], exports_));
   return exports;

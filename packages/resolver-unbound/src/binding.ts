@@ -57,9 +57,18 @@ export interface NativeContext {
 
 /** What build/unbound.node exports. */
 export interface UnboundAddon {
-  readonly Context: new (onResult: NativeResultCallback) => NativeContext;
+  /**
+   * A new context. The caller keeps `onResult` reachable as long as the context: the addon
+   * holds it strongly only while questions are in flight, so an idle context dropped by JS is
+   * garbage-collected (and its libunbound context deleted).
+   */
+  readonly Context: new (
+    onResult: NativeResultCallback,
+  ) => NativeContext;
   version(): string;
   strerror(code: number): string;
+  /** libunbound contexts of the process not deleted yet (closed or collected ones are not counted). */
+  openContexts(): number;
 }
 
 /** The outcome of loading the addon: the addon, or why there is none. */

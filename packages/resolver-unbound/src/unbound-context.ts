@@ -33,13 +33,16 @@ const MAX_TOKEN = 0x7fffffff;
 export class UnboundContext {
   readonly #addon: UnboundAddon;
   readonly #native: NativeContext;
+  /** Held here: the addon holds it weakly while no question waits, so a dropped context is collected. */
+  readonly #onResult = (token: number, err: number, result: UnboundResultRaw | undefined): void =>
+    this.#settle(token, err, result);
   readonly #pending = new Map<number, Pending>();
   #token = 0;
   #retiring = false;
 
   constructor(addon: UnboundAddon) {
     this.#addon = addon;
-    this.#native = new addon.Context((token, err, result) => this.#settle(token, err, result));
+    this.#native = new addon.Context(this.#onResult);
   }
 
   setOption(option: string, value: string): this {

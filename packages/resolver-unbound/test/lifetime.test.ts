@@ -52,7 +52,12 @@ describe('process lifetime', () => {
     expect(await run('exit')).toEqual({ code: 0, signal: null, stdout: 'exiting\n', stderr: '' });
   });
 
-  it('contexts dropped, closed or not, are collected by the GC without a crash', async () => {
-    expect(await run('gc', ['--expose-gc'])).toEqual({ code: 0, signal: null, stdout: 'settled 10\n', stderr: '' });
+  it('contexts dropped, closed or not, are collected by the GC and deleted (only the kept one stays open)', async () => {
+    expect(await run('gc', ['--expose-gc'])).toEqual({
+      code: 0,
+      signal: null,
+      stdout: 'settled 10, open 1\n',
+      stderr: '',
+    });
   });
 });

@@ -111,7 +111,10 @@ describe('UnboundContext', () => {
   it('cancel racing the answer: each question settles once, and a cancelled one never calls back', async () => {
     // The native context directly, to see every callback libunbound makes.
     const calls: number[] = [];
-    const native = new addon.Context((token) => calls.push(token));
+    const onResult = (token: number): void => {
+      calls.push(token);
+    };
+    const native = new addon.Context(onResult);
     closing.push(native);
     for (const step of planContext(LOCAL).steps) step.apply(native as never);
     native.removeZone('dnscore-finalize-probe.invalid.');
@@ -140,6 +143,7 @@ describe('UnboundContext', () => {
     expect(new Set(calls).size).toBe(calls.length); // once each
     expect(calls.sort((a, b) => a - b)).toEqual([...answered].sort((a, b) => a - b));
     expect(cancelled.size + answered.size).toBe(200);
+    expect(typeof onResult).toBe('function'); // kept reachable until here, as the addon asks
   });
 
   it('cancel racing the answer, through promises: resolved with the answer or rejected with AbortError', async () => {
