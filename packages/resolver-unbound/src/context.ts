@@ -23,8 +23,16 @@ export function quarantinedContexts(): number {
   return quarantined.length;
 }
 
-/** A finalized context with every step applied; throws UnboundOptionError naming the step that failed. */
-export function createContext(addon: UnboundAddon, steps: readonly ContextStep[]): UnboundContext {
+/**
+ * A finalized context with every step applied; throws UnboundOptionError naming the step that
+ * failed. The DNSKEY of each zone in `prime` (the trust anchors') is asked with the first
+ * question (see UnboundContext.primeWith).
+ */
+export function createContext(
+  addon: UnboundAddon,
+  steps: readonly ContextStep[],
+  prime: readonly string[] = [],
+): UnboundContext {
   const context = new UnboundContext(addon);
   for (const step of steps) {
     try {
@@ -40,6 +48,7 @@ export function createContext(addon: UnboundAddon, steps: readonly ContextStep[]
     quarantined.push(context);
     throw diagnose(addon, steps, error);
   }
+  context.primeWith(prime);
   return context;
 }
 

@@ -98,6 +98,11 @@ export interface ContextPlan {
   readonly maxInFlight: number;
   /** Where the trust anchors come from, for messages: "options", a root.ds path or "built-in". */
   readonly anchorSource: string;
+  /**
+   * The trust anchors' zones ("." for the root ones, "biloxi.example."): their DNSKEY is asked
+   * as soon as a context is made, so that validated questions find it cached or in flight.
+   */
+  readonly anchorZones: readonly string[];
 }
 
 /** Checks `options` and lists the steps that configure a context with them, in libunbound's order. */
@@ -211,7 +216,27 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     requireSecure: options.requireSecure ?? false,
     maxInFlight: positiveInteger(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, 'maxInFlight'),
     anchorSource,
+    anchorZones: anchorZones(options),
   };
+}
+
+/** Owner names of the anchors given as text or defaulted (anchor files are read by libunbound only). */
+function anchorZones(options: UnboundOptions): string[] {
+  const anchors =
+    options.trustAnchors === undefined && options.trustAnchorFiles === undefined
+      ? defaultRootAnchors().anchors
+      : (options.trustAnchors ?? []);
+  const zones = new Set<string>();
+  for (const anchor of anchors) {
+    const owner = anchor.trim().split(/\s+/)[0]!;
+    try {
+      const labels = parseName(owner);
+      zones.add(labels.length === 0 ? '.' : `${formatName(labels).toLowerCase()}.`);
+    } catch {
+      // libunbound names a bad anchor when the context is finalized
+    }
+  }
+  return [...zones];
 }
 
 /**

@@ -45,7 +45,7 @@ export class UnboundResolver implements ResolverPlugin {
     this.#binding = options.binding ?? loadUnboundBinding();
     this.#limiter = new InFlightLimiter(this.#plan.maxInFlight);
     if (this.#binding.available) {
-      this.#context = createContext(this.#binding.addon, this.#plan.steps);
+      this.#context = createContext(this.#binding.addon, this.#plan.steps, this.#plan.anchorZones);
       this.#generation = 1;
     }
   }
@@ -98,7 +98,7 @@ export class UnboundResolver implements ResolverPlugin {
     }
     if (this.#binding.available) {
       const old = this.#context;
-      this.#context = createContext(this.#binding.addon, plan.steps);
+      this.#context = createContext(this.#binding.addon, plan.steps, plan.anchorZones);
       this.#generation++;
       if (old) this.#retire(old);
     }

@@ -132,6 +132,21 @@ describe('planContext, nominal', () => {
     expect(planContext({ trustAnchorFiles: [] }).anchorSource).toBe('options');
   });
 
+  it('anchorZones: the zones whose DNSKEY is primed, from the anchors given or the root', () => {
+    expect(planContext().anchorZones).toEqual(['.']);
+    expect(
+      planContext({
+        trustAnchors: [
+          'Biloxi.Example. IN DS 1 13 2 AB',
+          'biloxi.example 3600 IN DNSKEY 257 3 13 AA==',
+          'lab.test. DS 2 13 2 CD',
+        ],
+      }).anchorZones,
+    ).toEqual(['biloxi.example.', 'lab.test.']);
+    expect(planContext({ trustAnchors: [] }).anchorZones).toEqual([]);
+    expect(planContext({ trustAnchorFiles: ['/dev/null'] }).anchorZones).toEqual([]);
+  });
+
   it('name, priority, requireSecure and maxInFlight are the plugin own', () => {
     expect(planContext({ name: 'dnssec', priority: 10, requireSecure: true, maxInFlight: 7 })).toMatchObject({
       name: 'dnssec',
