@@ -46,7 +46,8 @@ function build(out: string, env: NodeJS.ProcessEnv): string {
   });
 }
 
-describe('loading the addon', () => {
+// Each build is a compiler run: slow on a busy machine.
+describe('loading the addon', { timeout: 60_000 }, () => {
   it('loads here, with the libunbound version', () => {
     const binding = loadUnboundBinding();
     expect(binding.available).toBe(true);
