@@ -25,8 +25,8 @@ export function quarantinedContexts(): number {
 
 /**
  * A finalized context with every step applied; throws UnboundOptionError naming the step that
- * failed. The DNSKEY of each zone in `prime` (the trust anchors') is asked with the first
- * question (see UnboundContext.primeWith).
+ * failed. The DNSKEY of each zone in `prime` (the trust anchors') is asked at once (see
+ * UnboundContext.prime).
  */
 export function createContext(
   addon: UnboundAddon,
@@ -48,7 +48,7 @@ export function createContext(
     quarantined.push(context);
     throw diagnose(addon, steps, error);
   }
-  context.primeWith(prime);
+  context.prime(prime);
   return context;
 }
 

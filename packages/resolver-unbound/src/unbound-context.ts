@@ -42,7 +42,6 @@ export class UnboundContext {
   readonly #pending = new Map<number, Pending>();
   #token = 0;
   #retiring = false;
-  #prime: readonly string[] = [];
 
   constructor(addon: UnboundAddon) {
     this.#addon = addon;
@@ -83,13 +82,13 @@ export class UnboundContext {
   }
 
   /**
-   * Zones whose DNSKEY to ask together with the first question (the trust anchors'): validated
-   * questions then find it in flight (libunbound's mesh merges them) instead of each asking it
-   * after its own answer came, which costs a cold validated question one round trip. Nothing is
-   * sent before a first question.
+   * Asks the DNSKEY of each zone (the trust anchors') now, so that validated questions find
+   * the key validated and cached when their answers come, instead of each one's validator
+   * asking for it then: a cold validated question saves a round trip. The answers only fill
+   * libunbound's key cache; a failure shows in the questions that need the key.
    */
-  primeWith(zones: readonly string[]): void {
-    this.#prime = zones;
+  prime(zones: readonly string[]): void {
+    for (const zone of zones) this.resolve(zone, TYPE_DNSKEY, CLASS_IN).catch(() => {});
   }
 
   /** Questions handed to libunbound and not settled yet. */
@@ -109,12 +108,6 @@ export class UnboundContext {
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (this.#native.closed || this.#retiring)
       return Promise.reject(new StateError('the libunbound context is closed'));
-    if (this.#prime.length > 0) {
-      const zones = this.#prime;
-      this.#prime = [];
-      // The answer only fills libunbound's key cache; a failure shows in the questions needing it.
-      for (const zone of zones) this.resolve(zone, TYPE_DNSKEY, CLASS_IN).catch(() => {});
-    }
     const token = this.#nextToken();
     let asyncId: number;
     try {
