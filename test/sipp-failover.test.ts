@@ -10,7 +10,7 @@ import sip from 'sip';
 import { DnsCore, ZoneResolver, seededRandom, type ResolverPlugin } from '@dnscore/core';
 import { SystemResolver } from '@dnscore/resolver-system';
 import { SipLocator, drawFirstTargets } from '@dnscore/sip';
-import { SipBridge, type SipBridgeOptions, type SipRequest, type SendReport } from '@dnscore/ext-resolver';
+import { SipBridge, type SipBridgeOptions, type SipRequest, type SendReport } from '@dnscore/sip-bridge';
 import type { TestCertificate } from './support/certs.js';
 import { startFailoverPeers, type FailoverPeers } from './support/failover-peers.js';
 import { failoverHosts, failoverZone, freePortOnAll } from './support/failover-zone.js';
@@ -120,7 +120,7 @@ describe('the bridge fails over between sipp servers', () => {
     try {
       const report = await bridge.send(options(`sip:svc@refuse.${ORIGIN};transport=tcp`));
       expect(tries(report)).toEqual([`tcp ${hosts.dead} transport-error -`, `tcp ${hosts.live} response 200`]);
-      expect(report.attempts[0]!.error).toMatchObject({ code: 'EXT_ERR_TRANSPORT' });
+      expect(report.attempts[0]!.error).toMatchObject({ code: 'BRIDGE_ERR_TRANSPORT' });
       expect(locator.penaltyBox.get({ transport: 'tcp', address: hosts.dead, port })?.reason).toBe('transport error');
       // The next request goes straight to the live server: the refusing one is in the penalty box.
       expect(tries(await bridge.send(options(`sip:svc@refuse.${ORIGIN};transport=tcp`)))).toEqual([

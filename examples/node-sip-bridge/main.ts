@@ -10,7 +10,7 @@ import { createSocket } from 'node:dgram';
 import { fileURLToPath } from 'node:url';
 import { DnsCore, ZoneResolver } from '@dnscore/core';
 import { SipLocator } from '@dnscore/sip';
-import { SipBridge, SipEndpoint, loadSipStack, type SipRequest, type SipStack } from '@dnscore/ext-resolver';
+import { SipBridge, SipEndpoint, loadSipStack, type SipRequest, type SipStack } from '@dnscore/sip-bridge';
 
 /** A stand-in SIP server that answers every request with `status`. */
 async function server(

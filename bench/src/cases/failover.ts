@@ -191,7 +191,8 @@ export async function failoverCase(ctx: BenchContext): Promise<Section> {
         `the first misbehaving, the second (${LIVE}) answering 200; both systems were checked to try them in that order. ` +
         `Time is from the send to the final response the application gets, DNS (nsd on loopback, no delay) included; ` +
         `every run checks who got the request and what came back. The npm \`sip\` stack runs as it is (its resolve(), its ` +
-        `sequential search, Timer B/F of 32 s). The bridge is @dnscore/ext-resolver's \`SipBridge\` driving the same stack: ` +
+        `sequential search, Timer B/F of 32 s). ` +
+        `The bridge is @dnscore/sip-bridge's \`SipBridge\` driving the same stack: ` +
         `@dnscore/sip targets, its failover cursor (default per-target timer 6 s) and penalty box; each run uses a new bridge ` +
         `(empty cache, empty penalty box), then sends a second request while the dead server is in the penalty box. ` +
         `Peers are the repository's node SIP peer (test/support/sip-peer.ts) on 127.0.9.x; "refusing TCP" is an address ` +

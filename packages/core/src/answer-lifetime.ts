@@ -5,7 +5,7 @@ import type { DnsQuery } from './query.js';
 import { decodeRecord } from './records/decode.js';
 import { negativeTtl } from './records/soa.js';
 import type { SoaData } from './records/types.js';
-import type { PluginAnswer } from './result-builder.js';
+import type { PluginAnswer } from './resolver-plugin.js';
 import { RRType, Rcode } from './rr-types.js';
 import { parseMessage, type WireMessage } from './wire/message.js';
 

@@ -25,6 +25,9 @@ export {
   type UnboundResultRaw,
 } from './binding.js';
 export { UnboundContext, LibunboundError } from './unbound-context.js';
+export { edeOfWhyBogus } from './bogus-reason.js';
+export { probeDnssecSupport, type DnssecSupport, type DnssecCapability } from './dnssec-support.js';
+export { PROBED_ALGORITHMS, PROBED_DIGESTS } from './probe-keys.js';
 export { defaultRootAnchors, rootDsKeyTag, type RootAnchors } from './trust-anchors.js';
 export * from './defaults.js';
 export * from './errors.js';

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { formatName, parseName } from '@dnscore/core/plugin';
 import type { UnboundBinding } from './binding.js';
 import {
+  DEFAULT_HARDEN_ALGO_DOWNGRADE,
   DEFAULT_HOSTS_FILE,
   DEFAULT_INFRA_CACHE_MAX_RTT_MS,
   DEFAULT_INFRA_HOST_TTL_S,
@@ -76,6 +77,12 @@ export interface UnboundOptions {
   readonly infraHostTtl?: number;
   /** Any libunbound option by its unbound.conf name; an array sets a list option once per item. Applied last. */
   readonly options?: Readonly<Record<string, UnboundOptionValue | readonly UnboundOptionValue[]>>;
+  /**
+   * Use only the strongest DS digest type and require every DS algorithm's signatures
+   * (libunbound's harden-algo-downgrade; default true, RFC 4509 section 3). False accepts a
+   * SHA-1 DS where a SHA-256 one fails, and zones mid-way through a broken algorithm rollover.
+   */
+  readonly hardenAlgoDowngrade?: boolean;
   /** Reject answers DNSSEC did not validate with InsecureAnswerError (for DANE/TLSA callers). */
   readonly requireSecure?: boolean;
   /** Questions handed to libunbound at once; the others wait their turn (default 1024). */
@@ -124,6 +131,11 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     'qnameMinimisation',
     'qname-minimisation',
     yesNo(options.qnameMinimisation ?? DEFAULT_QNAME_MINIMISATION, 'qnameMinimisation'),
+  );
+  set(
+    'hardenAlgoDowngrade',
+    'harden-algo-downgrade',
+    yesNo(options.hardenAlgoDowngrade ?? DEFAULT_HARDEN_ALGO_DOWNGRADE, 'hardenAlgoDowngrade'),
   );
   // Sized for bursts (libunbound as a library allows 16 sockets and 30 questions at once).
   set('outgoing-range (default)', 'outgoing-range', String(DEFAULT_OUTGOING_RANGE));

@@ -62,6 +62,7 @@ describe('planContext, nominal', () => {
       'setOption infra-cache-max-rtt | 1000',
       'setOption infra-host-ttl | 60',
       'setOption qname-minimisation | yes',
+      'setOption harden-algo-downgrade | yes',
       'setOption outgoing-range | 1024',
       'setOption num-queries-per-thread | 1024',
       'setHosts /etc/hosts',
@@ -85,6 +86,7 @@ describe('planContext, nominal', () => {
         trustAnchorFiles: ['/dev/null'],
         debugLevel: 2,
         qnameMinimisation: false,
+        hardenAlgoDowngrade: false,
         infraCacheMaxRtt: 250,
         infraHostTtl: 5,
         options: {
@@ -98,6 +100,7 @@ describe('planContext, nominal', () => {
       'setOption infra-cache-max-rtt | 250',
       'setOption infra-host-ttl | 5',
       'setOption qname-minimisation | no',
+      'setOption harden-algo-downgrade | no',
       'setOption outgoing-range | 1024',
       'setOption num-queries-per-thread | 1024',
       'setOption verbosity | 2',
@@ -126,6 +129,7 @@ describe('planContext, nominal', () => {
       'setOption infra-cache-max-rtt | 1000',
       'setOption infra-host-ttl | 60',
       'setOption qname-minimisation | yes',
+      'setOption harden-algo-downgrade | yes',
       'setOption outgoing-range | 1024',
       'setOption num-queries-per-thread | 1024',
     ]);

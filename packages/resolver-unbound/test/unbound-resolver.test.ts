@@ -247,6 +247,15 @@ describe('the plugin contract', () => {
     expect(error).toMatchObject({ code: 'DNS_ERR_UNBOUND_UNAVAILABLE', definite: false });
   });
 
+  it('without the addon, validation asked for (own anchors, requireSecure) fails closed; no anchors ([]) does not', () => {
+    const binding = loadUnboundBinding('/nonexistent/dir');
+    const anchored = feathers({ binding, trustAnchors: ['feathers. IN DS 1 13 2 00'] });
+    expect(anchored.available()).toMatchObject({ available: false, failClosed: true });
+    expect(feathers({ binding, trustAnchorFiles: ['/dev/null'] }).available()).toMatchObject({ failClosed: true });
+    expect(feathers({ binding, requireSecure: true }).available()).toMatchObject({ failClosed: true });
+    expect(feathers({ binding, trustAnchors: [] }).available()).not.toHaveProperty('failClosed');
+  });
+
   it('without the addon, options are still checked', () => {
     const binding = loadUnboundBinding('/nonexistent/dir');
     expect(() => new UnboundResolver({ binding, maxInFlight: 0 })).toThrow(/maxInFlight: 0 is not a positive integer/);

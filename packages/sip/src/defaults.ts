@@ -7,13 +7,11 @@ import type { SipTransport } from './transport.js';
 /** Transports a client supports unless told otherwise (`dnscore sip --transports`). */
 export const DEFAULT_TRANSPORTS: readonly SipTransport[] = Object.freeze(['udp', 'tcp', 'tls']);
 
-/** RFC 3261 section 19.1.2: 5060 for sip over UDP and TCP. */
-export const DEFAULT_SIP_PORT = 5060;
-/** RFC 3261 section 19.1.2: 5061 for TLS (sips, or transport=tls). */
-export const DEFAULT_SIPS_PORT = 5061;
-
 /** AAAA targets before A targets of the same host when IPv6 is on (PJSIP's "slight adjustment"). */
 export const DEFAULT_PREFER_IPV6 = true;
+
+/** No DNSSEC check by default (each target still reports its status): most SIP zones are unsigned. */
+export const DEFAULT_DNSSEC_POLICY = 'off';
 
 /** Most targets a resolution returns: PJSIP_MAX_RESOLVED_ADDRESSES with IPv6. */
 export const DEFAULT_MAX_TARGETS = 32;

@@ -66,6 +66,21 @@ export class BogusAnswerError extends SipError {
   }
 }
 
+/**
+ * The DNSSEC policy 'require' dropped every target: each rests on an answer DNSSEC did not
+ * validate secure. `links` names the first such answer of each dropped target.
+ */
+export class InsecureTargetsError extends SipError {
+  override name = 'InsecureTargetsError';
+  override readonly code = 'SIP_ERR_INSECURE';
+  constructor(
+    message: string,
+    readonly links: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
 /** Resolution found no target; the message says why and `dnsErrors` holds the failed queries. */
 export class NoTargetsError extends SipError {
   override name = 'NoTargetsError';

@@ -297,8 +297,12 @@ export class FailoverCursor {
     const untried = resolution.targets.filter((t) => !this.#tried.has(destinationKey(t)));
     const callId = this.#options.callId;
     const pin = callId !== undefined ? dialogs.lookup(callId) : undefined;
+    const { client } = this.#host;
+    // Under DNSSEC policy "require" only a listed (validated) destination may be pinned.
+    const requireSecure = (resolution.uri.scheme === 'sips' ? client.sipsDnssec : client.dnssec) === 'require';
     if (
       pin &&
+      (!requireSecure || untried.some((t) => destinationKey(t) === destinationKey(pin))) &&
       !this.#tried.has(destinationKey(pin)) &&
       !penaltyBox.isPenalized(pin) &&
       this.#host.client.transports.has(pin.transport)
@@ -315,6 +319,9 @@ export class FailoverCursor {
         weight: 0,
         source: 'affinity',
         expires: Number.POSITIVE_INFINITY,
+        // Pinned by a Call-ID, not found through DNS now: nothing validated.
+        dnssec: 'insecure',
+        links: [],
       };
       return { target, penalized: false, pinned: true };
     }

@@ -1,21 +1,24 @@
 /**
- * SipLocator: RFC 3263 server location over any DnsResolver (a DnsCore with any backend).
+ * SipLocator: RFC 3263 server location over any DnsApi (a DnsCore with any backend).
  * One locator holds what its cursors share: the penalty box, transaction affinity and Call-ID
  * affinity. Options are checked once, here.
  */
 import {
   InvalidArgumentError,
+  checkPositiveInteger,
   isAbortError,
   systemClock,
   systemTimers,
   type Clock,
-  type DnsResolver,
+  type DnsApi,
   type Timers,
 } from '@dnscore/core';
 import { CallIdAffinity } from './call-id-affinity.js';
+import { applyDnssecPolicy } from './dnssec-policy.js';
 import { ResolutionContext } from './context.js';
 import {
   DEFAULT_CALL_ID_PERSISTENCE_MS,
+  DEFAULT_DNSSEC_POLICY,
   DEFAULT_MAX_CNAME_HOPS,
   DEFAULT_MAX_NAPTR_RECORDS,
   DEFAULT_MAX_SRV_RECORDS,
@@ -33,7 +36,7 @@ import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './f
 import { Lookups } from './lookups.js';
 import { PenaltyBox } from './penalty-box.js';
 import { runProcedure } from './procedure.js';
-import type { ClientCapabilities, SelectionRule, SipResolution, SipTarget } from './resolution.js';
+import type { ClientCapabilities, DnssecPolicy, SelectionRule, SipResolution, SipTarget } from './resolution.js';
 import { TransactionAffinity } from './transaction-affinity.js';
 import { isSipTransport, type SipTransport } from './transport.js';
 import { parseSipUri, uriTarget, type SipUri } from './uri.js';
@@ -47,6 +50,13 @@ export interface SipLocatorOptions {
   readonly ipv6?: boolean;
   /** AAAA targets before A targets of the same host (default true). */
   readonly preferIpv6?: boolean;
+  /**
+   * DNSSEC policy for sip: URIs (default 'off'): 'prefer' warns about targets whose NAPTR, SRV
+   * or A/AAAA answers were not all secure, 'require' drops them. Every target reports its status.
+   */
+  readonly dnssec?: DnssecPolicy;
+  /** DNSSEC policy for sips: URIs (default: the `dnssec` option). */
+  readonly sipsDnssec?: DnssecPolicy;
   /** Most targets per resolution (default 32). */
   readonly maxTargets?: number;
   /** Longest CNAME chain followed from an SRV target or host (default 8). */
@@ -89,11 +99,11 @@ export class SipLocator implements CursorHost {
   readonly timers: Timers;
 
   constructor(
-    private readonly resolver: DnsResolver,
+    private readonly dns: DnsApi,
     options: SipLocatorOptions = {},
   ) {
-    if (!resolver || typeof resolver.resolve !== 'function')
-      throw new InvalidArgumentError('SipLocator needs a DnsResolver (a DnsCore)');
+    if (!dns || typeof dns.resolve !== 'function')
+      throw new InvalidArgumentError('SipLocator needs a DnsApi (a DnsCore)');
     const transports = options.transports ?? DEFAULT_TRANSPORTS;
     if (!Array.isArray(transports) || transports.length === 0 || !transports.every(isSipTransport)) {
       throw new InvalidArgumentError(
@@ -108,13 +118,21 @@ export class SipLocator implements CursorHost {
       ipv4,
       ipv6,
       preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6,
+      dnssec: dnssecPolicy(options.dnssec ?? DEFAULT_DNSSEC_POLICY, 'dnssec'),
+      sipsDnssec: dnssecPolicy(options.sipsDnssec ?? options.dnssec ?? DEFAULT_DNSSEC_POLICY, 'sipsDnssec'),
     });
-    this.maxTargets = positiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
-    this.maxCnameHops = positiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
-    this.maxNaptrRecords = positiveInteger(options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS, 'maxNaptrRecords');
-    this.maxSrvRecords = positiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
-    this.targetTimeoutMs = positiveInteger(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS, 'targetTimeoutMs');
-    this.maxUdpRequestBytes = positiveInteger(
+    this.maxTargets = checkPositiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
+    this.maxCnameHops = checkPositiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
+    this.maxNaptrRecords = checkPositiveInteger(
+      options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS,
+      'maxNaptrRecords',
+    );
+    this.maxSrvRecords = checkPositiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
+    this.targetTimeoutMs = checkPositiveInteger(
+      options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS,
+      'targetTimeoutMs',
+    );
+    this.maxUdpRequestBytes = checkPositiveInteger(
       options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES,
       'maxUdpRequestBytes',
     );
@@ -143,7 +161,7 @@ export class SipLocator implements CursorHost {
   async resolve(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     const now = this.clock.now();
-    const lookups = new Lookups(this.resolver, options.signal);
+    const lookups = new Lookups(this.dns, options.signal);
     const ctx = new ResolutionContext(
       lookups,
       this.client,
@@ -156,7 +174,8 @@ export class SipLocator implements CursorHost {
     let targets: readonly SipTarget[] = [];
     let error: SipError | undefined;
     try {
-      targets = (await runProcedure(ctx, uri, (r) => (rule = r))).targets;
+      const found = (await runProcedure(ctx, uri, (r) => (rule = r))).targets;
+      targets = applyDnssecPolicy(ctx, found, uri.scheme === 'sips' ? this.client.sipsDnssec : this.client.dnssec);
     } catch (caught) {
       if (isAbortError(caught) || !(caught instanceof SipError)) throw caught;
       error = caught;
@@ -201,7 +220,7 @@ export class SipLocator implements CursorHost {
   }
 }
 
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive integer`);
-  return value;
+function dnssecPolicy(value: unknown, name: string): DnssecPolicy {
+  if (value === 'off' || value === 'prefer' || value === 'require') return value;
+  throw new InvalidArgumentError(`${name} must be 'off', 'prefer' or 'require', not ${JSON.stringify(value)}`);
 }

@@ -5,7 +5,13 @@
  * expire on their own (read against the clock); nothing needs clearing.
  */
 import diagnostics from 'node:diagnostics_channel';
-import { InvalidArgumentError, systemClock, type Clock } from '@dnscore/core';
+import {
+  InvalidArgumentError,
+  checkNonNegativeNumber,
+  checkPositiveInteger,
+  systemClock,
+  type Clock,
+} from '@dnscore/core';
 import { DEFAULT_MAX_RETRY_AFTER_S, DEFAULT_PENALTY_MAX_ENTRIES, DEFAULT_PENALTY_MS } from './defaults.js';
 import { normalizeAddress } from './host.js';
 import { isSipTransport, type SipTransport } from './transport.js';
@@ -51,11 +57,12 @@ export class PenaltyBox {
   readonly #entries = new Map<string, PenaltyEntry>();
 
   constructor(options: PenaltyBoxOptions = {}) {
-    this.penaltyMs = nonNegative(options.penaltyMs ?? DEFAULT_PENALTY_MS, 'penaltyMs');
-    this.maxMs = nonNegative(options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S, 'maxRetryAfter') * 1000;
-    this.#maxEntries = options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES;
-    if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1)
-      throw new InvalidArgumentError('penalty box maxEntries must be a positive integer');
+    this.penaltyMs = checkNonNegativeNumber(options.penaltyMs ?? DEFAULT_PENALTY_MS, 'penaltyMs');
+    this.maxMs = checkNonNegativeNumber(options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S, 'maxRetryAfter') * 1000;
+    this.#maxEntries = checkPositiveInteger(
+      options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES,
+      'penalty box maxEntries',
+    );
     this.#clock = options.clock ?? systemClock;
   }
 
@@ -67,14 +74,8 @@ export class PenaltyBox {
   markFailed(destination: Destination, options: MarkOptions = {}): PenaltyEntry {
     const key = destinationKey(destination);
     const { retryAfter, durationMs } = options;
-    if (retryAfter !== undefined && (!Number.isFinite(retryAfter) || retryAfter < 0)) {
-      throw new InvalidArgumentError(`Retry-After must be a non-negative number of seconds, not ${String(retryAfter)}`);
-    }
-    if (durationMs !== undefined && (!Number.isFinite(durationMs) || durationMs < 0)) {
-      throw new InvalidArgumentError(
-        `a penalty duration must be a non-negative number of ms, not ${String(durationMs)}`,
-      );
-    }
+    if (retryAfter !== undefined) checkNonNegativeNumber(retryAfter, 'Retry-After', 'seconds');
+    if (durationMs !== undefined) checkNonNegativeNumber(durationMs, 'a penalty duration', 'ms');
     const wanted = retryAfter !== undefined ? retryAfter * 1000 : (durationMs ?? this.penaltyMs);
     const now = this.#clock.now();
     const previous = this.#live(key, now);
@@ -163,9 +164,4 @@ export function normalizeDestination(destination: Destination): Destination {
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new InvalidArgumentError(`port ${String(port)} is outside 1..65535`);
   return { transport, address: parsed.address, port };
-}
-
-function nonNegative(value: number, name: string): number {
-  if (!Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`${name} must be a non-negative number`);
-  return value;
 }

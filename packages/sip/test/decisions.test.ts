@@ -1,10 +1,12 @@
 /**
- * The decisions table of DESIGN.md, one block per row that concerns the SIP layer, through the
+ * The decisions table of ARCHITECTURE.md, one block per row that concerns the SIP layer, through the
  * zone resolver.
  */
 import { describe, expect, it } from 'vitest';
 import { DnsCore, ZoneResolver, seededRandom, withCache } from '@dnscore/core';
-import { NoTargetsError, RequestTooLargeError, SipLocator, drawFirstTargets } from '../src/index.js';
+import { drawFirstTargets } from '../src/draws.js';
+import { NoTargetsError, RequestTooLargeError } from '../src/errors.js';
+import { SipLocator } from '../src/locator.js';
 import { ALL_ZONES, ManualClock, lines, setup } from './support/fixtures.js';
 
 function cachedLocator(seed: number): SipLocator {

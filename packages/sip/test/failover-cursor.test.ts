@@ -4,13 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, InvalidArgumentError, StateError } from '@dnscore/core';
-import {
-  BogusAnswerError,
-  NoTargetsError,
-  TargetsExhaustedError,
-  type SipAttempt,
-  type TryOutcome,
-} from '../src/index.js';
+import { BogusAnswerError, NoTargetsError, TargetsExhaustedError } from '../src/errors.js';
+import type { SipAttempt, TryOutcome } from '../src/failover-cursor.js';
 import { setup } from './support/fixtures.js';
 
 const URI = 'sip:bob@biloxi.example;transport=udp';

@@ -2,7 +2,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError } from '@dnscore/core';
-import { PenaltyBox, destinationKey, normalizeDestination } from '../src/index.js';
+import { PenaltyBox, destinationKey, normalizeDestination } from '../src/penalty-box.js';
 import { ManualClock } from './support/fixtures.js';
 
 const sip1 = { transport: 'udp', address: '203.0.113.11', port: 5060 } as const;

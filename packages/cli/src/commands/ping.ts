@@ -11,8 +11,15 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { seededRandom } from '@dnscore/core';
-import { SipBridge, loadSipStack, type BridgeAttempt, type SendReport, type SipRequest } from '@dnscore/ext-resolver';
-import { DEFAULT_TARGET_TIMEOUT_MS, SipLocator, parseSipUri, type SipTarget, type SipTransport } from '@dnscore/sip';
+import { SipBridge, loadSipStack, type BridgeAttempt, type SendReport, type SipRequest } from '@dnscore/sip-bridge';
+import {
+  DEFAULT_TARGET_TIMEOUT_MS,
+  SipLocator,
+  isSipToken,
+  parseSipUri,
+  type SipTarget,
+  type SipTransport,
+} from '@dnscore/sip';
 import { backendOptions, buildCore } from '../backends.js';
 import { ExitCode } from '../exit-codes.js';
 import { integer, parseTransports } from '../flags.js';
@@ -62,7 +69,7 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
   if (positionals.length !== 1) throw new UsageError(`ping takes one URI\n${PING_USAGE}`);
   const uri = parseSipUri(positionals[0]!);
   const method = (values.method ?? 'OPTIONS').toUpperCase();
-  if (!/^[A-Z][A-Z0-9\-.!%*_+`'~]*$/.test(method))
+  if (!isSipToken(method) || !/^[A-Z]/.test(method))
     throw new UsageError(`--method "${values.method}" is not a SIP method`);
   if (REFUSED_METHODS.has(method))
     throw new UsageError(
