@@ -66,7 +66,7 @@ describe('fallback', () => {
     ['own trust anchors', {}],
     ['requireSecure', { requireSecure: true }],
   ])(
-    'binding unavailable, validation asked for (%s): fails closed, the second backend never asked',
+    'addon unavailable, validation asked for (%s): fails closed, the second backend never asked',
     async (_name, extra) => {
       const binding = loadUnboundBinding('/nonexistent/dir');
       const { trustAnchors, ...rest } = rig.options({ binding, ...extra });
@@ -74,7 +74,7 @@ describe('fallback', () => {
       const failure = dns.resolve('sip1.biloxi.test', 'A');
       await expect(failure).rejects.toBeInstanceOf(NoResolverError);
       await expect(failure).rejects.toThrow(
-        /unbound: the optional package "unbound" is not installed.*second: not asked in place of "unbound", which fails closed/,
+        /unbound: the libunbound addon was not built.*second: not asked in place of "unbound", which fails closed/,
       );
       expect(second.asked.length).toBe(0);
       await dns.close();
