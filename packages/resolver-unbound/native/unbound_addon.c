@@ -7,8 +7,16 @@
  * this addon poll()s that fd and, when it is readable, asks the JS thread (through a
  * thread-safe function) to call ub_process(), which drains every ready result in one call and
  * runs the callbacks there; the watcher then waits until that is done before polling again.
- * A pipe wakes the watcher on close so it can be joined. The thread-safe function keeps the
- * event loop alive only while queries are in flight (ref/unref).
+ * A pipe wakes the watcher on close so it can be joined, and when questions start to wait.
+ * The thread-safe function keeps the event loop alive only while queries are in flight
+ * (ref/unref).
+ *
+ * A safety net against a lost wakeup: while questions are in flight, the watcher asks the JS
+ * thread to run ub_process at least once a second even when ub_fd did not turn readable, and
+ * asks again when a request has not been served within that second (ub_process does not
+ * block when nothing is ready). The watcher never leaves while the context is open: a failed
+ * poll or thread-safe call is tried again after that second, and a result that cannot be kept
+ * (out of memory) or a broken pipe to libunbound fails every question in flight (token 0).
  *
  * JS API: version(), strerror(code), new Context(onResult) with set/add methods that throw
  * Error { code: 'ERR_UNBOUND' } with libunbound's message, resolve(name, type, class, token)
@@ -28,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unbound.h>
 #include <unistd.h>
 
@@ -60,11 +69,13 @@ typedef struct {
   int wake[2];
   pthread_mutex_t lock;
   pthread_cond_t cond;
-  int signalled; /* the watcher asked the JS thread to process and waits for it */
+  int calls; /* requests to run ub_process queued for the JS thread and not served yet */
   int stopping;
 
   int in_flight;
   int referenced;
+  int busy; /* in_flight > 0, for the watcher (atomic: the JS thread writes it) */
+  int lost; /* results of this ub_process that could not be kept (out of memory) */
 
   Done* batch;
   size_t batch_len;
@@ -120,6 +131,12 @@ static char* string_arg(napi_env env, napi_value value) {
 /* Questions in flight keep the event loop alive and the JS callback (with its context) reachable. */
 static void set_loop_ref(Context* c) {
   int want = c->in_flight > 0 && !c->closed;
+  int was_busy = __atomic_exchange_n(&c->busy, want, __ATOMIC_RELAXED);
+  if (want && !was_busy && c->watching) {
+    /* The watcher may sit in an endless poll() from when nothing waited: the net needs its timeout. */
+    ssize_t ignored = write(c->wake[1], "b", 1);
+    (void)ignored;
+  }
   if (want == c->referenced) return;
   uint32_t count;
   if (want) {
@@ -132,6 +149,49 @@ static void set_loop_ref(Context* c) {
   c->referenced = want;
 }
 
+/* How long the watcher trusts ub_fd and the JS thread before it asks for ub_process anyway. */
+#define SAFETY_NET_MS 1000
+
+static int busy(Context* c) {
+  return __atomic_load_n(&c->busy, __ATOMIC_RELAXED);
+}
+
+/* Waits on the condition variable for at most `ms`; the lock is held. Returns ETIMEDOUT or 0. */
+static int wait_ms(Context* c, int ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_sec += ms / 1000;
+  until.tv_nsec += (long)(ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  return pthread_cond_timedwait(&c->cond, &c->lock, &until);
+}
+
+/* A pause that close() cuts short (after a failed poll or thread-safe call). */
+static void pause_watcher(Context* c) {
+  pthread_mutex_lock(&c->lock);
+  if (!c->stopping) wait_ms(c, SAFETY_NET_MS);
+  pthread_mutex_unlock(&c->lock);
+}
+
+enum ask { ASKED, ASK_FAILED, ASK_CLOSING };
+
+/* Queues a request for ub_process on the JS thread. */
+static enum ask ask_js(Context* c) {
+  pthread_mutex_lock(&c->lock);
+  c->calls++;
+  pthread_mutex_unlock(&c->lock);
+  napi_status status = napi_call_threadsafe_function(c->tsfn, NULL, napi_tsfn_nonblocking);
+  if (status == napi_ok) return ASKED;
+  pthread_mutex_lock(&c->lock);
+  c->calls--;
+  pthread_mutex_unlock(&c->lock);
+  /* Closing: close() (which settles every question in JS) or the environment's teardown. */
+  return status == napi_closing ? ASK_CLOSING : ASK_FAILED;
+}
+
 static void* watch(void* arg) {
   Context* c = arg;
   struct pollfd fds[2];
@@ -140,28 +200,34 @@ static void* watch(void* arg) {
   fds[1].fd = c->wake[0];
   fds[1].events = POLLIN;
   for (;;) {
+    /* Wait until the JS thread served the requests; past the net's time with questions waiting, ask again. */
+    int again = 0;
     pthread_mutex_lock(&c->lock);
-    while (c->signalled && !c->stopping) pthread_cond_wait(&c->cond, &c->lock);
+    while (c->calls > 0 && !c->stopping && !again) {
+      if (wait_ms(c, SAFETY_NET_MS) == ETIMEDOUT && c->calls > 0 && busy(c)) again = 1;
+    }
     int stop = c->stopping;
     pthread_mutex_unlock(&c->lock);
     if (stop) break;
-    fds[0].revents = fds[1].revents = 0;
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (fds[1].revents) {
-      char drain[16];
-      while (read(c->wake[0], drain, sizeof drain) > 0) {
+    if (!again) {
+      fds[0].revents = fds[1].revents = 0;
+      int ready = poll(fds, 2, busy(c) ? SAFETY_NET_MS : -1);
+      if (ready < 0) {
+        if (errno != EINTR) pause_watcher(c); /* e.g. ENOMEM: leaving would strand the questions */
+        continue;
       }
-      continue;
+      if (fds[1].revents) {
+        char drain[16];
+        while (read(c->wake[0], drain, sizeof drain) > 0) {
+        }
+        continue;
+      }
+      /* Timed out: ask anyway while questions wait (a readiness missed must not stall them). */
+      if (!fds[0].revents && !busy(c)) continue;
     }
-    if (fds[0].revents) {
-      pthread_mutex_lock(&c->lock);
-      c->signalled = 1;
-      pthread_mutex_unlock(&c->lock);
-      if (napi_call_threadsafe_function(c->tsfn, NULL, napi_tsfn_nonblocking) != napi_ok) break;
-    }
+    enum ask asked = ask_js(c);
+    if (asked == ASK_CLOSING) break;
+    if (asked == ASK_FAILED) pause_watcher(c);
   }
   return NULL;
 }
@@ -251,10 +317,17 @@ static void on_result(void* mydata, int err, struct ub_result* result) {
     if (result) ub_resolve_free(result);
     return;
   }
-  /* resolve() keeps room for every query in flight, and only those produce results. */
+  /* resolve() keeps room for every query in flight; grown here should it not (never dropped silently). */
   if (c->batch_len == c->batch_cap) {
-    if (result) ub_resolve_free(result);
-    return;
+    size_t cap = c->batch_cap ? c->batch_cap * 2 : 64;
+    Done* grown = realloc(c->batch, cap * sizeof(Done));
+    if (!grown) {
+      if (result) ub_resolve_free(result);
+      c->lost++;
+      return;
+    }
+    c->batch = grown;
+    c->batch_cap = cap;
   }
   c->batch[c->batch_len].token = (int)(intptr_t)mydata;
   c->batch[c->batch_len].err = err;
@@ -332,12 +405,17 @@ static napi_value result_object(napi_env env, struct ub_result* r) {
   return object;
 }
 
-/* One ub_process: every ready result, delivered to JS in order. Returns ub_process's status. */
+/*
+ * One ub_process: every ready result, delivered to JS in order. Returns ub_process's status,
+ * or UB_NOMEM when a result could not be kept: its question would never settle otherwise.
+ */
 static int drain(napi_env env, napi_value on_result_fn, Context* c) {
   c->batch_len = 0;
+  c->lost = 0;
   processing = c;
   int status = ub_process(c->ub);
   processing = NULL;
+  if (status == UB_NOERROR && c->lost > 0) status = UB_NOMEM;
   /* The batch is taken: a resolve() from a callback below grows a new one. */
   size_t count = c->batch_len;
   Done* batch = c->batch;
@@ -366,7 +444,9 @@ static int drain(napi_env env, napi_value on_result_fn, Context* c) {
     }
     if (done->result) ub_resolve_free(done->result);
   }
-  if (c->batch == NULL) {
+  /* A resolve() from a callback made a new batch meanwhile: keep the larger one. */
+  if (c->batch == NULL || c->batch_cap < batch_cap) {
+    free(c->batch);
     c->batch = batch;
     c->batch_cap = batch_cap;
   } else {
@@ -397,8 +477,9 @@ static void call_js(napi_env env, napi_value unused, void* context, void* data) 
   }
   if (c->closed) return; /* close() stopped the watcher */
   pthread_mutex_lock(&c->lock);
-  c->signalled = 0;
-  if (status != UB_NOERROR) c->stopping = 1; /* the pipe to libunbound's thread broke */
+  if (c->calls > 0) c->calls--;
+  /* The pipe to libunbound's thread broke, or a result was lost: every question fails below. */
+  if (status != UB_NOERROR) c->stopping = 1;
   pthread_cond_signal(&c->cond);
   pthread_mutex_unlock(&c->lock);
   if (status != UB_NOERROR && on_result_fn) {
@@ -445,7 +526,12 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
     return throw_unbound(env, err != UB_NOERROR ? err : UB_SOCKET);
   }
   pthread_mutex_init(&c->lock, NULL);
-  pthread_cond_init(&c->cond, NULL);
+  /* Monotonic: the watcher's timed waits do not jump with the wall clock. */
+  pthread_condattr_t cond_attr;
+  pthread_condattr_init(&cond_attr);
+  pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&c->cond, &cond_attr);
+  pthread_condattr_destroy(&cond_attr);
   napi_value name;
   napi_create_string_utf8(env, "libunbound results", NAPI_AUTO_LENGTH, &name);
   if (napi_create_reference(env, argv[0], 0, &c->on_result) != napi_ok ||
@@ -585,7 +671,8 @@ static napi_value resolve(napi_env env, napi_callback_info info) {
     return NULL;
   }
   if (c->batch_cap < (size_t)c->in_flight + 1) {
-    size_t cap = c->batch_cap ? c->batch_cap * 2 : 64;
+    size_t cap = c->batch_cap ? c->batch_cap : 64;
+    while (cap < (size_t)c->in_flight + 1) cap *= 2;
     Done* grown = realloc(c->batch, cap * sizeof(Done));
     if (!grown) return throw_unbound(env, UB_NOMEM);
     c->batch = grown;
