@@ -3,10 +3,10 @@
 # libunbound-dev (to build the `unbound` binding), dns-root-data (the root trust anchors
 # in /usr/share/dns/root.ds, which libunbound only recommends), nsd (authoritative server on loopback),
 # ldnsutils (signs test zones), bind9-dnsutils (dig), sip-tester (sipp, the SIP peer),
-# openssl (test certificates for TLS targets).
+# openssl (test certificates for TLS targets), redis-server (the shared penalty box's store).
 set -euo pipefail
 
-packages=(libunbound-dev dns-root-data nsd ldnsutils bind9-dnsutils sip-tester openssl)
+packages=(libunbound-dev dns-root-data nsd ldnsutils bind9-dnsutils sip-tester openssl redis-server)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
