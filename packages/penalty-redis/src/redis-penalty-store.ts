@@ -37,7 +37,7 @@ export interface RedisPenaltyStoreOptions {
   readonly maxRemoteMs?: number;
   /** Entries kept locally at most (default 4096). */
   readonly maxEntries?: number;
-  /** Shares waiting on a slow Redis at most; beyond, marks stay local until the next reconnect (default 1000). */
+  /** Commands waiting on a slow Redis at most; beyond, changes wait in a bounded backlog (default 1000). */
   readonly maxInFlight?: number;
   readonly connectTimeoutMs?: number;
   /** Backoff between reconnects: doubles from min to max, ms (default 100 .. 5000). */
@@ -57,7 +57,7 @@ export interface RedisPenaltyStoreStats {
   readonly received: number;
   /** Rebuilds (SCAN) finished. */
   readonly rebuilds: number;
-  /** Shares Redis refused or did not get (down, slow). */
+  /** Marks and clears Redis did not get at once (down, slow); they wait, bounded, for a drain or a rebuild. */
   readonly unshared: number;
 }
 
@@ -72,6 +72,8 @@ export class RedisPenaltyStore implements PenaltyStore {
   readonly #channel: string;
   readonly #client: RedisClientType;
   readonly #subscriber: RedisClientType;
+  readonly #maxEntries: number;
+  readonly #backlog = new Map<string, 'mark' | 'clear'>();
   #inFlight = 0;
   #up: boolean | undefined;
   #synced = false;
@@ -91,10 +93,8 @@ export class RedisPenaltyStore implements PenaltyStore {
     const minMs = positive(options.reconnectMinMs ?? DEFAULT_RECONNECT_MIN_MS, 'reconnectMinMs');
     const maxMs = positive(options.reconnectMaxMs ?? DEFAULT_RECONNECT_MAX_MS, 'reconnectMaxMs');
     this.#log = options.log ?? ((message) => console.warn(message));
-    this.#local = new MemoryPenaltyStore({
-      clock: this.#clock,
-      maxEntries: options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES,
-    });
+    this.#maxEntries = options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES;
+    this.#local = new MemoryPenaltyStore({ clock: this.#clock, maxEntries: this.#maxEntries });
     this.#channel = `${this.prefix}penalty`;
     const url = options.url ?? 'redis://127.0.0.1:6379';
     const tls = options.tls ?? url.startsWith('rediss:');
@@ -172,8 +172,12 @@ export class RedisPenaltyStore implements PenaltyStore {
   clear(key: string): PenaltyEntry | undefined {
     const entry = this.#local.clear(key);
     // A success clears a target that is rarely boxed: only a clear that removed something is news.
-    if (entry) this.#send(CLEAR_SCRIPT, key, [this.#channel, encodeMessage({ type: 'clear', node: this.#node, key })]);
+    if (entry) this.#sendClear(key);
     return entry;
+  }
+
+  #sendClear(key: string): void {
+    this.#send(CLEAR_SCRIPT, key, [this.#channel, encodeMessage({ type: 'clear', node: this.#node, key })]);
   }
 
   #share(key: string, entry: PenaltyEntry): void {
@@ -189,18 +193,40 @@ export class RedisPenaltyStore implements PenaltyStore {
 
   #send(script: string, key: string, args: string[], then?: (reply: unknown) => void): void {
     if (this.#closed || !this.#client.isReady || this.#inFlight >= this.#maxInFlight) {
-      this.#stats.unshared++;
+      this.#postpone(key, script);
       return;
     }
     this.#inFlight++;
     this.#client
       .sendCommand(['EVAL', script, '1', this.#entryKey(key), ...args])
       .then((reply) => then?.(reply))
-      // A lost connection is logged by the 'error' event; the next rebuild shares the entry again.
-      .catch(() => {
-        this.#stats.unshared++;
-      })
-      .finally(() => this.#inFlight--);
+      // A lost connection is logged by the 'error' event; the entry waits for the connection back.
+      .catch(() => this.#postpone(key, script))
+      .finally(() => {
+        this.#inFlight--;
+        this.#drain();
+      });
+  }
+
+  /** Remembers what Redis did not get (bounded like the box); a drain or the next rebuild sends it. */
+  #postpone(key: string, script: string): void {
+    this.#stats.unshared++;
+    if (this.#closed || (this.#backlog.size >= this.#maxEntries && !this.#backlog.has(key))) return;
+    this.#backlog.delete(key);
+    this.#backlog.set(key, script === CLEAR_SCRIPT ? 'clear' : 'mark');
+  }
+
+  /** Sends postponed marks and clears while Redis is there and has room, oldest first. */
+  #drain(): void {
+    for (const [key, change] of this.#backlog) {
+      if (this.#closed || !this.#client.isReady || this.#inFlight >= this.#maxInFlight) return;
+      this.#backlog.delete(key);
+      if (change === 'clear') this.#sendClear(key);
+      else {
+        const entry = this.#local.get(key);
+        if (entry) this.#share(key, entry);
+      }
+    }
   }
 
   #receive(text: string): void {
@@ -264,6 +290,11 @@ export class RedisPenaltyStore implements PenaltyStore {
     }
     this.#rebuilding = this.#scan()
       .then(() => {
+        // Clears Redis missed first, then every live entry: marks made while away, and the
+        // fleet's view back into a Redis that restarted empty (the later end still wins).
+        const clears = [...this.#backlog].filter(([, change]) => change === 'clear').map(([key]) => key);
+        this.#backlog.clear();
+        for (const key of clears) this.#sendClear(key);
         for (const entry of this.#local.entries()) this.#share(keyOf(entry), entry);
         this.#stats.rebuilds++;
         this.#synced = true;
