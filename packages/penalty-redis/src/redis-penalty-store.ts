@@ -77,6 +77,7 @@ export class RedisPenaltyStore implements PenaltyStore {
   #inFlight = 0;
   #up: boolean | undefined;
   #synced = false;
+  #subscribed = false;
   #rebuilding: Promise<void> | undefined;
   #rebuildAgain = false;
   #closed = false;
@@ -129,6 +130,11 @@ export class RedisPenaltyStore implements PenaltyStore {
     this.#subscriber
       .connect()
       .then(() => this.#subscriber.subscribe(this.#channel, (message) => this.#receive(message)))
+      // node-redis subscribes again by itself after a reconnect.
+      .then(() => {
+        this.#subscribed = true;
+        this.#ready();
+      })
       .catch((error: Error) => this.#down(error));
     this.#client.connect().catch((error: Error) => this.#down(error));
     return this;
@@ -276,7 +282,8 @@ export class RedisPenaltyStore implements PenaltyStore {
   }
 
   #ready(): void {
-    if (this.#closed || !this.#client.isReady || !this.#subscriber.isReady) return;
+    // Not before the subscription holds: a view rebuilt without hearing of changes is not trusted.
+    if (this.#closed || !this.#subscribed || !this.#client.isReady || !this.#subscriber.isReady) return;
     if (this.#up === false) this.#log('penalty-redis: Redis is back; rebuilding the shared penalty box');
     this.#up = true;
     this.#rebuild();
