@@ -45,6 +45,8 @@ export interface RedisPenaltyStoreOptions {
   readonly reconnectMaxMs?: number;
   /** Where the store says Redis went away or came back (default console.warn); once per change. */
   readonly log?: (message: string) => void;
+  /** Called after another node's mark or clear is applied here (metrics, logs); must not throw. */
+  readonly onRemote?: (key: string, entry: PenaltyEntry | undefined) => void;
   /** Must be the penalty box's clock. */
   readonly clock?: Clock;
 }
@@ -68,6 +70,7 @@ export class RedisPenaltyStore implements PenaltyStore {
   readonly #maxRemoteMs: number;
   readonly #maxInFlight: number;
   readonly #log: (message: string) => void;
+  readonly #onRemote: RedisPenaltyStoreOptions['onRemote'];
   readonly #node = randomBytes(8).toString('hex');
   readonly #channel: string;
   readonly #client: RedisClientType;
@@ -94,6 +97,7 @@ export class RedisPenaltyStore implements PenaltyStore {
     const minMs = positive(options.reconnectMinMs ?? DEFAULT_RECONNECT_MIN_MS, 'reconnectMinMs');
     const maxMs = positive(options.reconnectMaxMs ?? DEFAULT_RECONNECT_MAX_MS, 'reconnectMaxMs');
     this.#log = options.log ?? ((message) => console.warn(message));
+    this.#onRemote = options.onRemote;
     this.#maxEntries = options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES;
     this.#local = new MemoryPenaltyStore({ clock: this.#clock, maxEntries: this.#maxEntries });
     this.#channel = `${this.prefix}penalty`;
@@ -245,6 +249,7 @@ export class RedisPenaltyStore implements PenaltyStore {
     this.#stats.received++;
     if (message.type === 'clear') this.#local.clear(message.key);
     else this.#local.mark(message.key, this.#entry(message.key, message.ms, message.value));
+    this.#onRemote?.(message.key, this.#local.get(message.key));
   }
 
   /** Applies an entry read from Redis (SCAN or a script's reply) after checking its shape. */

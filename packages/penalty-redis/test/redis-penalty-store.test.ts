@@ -67,13 +67,15 @@ describe.runIf(redisInstalled())('RedisPenaltyStore against redis-server', () =>
   it('shares a clear, and a success that clears nothing sends nothing', async () => {
     const prefix = newFleet();
     const one = node(prefix).store;
-    const two = node(prefix).store;
+    const heard: string[] = [];
+    const two = node(prefix, { onRemote: (key, entry) => heard.push(`${key}: ${entry?.reason ?? 'cleared'}`) }).store;
     await Promise.all([one.whenSynced(), two.whenSynced()]);
     new PenaltyBox({ store: one }).markFailed(B, { durationMs: 60_000, reason: 'transport-error' });
     await eventually(() => two.get(KEY_B), 'the mark on node two');
     expect(new PenaltyBox({ store: two }).clear(B)).toBe(true);
     expect(two.get(KEY_B)).toBeUndefined();
     await eventually(() => one.get(KEY_B) === undefined, 'the clear on node one');
+    expect(heard).toEqual([`${KEY_B}: transport-error`]); // its own clear is not news to it
     expect(await raw.exists(`${prefix}penalty:${KEY_B}`)).toBe(0);
     const received = one.stats.received;
     expect(two.clear(KEY_B)).toBeUndefined();
