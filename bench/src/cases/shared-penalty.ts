@@ -36,8 +36,8 @@ async function fastPathOps(store: PenaltyStore, windowMs: number): Promise<numbe
   const once = async (): Promise<void> => {
     const cursor = locator.cursor(URI, { method: 'OPTIONS' });
     const attempt = await cursor.next();
-    if (!attempt || attempt.target.address !== '192.0.2.1') throw new Error('the fast path did not pick sip1');
-    cursor.report(attempt, { type: 'response', status: 200 });
+    if (attempt?.target.address !== '192.0.2.1') throw new Error('the fast path did not pick sip1');
+    cursor.report(attempt!, { type: 'response', status: 200 });
   };
   for (let i = 0; i < 2_000; i++) await once(); // warm the cache and the JIT
   return throughput(once, windowMs, 1);
@@ -99,8 +99,8 @@ export async function sharedPenalty(ctx: BenchContext): Promise<Section> {
   const title = '6. The penalty box shared through Redis';
   const method =
     'The SIP fast path is one request of a warm locator: `cursor.next()` on a cached RFC 3263 answer (two SRV ' +
-    `targets, both looked up in the box) and a 200 reported (which clears the target in the box), with ${BOXED} other ` +
-    'entries in the box; operations per second in one loop, for the in-memory box, for the box shared through a ' +
+    `targets, both looked up in the box) and a 200 reported (which clears the target in the box), with ${BOXED} ` +
+    'other entries in the box; operations per second in one loop, for the in-memory box, for the box shared through a ' +
     'redis-server on loopback (@dnscore/penalty-redis, connected and synced), and for the shared box while that ' +
     'Redis is killed; interleaved runs. Propagation: one process marks targets 1 ms apart, another process ' +
     'notes when each reached its own box (CLOCK_MONOTONIC in both); milliseconds, mark to remote box.';
