@@ -97,13 +97,15 @@ async function propagation(url: string, n: number): Promise<number[]> {
 export async function sharedPenalty(ctx: BenchContext): Promise<Section> {
   const id = 'shared';
   const title = '6. The penalty box shared through Redis';
-  const method =
-    'The SIP fast path is one request of a warm locator: `cursor.next()` on a cached RFC 3263 answer (two SRV ' +
-    `targets, both looked up in the box) and a 200 reported (which clears the target in the box), with ${BOXED} ` +
-    'other entries in the box; operations per second in one loop, for the in-memory box, for the box shared ' +
-    'through a redis-server on loopback (@dnscore/penalty-redis, connected and synced), and for the shared box ' +
-    'while that Redis is killed; interleaved runs. Propagation: one process marks targets 1 ms apart, another process ' +
-    'notes when each reached its own box (CLOCK_MONOTONIC in both); milliseconds, mark to remote box.';
+  const method = [
+    'The SIP fast path is one request of a warm locator: `cursor.next()` on a cached RFC 3263 answer',
+    '(two SRV targets, both looked up in the box) and a 200 reported (which clears the target in the box),',
+    `with ${BOXED} other entries in the box; operations per second in one loop, for the in-memory box, for`,
+    'the box shared through a redis-server on loopback (@dnscore/penalty-redis, connected and synced), and',
+    'for the shared box while that Redis is killed; interleaved runs. Propagation: one process marks targets',
+    '1 ms apart, another process notes when each reached its own box (CLOCK_MONOTONIC in both);',
+    'milliseconds, mark to remote box.',
+  ].join(' ');
   if (!redisInstalled()) return { id, title, method, tables: [], notes: ['skipped: redis-server is not installed'] };
   const runs = runsFor(ctx, 7, 3);
   const windowMs = ctx.quick ? 500 : 1_500;
