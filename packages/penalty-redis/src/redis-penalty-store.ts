@@ -84,6 +84,7 @@ export class RedisPenaltyStore implements PenaltyStore {
   #rebuilding: Promise<void> | undefined;
   #rebuildAgain = false;
   #closed = false;
+  #warnedScan = false;
   #syncWaiters: (() => void)[] = [];
   readonly #stats = { dropped: 0, received: 0, rebuilds: 0, unshared: 0 };
 
@@ -327,7 +328,18 @@ export class RedisPenaltyStore implements PenaltyStore {
 
   async #scan(): Promise<void> {
     const start = `${this.prefix}penalty:`;
+    // A box holds maxEntries; a Redis with many times more keys under the prefix is not a fleet's
+    // box but a mistake or an attack, and reading it all would cost time for nothing.
+    const limit = this.#maxEntries * 4;
+    let read = 0;
     for await (const keys of this.#client.scanIterator({ MATCH: `${start}*`, COUNT: 200 })) {
+      if (read >= limit) {
+        if (!this.#warnedScan)
+          this.#log(`penalty-redis: more than ${limit} keys under "${start}"; the rebuild read the first ${read}`);
+        this.#warnedScan = true;
+        return;
+      }
+      read += keys.length;
       await Promise.all(
         keys.map(async (fullKey) => {
           const key = String(fullKey).slice(start.length);

@@ -199,6 +199,19 @@ describe.runIf(redisInstalled())('RedisPenaltyStore against redis-server', () =>
     expect(store.entries()).toHaveLength(3);
   });
 
+  it('reads at most four times maxEntries keys in a rebuild, keeps maxEntries, and says so once', async () => {
+    const prefix = newFleet();
+    const value = JSON.stringify({ r: 'timeout', d: 'flood' });
+    for (let i = 1; i <= 250; i++) await raw.set(`${prefix}penalty:udp 198.51.100.${i} 5060`, value, { PX: 60_000 });
+    const { store, logs } = node(prefix, { maxEntries: 10 });
+    await store.whenSynced();
+    expect(store.entries()).toHaveLength(10);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(
+      new RegExp(`^penalty-redis: more than 40 keys under "${prefix}penalty:"; the rebuild read the first \\d+$`),
+    );
+  });
+
   it('keeps fleets apart by prefix', async () => {
     const red = node(newFleet()).store;
     const blue = node(newFleet()).store;
