@@ -103,6 +103,8 @@ export class RedisPenaltyStore implements PenaltyStore {
     this.#local = new MemoryPenaltyStore({ clock: this.#clock, maxEntries: this.#maxEntries });
     this.#channel = `${this.prefix}penalty`;
     const url = options.url ?? 'redis://127.0.0.1:6379';
+    if (typeof url !== 'string' || !/^rediss?:\/\/[^\s]+$/.test(url))
+      throw new InvalidArgumentError(`a Redis URL is redis://host:port or rediss://host:port, not ${String(url)}`);
     const tls = options.tls ?? url.startsWith('rediss:');
     const socket = {
       connectTimeout: positive(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, 'connectTimeoutMs'),
