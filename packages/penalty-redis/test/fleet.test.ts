@@ -1,6 +1,7 @@
 /**
- * Two SIP senders in two processes, one Redis, a dead next hop: the first pays the per-target
- * timer and boxes it; the second, on its next request, passes it over at once. Needs the built
+ * SIP senders in their own processes, one Redis, a dead next hop: the first pays the per-target
+ * timer and boxes it; the second, on its next request, passes it over at once, and so does a
+ * third started afterwards (it rebuilds from Redis before its first request). Needs the built
  * packages (dist): the senders run outside vitest.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -15,7 +16,7 @@ import { freePort, redisInstalled, startRedis, type RedisServer } from './suppor
 /** 127.0.7.10-19: this file's addresses. */
 const DEAD = '127.0.7.10';
 const LIVE = '127.0.7.11';
-const SENDERS = ['127.0.7.12', '127.0.7.13'];
+const SENDERS = ['127.0.7.12', '127.0.7.13', '127.0.7.14'];
 const built = existsSync(new URL('../dist/index.js', import.meta.url));
 
 interface Sender {
@@ -29,17 +30,26 @@ interface SenderReport {
   readonly answeredBy: string | null;
 }
 
-describe.runIf(redisInstalled() && built)('two bridges in two processes sharing the penalty box', () => {
+describe.runIf(redisInstalled() && built)('bridges in three processes sharing the penalty box', () => {
   let redis: RedisServer;
   let peer: SipPeer;
   let dir: string;
+  let zoneFile: string;
   const senders: Sender[] = [];
+  const configFor = async (address: string) => ({
+    redisUrl: redis.url,
+    prefix: 'fleet:',
+    zoneFile,
+    address,
+    port: await freePort(address),
+    uri: 'sip:bob@example.test',
+  });
 
   beforeAll(async () => {
     redis = await startRedis();
     const port = await freePort(LIVE);
     dir = mkdtempSync(join(tmpdir(), 'dnscore-fleet-'));
-    const zoneFile = join(dir, 'example.test.zone');
+    zoneFile = join(dir, 'example.test.zone');
     writeFileSync(
       zoneFile,
       `$ORIGIN example.test.
@@ -52,17 +62,7 @@ live IN A ${LIVE}
 `,
     );
     peer = await startSipPeer({ transport: 'udp', address: LIVE, port, behaviour: answer(200) });
-    for (const address of SENDERS) {
-      const config = {
-        redisUrl: redis.url,
-        prefix: 'fleet:',
-        zoneFile,
-        address,
-        port: await freePort(address),
-        uri: 'sip:bob@example.test',
-      };
-      senders.push(await startSender(config));
-    }
+    for (const address of SENDERS.slice(0, 2)) senders.push(await startSender(await configFor(address)));
   });
   afterAll(async () => {
     for (const sender of senders) sender.child.stdin?.end('quit\n');
@@ -72,7 +72,7 @@ live IN A ${LIVE}
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the second sender skips the next hop the first found dead', async () => {
+  it('the second sender, and a third that joins later, skip the next hop the first found dead', async () => {
     const first = await senders[0]!.send('first@fleet');
     expect(first.attempts.map((a) => `${a.host} ${a.outcome}`)).toEqual([
       'dead.example.test timeout',
@@ -87,7 +87,13 @@ live IN A ${LIVE}
     expect(second.attempts[0]!.skipped).toEqual([
       { address: DEAD, port: peer.port, reason: 'timeout', detail: 'no response to OPTIONS within 500 ms' },
     ]);
-    expect(peer.requests.map((r) => r.headers['call-id'])).toEqual(['first@fleet', 'second@fleet']);
+
+    // A third process joins after the fact: its rebuild (SCAN) brings the entry before its first request.
+    senders.push(await startSender(await configFor(SENDERS[2]!)));
+    const third = await senders[2]!.send('third@fleet');
+    expect(third.attempts.map((a) => `${a.host} ${a.outcome}`)).toEqual(['live.example.test response']);
+    expect(third.attempts[0]!.skipped).toEqual(second.attempts[0]!.skipped);
+    expect(peer.requests.map((r) => r.headers['call-id'])).toEqual(['first@fleet', 'second@fleet', 'third@fleet']);
   });
 });
 
