@@ -104,7 +104,7 @@ export async function sharedPenalty(ctx: BenchContext): Promise<Section> {
     'the box shared through a redis-server on loopback (@dnscore/penalty-redis, connected and synced), and',
     'for the shared box while that Redis is killed; interleaved runs. Propagation: one process marks targets',
     '1 ms apart, another process notes when each reached its own box (CLOCK_MONOTONIC in both);',
-    'milliseconds, mark to remote box.',
+    'milliseconds, mark to remote box. A late joiner: a new store of the same fleet, from start() to synced.',
   ].join(' ');
   if (!redisInstalled()) return { id, title, method, tables: [], notes: ['skipped: redis-server is not installed'] };
   const runs = runsFor(ctx, 7, 3);
@@ -117,6 +117,18 @@ export async function sharedPenalty(ctx: BenchContext): Promise<Section> {
     const memory = new MemoryPenaltyStore();
     await Promise.all([shared.whenSynced(), down.whenSynced()]);
     for (const store of [memory, shared, down]) fill(store);
+
+    // A late joiner: connect, subscribe, SCAN the fleet's entries; checked before it counts.
+    const joins: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const t0 = performance.now();
+      const late = new RedisPenaltyStore({ url: redis.url, prefix: 'bench-fast:', log: () => {} }).start();
+      await late.whenSynced();
+      joins.push(performance.now() - t0);
+      const got = late.entries().length;
+      await late.close();
+      if (got !== BOXED) throw new Error(`a late joiner rebuilt ${got} entries, not ${BOXED}`);
+    }
 
     ctx.log(`shared: propagation of ${marks} marks between two processes`);
     const latencies = await propagation(redis.url, marks);
@@ -155,6 +167,11 @@ export async function sharedPenalty(ctx: BenchContext): Promise<Section> {
             row('in-memory box, second phase', 'memory-2', undefined),
             row('shared, Redis killed', 'redis-down', 'memory-2'),
           ],
+        },
+        {
+          caption: `A late joiner: connect, subscribe and rebuild ${BOXED} entries (SCAN), ms (median of ${runs} runs)`,
+          headers: ['ms until synced'],
+          rows: [[formatSummary(summarize(joins), 1)]],
         },
         {
           caption: `Propagation of a mark to another process's box (${count(marks)} marks)`,
