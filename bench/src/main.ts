@@ -12,6 +12,7 @@ import { concurrency } from './cases/concurrency.js';
 import { failoverCase } from './cases/failover.js';
 import { libunboundCase } from './cases/libunbound.js';
 import { nodeDnsFacade } from './cases/node-dns-facade.js';
+import { sharedPenalty } from './cases/shared-penalty.js';
 import type { BenchCase, BenchContext, Section } from './cases/section.js';
 import { describeEnvironment } from './report/environment.js';
 import { renderReport, renderSection } from './report/markdown.js';
@@ -27,6 +28,7 @@ const CASES: Record<(typeof CASE_IDS)[number], BenchCase | undefined> = {
   failover: failoverCase,
   concurrency,
   nodedns: nodeDnsFacade,
+  shared: sharedPenalty,
   unbound: libunboundCase,
 };
 

@@ -1,5 +1,5 @@
 /**
- * Part 7: dnscore's own libunbound addon (asynchronous: libunbound's thread, ub_fd watched,
+ * Part 8: dnscore's own libunbound addon (asynchronous: libunbound's thread, ub_fd watched,
  * ub_cancel) against the npm `unbound` binding (a blocking ub_resolve per question on libuv's
  * thread pool) and node:dns: a cached answer, 1,000 distinct cold questions at once, a dead
  * upstream for one zone beside a live one, and memory over 100,000 questions.
@@ -408,7 +408,7 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
   }
   return {
     id: 'unbound',
-    title: "7. libunbound: dnscore's addon against the npm binding",
+    title: "8. libunbound: dnscore's addon against the npm binding",
     method:
       "dnscore's libunbound backend runs on an addon of its own: each question is a ub_resolve_async on libunbound's " +
       'own thread (ub_ctx_async), a watcher thread of the addon polls ub_fd and the JS thread drains every ready ' +
