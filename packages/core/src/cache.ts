@@ -11,7 +11,7 @@ import { InvalidArgumentError } from './errors.js';
 import { nameKey } from './names.js';
 import type { DnsQuery } from './query.js';
 import type { Availability, ResolverPlugin } from './resolver-plugin.js';
-import { answerLifetime } from './answer-lifetime.js';
+import { answerLifetime, clampLifetime } from './answer-lifetime.js';
 import type { PluginAnswer } from './result-builder.js';
 
 export interface CacheOptions {
@@ -176,8 +176,9 @@ class CachedResolver implements CachingPlugin {
   }
 
   #store(key: string, query: DnsQuery, answer: PluginAnswer): void {
-    const lifetime = answerLifetime(query, answer, this.#limits);
-    if (lifetime <= 0) return;
+    // Checked again where it is stored: NaN or Infinity here would be an entry that never expires.
+    const lifetime = clampLifetime(answerLifetime(query, answer, this.#limits), this.#limits.maxTtl);
+    if (lifetime === 0) return;
     const now = this.#clock.now();
     this.#entries.delete(key);
     this.#entries.set(key, { answer, storedAt: now, expiresAt: now + lifetime * 1000 });

@@ -120,7 +120,8 @@ export class ResultBuilder {
     };
     const record = this.#decode(rdata, wire, 'answer', 0);
     if (!record) return false;
-    (this.#added ??= []).push(record);
+    this.#added ??= [];
+    this.#added.push(record);
     return true;
   }
 
@@ -161,7 +162,7 @@ export class ResultBuilder {
       authority: bogus ? [] : authority,
       additional,
       dropped: this.#dropped,
-      negativeTtl: bogus ? 0 : negativeTtlOf(answer.rcode, records, authority, sections.chainEnd, age),
+      negativeTtl: bogus ? 0 : negativeTtlOf(this.query, answer.rcode, records, authority, sections.chainEnd, age),
       age,
     });
   }
@@ -249,7 +250,7 @@ export class ResultBuilder {
           `answer to ${describeQuery(this.query)} has a CNAME chain longer than ${limit} (or a loop)`,
         );
       }
-      let target;
+      let target: string;
       try {
         target = decodeRecord(message.packet, cname).data as string;
       } catch (error) {
@@ -331,6 +332,7 @@ export function buildResult(query: DnsQuery, answer: PluginAnswer, options?: Res
 }
 
 function negativeTtlOf(
+  query: DnsQuery,
   rcode: number,
   records: readonly DnsRecord[],
   authority: readonly DnsRecord[],
@@ -338,12 +340,19 @@ function negativeTtlOf(
   age: number,
 ): number {
   if (!(rcode === Rcode.NXDOMAIN || (rcode === Rcode.NOERROR && records.length === 0))) return 0;
-  // Only the SOA of a zone that holds the name speaks for its absence (RFC 2308 section 5).
+  // Only the SOA of a zone that holds the name, in the question's class, speaks for its absence
+  // (RFC 2308 section 5). An SOA of class ANY or NONE stays raw RDATA: it has no MINIMUM.
   const soa = authority.find(
-    (r): r is TypedRecord<'SOA'> => r.type === 'SOA' && isAtOrBelow(chainEnd, parseName(r.name)),
+    (r): r is TypedRecord<'SOA'> =>
+      r.type === 'SOA' &&
+      r.class === query.class &&
+      typeof (r.data as Partial<TypedRecord<'SOA'>['data']>).minimum === 'number' &&
+      isAtOrBelow(chainEnd, parseName(r.name)),
   );
+  if (!soa) return 0;
   // soa.ttl is already aged; MINIMUM ages with it.
-  return soa ? Math.max(0, negativeTtl(soa.ttl, { ...soa.data, minimum: soa.data.minimum - age })) : 0;
+  const ttl = negativeTtl(soa.ttl, { ...soa.data, minimum: soa.data.minimum - age });
+  return Number.isFinite(ttl) ? Math.max(0, ttl) : 0;
 }
 
 function sameName(a: Labels, b: Labels): boolean {
