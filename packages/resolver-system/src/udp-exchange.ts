@@ -37,6 +37,7 @@ export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
     };
     const onAbort = (): void => finish(() => reject(abortError(signal)));
     const fail = (error: Error): void => {
+      if (done) return;
       stats.networkErrors++;
       const text = `${describeQuery(query)} over UDP to ${formatServerAddress(server)}: ${error.message}`;
       finish(() => resolve({ kind: 'failed', error: new NetworkError(text, { cause: error }) }));
