@@ -5,7 +5,7 @@
  * secure/bogus stay with the entry; an expired entry is never served. Identical questions
  * that miss at the same time share one backend query.
  */
-import { abortError, raceAbort, throwIfAborted } from './abort.js';
+import { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 import { systemClock, type Clock } from './clock.js';
 import { InvalidArgumentError } from './errors.js';
 import { nameKey } from './names.js';
@@ -165,12 +165,12 @@ class CachedResolver implements CachingPlugin {
       if (--flight.waiters === 0 && !settled) flight.controller.abort(abortError(signal));
     };
     let settled = false;
-    signal.addEventListener('abort', leave, { once: true });
+    const forget = onAbort(signal, leave);
     try {
       return await raceAbort(flight.promise, signal);
     } finally {
       settled = true;
-      signal.removeEventListener('abort', leave);
+      forget();
       if (!signal.aborted) flight.waiters--;
     }
   }

@@ -26,7 +26,7 @@ export { decodeRecord, hasTypedView } from './records/decode.js';
 export { RdataError } from './records/rdata-error.js';
 export { formatIpv6 } from './records/address.js';
 export { answerLifetime, type LifetimeLimits } from './answer-lifetime.js';
-export { abortError, raceAbort, throwIfAborted } from './abort.js';
+export { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 export { makeQuery, describeQuery, type DnsQuery } from './query.js';
 export {
   parseName,

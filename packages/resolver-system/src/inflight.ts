@@ -3,7 +3,7 @@
  * its own signal: a cancelled caller leaves at once (AbortError), and the shared query is
  * cancelled when its last caller leaves, so its socket and timers are released.
  */
-import { abortError } from '@dnscore/core/plugin';
+import { abortError, onAbort as onAbortOf } from '@dnscore/core/plugin';
 
 interface Shared<T> {
   readonly controller: AbortController;
@@ -61,14 +61,14 @@ export class InflightTable<T> {
           entry.controller.abort(signal.reason);
         }
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      const forget = onAbortOf(signal, onAbort);
       entry.promise.then(
         (value) => {
-          signal.removeEventListener('abort', onAbort);
+          forget();
           if (!left) resolve(value);
         },
         (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
+          forget();
           if (!left) reject(error);
         },
       );

@@ -2,7 +2,7 @@
  * A bound on queries in flight: at most `max` run at once, the others wait in arrival order.
  * A waiter whose signal aborts leaves the queue at once and rejects with AbortError.
  */
-import { abortError } from '@dnscore/core/plugin';
+import { abortError, onAbort as onAbortOf } from '@dnscore/core/plugin';
 
 interface Waiter {
   readonly start: () => void;
@@ -50,7 +50,7 @@ export class Limiter {
       const waiter: Waiter = {
         signal,
         start: () => {
-          signal.removeEventListener('abort', waiter.onAbort);
+          forget();
           this.#take();
           resolve();
         },
@@ -59,7 +59,7 @@ export class Limiter {
           reject(abortError(signal));
         },
       };
-      signal.addEventListener('abort', waiter.onAbort, { once: true });
+      const forget = onAbortOf(signal, waiter.onAbort);
       this.#queue.add(waiter);
     });
   }
