@@ -8,6 +8,7 @@ import { pingCommand, PING_USAGE } from './commands/ping.js';
 import { sipCommand, SIP_USAGE } from './commands/sip.js';
 import { ExitCode } from './exit-codes.js';
 import { processIo, type Io } from './io.js';
+import { terminalSafe } from './output/terminal.js';
 
 type Command = (argv: readonly string[], io: Io) => Promise<ExitCode>;
 
@@ -29,7 +30,14 @@ ${SIP_USAGE}
 ${PING_USAGE}
 `;
 
-export async function run(argv: readonly string[], io: Io = processIo): Promise<ExitCode> {
+export async function run(argv: readonly string[], raw: Io = processIo): Promise<ExitCode> {
+  // One funnel for all output, whatever a command prints (issue 21 item 8): escaped, and error
+  // lines bounded (stdout may hold one long JSON document; its data is bounded by the packets).
+  const io: Io = {
+    ...raw,
+    stdout: (text) => raw.stdout(terminalSafe(text, Number.POSITIVE_INFINITY)),
+    stderr: (text) => raw.stderr(terminalSafe(text)),
+  };
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(USAGE);

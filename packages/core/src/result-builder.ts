@@ -18,6 +18,7 @@ import { DnsResult } from './result.js';
 import { RRClass, RRType, Rcode, typeName } from './rr-types.js';
 import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
 import { WireError } from './wire/reader.js';
+import { quoteText } from './untrusted-text.js';
 
 /** What a resolver plugin hands the core: flags, rcode, canonical name, the raw answer. */
 export interface PluginAnswer {
@@ -191,7 +192,8 @@ export class ResultBuilder {
     const chainEnd = this.#followCnames(message);
     if (answer.canonical !== undefined && !sameName(parseName(answer.canonical), chainEnd)) {
       throw new InvalidResultError(
-        `${describeQuery(this.query)}: canonical name "${answer.canonical}" is not the end of the answer's CNAME chain`,
+        `${describeQuery(this.query)}: canonical name ${quoteText(answer.canonical)} ` +
+          "is not the end of the answer's CNAME chain",
       );
     }
     const sections: ParsedSections = {
