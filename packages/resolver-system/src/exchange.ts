@@ -26,7 +26,7 @@ export type ExchangeOutcome =
   | { readonly kind: 'answer'; readonly packet: Uint8Array; readonly message: WireMessage }
   /** The UDP answer did not fit (TC set, or larger than advertised): ask over TCP. */
   | { readonly kind: 'truncated' }
-  /** No acceptable answer in time; `dropped` messages were refused, `caseMismatch` of them for the name's case alone. */
+  /** No acceptable answer in time: `dropped` messages refused, `caseMismatch` of them for the name's case. */
   | { readonly kind: 'timeout'; readonly dropped: number; readonly caseMismatch?: number }
   | { readonly kind: 'failed'; readonly error: DnsError };
 
