@@ -62,6 +62,7 @@ export { orderSrv } from './records/srv.js';
 export { orderNaptr, parseNaptrRegexp, type NaptrRegexp } from './records/naptr.js';
 export { formatRecord, formatRdata, toHex } from './presentation.js';
 export { escapeText, quoteText, MAX_QUOTED_CHARS } from './untrusted-text.js';
+export { abortError, onAbort } from './abort.js';
 export {
   RRType,
   RRClass,

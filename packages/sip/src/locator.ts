@@ -19,6 +19,8 @@ import {
   DEFAULT_MAX_CNAME_HOPS,
   DEFAULT_MAX_NAPTR_RECORDS,
   DEFAULT_MAX_SRV_RECORDS,
+  DEFAULT_MAX_QUERIES,
+  DEFAULT_MAX_RESOLUTION_MS,
   DEFAULT_MAX_RETRY_AFTER_S,
   DEFAULT_MAX_TARGETS,
   DEFAULT_MAX_UDP_REQUEST_BYTES,
@@ -31,6 +33,7 @@ import {
 import { NoTargetsError, SipError } from './errors.js';
 import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './failover-cursor.js';
 import { Lookups } from './lookups.js';
+import { QueryBudget } from './query-budget.js';
 import { PenaltyBox } from './penalty-box.js';
 import { runProcedure } from './procedure.js';
 import type { ClientCapabilities, SelectionRule, SipResolution, SipTarget } from './resolution.js';
@@ -55,6 +58,10 @@ export interface SipLocatorOptions {
   readonly maxNaptrRecords?: number;
   /** Most records of one SRV answer expanded to addresses (default 16). */
   readonly maxSrvRecords?: number;
+  /** Most DNS queries one resolution makes (default 128); past it, it ends with what it found. */
+  readonly maxQueries?: number;
+  /** Longest one resolution may take, ms (default 15000); past it, it ends with what it found. */
+  readonly maxResolutionMs?: number;
   /** Per-target timer of the failover cursor, ms (default 6000). */
   readonly targetTimeoutMs?: number;
   /** Time in the penalty box without Retry-After, ms (default 60000). */
@@ -83,6 +90,8 @@ export class SipLocator implements CursorHost {
   readonly maxCnameHops: number;
   readonly maxNaptrRecords: number;
   readonly maxSrvRecords: number;
+  readonly maxQueries: number;
+  readonly maxResolutionMs: number;
   readonly targetTimeoutMs: number;
   readonly maxUdpRequestBytes: number;
   readonly clock: Clock;
@@ -113,6 +122,8 @@ export class SipLocator implements CursorHost {
     this.maxCnameHops = positiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
     this.maxNaptrRecords = positiveInteger(options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS, 'maxNaptrRecords');
     this.maxSrvRecords = positiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
+    this.maxQueries = positiveInteger(options.maxQueries ?? DEFAULT_MAX_QUERIES, 'maxQueries');
+    this.maxResolutionMs = positiveInteger(options.maxResolutionMs ?? DEFAULT_MAX_RESOLUTION_MS, 'maxResolutionMs');
     this.targetTimeoutMs = positiveInteger(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS, 'targetTimeoutMs');
     this.maxUdpRequestBytes = positiveInteger(
       options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES,
@@ -143,7 +154,8 @@ export class SipLocator implements CursorHost {
   async resolve(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     const now = this.clock.now();
-    const lookups = new Lookups(this.resolver, options.signal);
+    const budget = new QueryBudget(this.resolver, this.maxQueries, this.maxResolutionMs, options.signal, this.timers);
+    const lookups = new Lookups(budget.resolver, options.signal);
     const ctx = new ResolutionContext(
       lookups,
       this.client,
@@ -164,8 +176,10 @@ export class SipLocator implements CursorHost {
       // A rule may end early (a bogus answer) while sibling questions are out: nothing of this
       // resolution stays in flight once it has returned.
       await lookups.settled();
+      budget.close();
     }
     ctx.flush();
+    if (budget.cut) ctx.warn('query-budget', `${budget.cut}: the targets are those found by then`);
     if (targets.length > this.maxTargets) {
       ctx.warn('targets-capped', `${targets.length} targets found; only the first ${this.maxTargets} are kept`);
       targets = targets.slice(0, this.maxTargets);

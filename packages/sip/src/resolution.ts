@@ -120,7 +120,8 @@ export type WarningCode =
   | 'dns-error'
   | 'targets-capped'
   | 'naptr-records-capped'
-  | 'srv-records-capped';
+  | 'srv-records-capped'
+  | 'query-budget';
 
 /** A common mistake in an RFC 3263 set-up, or something that weakens failover. */
 export interface SipWarning {
