@@ -63,9 +63,13 @@ function packetTtl(message: WireMessage, query: DnsQuery, rcode: number, limits:
   const chain = cnameChain(message, query);
   if (!chain) return 0;
   const chainTtl = Math.min(limits.maxTtl, ...chain.links.map((r) => r.ttl));
+  // A record the result builder drops (its RDATA breaks a rule) answers nothing either.
   const answering = message.answers.filter(
     (r) =>
-      (query.type === RRType.ANY || r.type === query.type) && classMatches(r, query) && sameName(r.labels, chain.end),
+      (query.type === RRType.ANY || r.type === query.type) &&
+      classMatches(r, query) &&
+      sameName(r.labels, chain.end) &&
+      decodes(message, r),
   );
   if (rcode === Rcode.NOERROR && answering.length > 0) {
     return Math.min(chainTtl, ...answering.map((r) => r.ttl));
@@ -118,6 +122,16 @@ function negativeLifetime(
   }
   if (typeof data?.minimum !== 'number') return undefined;
   return Math.min(limits.maxNegativeTtl, negativeTtl(soa.ttl, data));
+}
+
+function decodes(message: WireMessage, record: WireRecord): boolean {
+  try {
+    decodeRecord(message.packet, record);
+    return true;
+  } catch (error) {
+    if (error instanceof RdataError) return false;
+    throw error;
+  }
 }
 
 function classMatches(record: WireRecord, query: DnsQuery): boolean {

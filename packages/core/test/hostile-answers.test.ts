@@ -135,6 +135,17 @@ describe('item 6: a no-data answer with a record of the right type for another o
     expect(inner.calls).toHaveLength(2);
   });
 
+  it('a record of the right type whose RDATA is dropped answers nothing (found by npm run fuzz)', () => {
+    const broken: PluginAnswer = {
+      rcode: 0,
+      answer: answerPacket({
+        question: { name: 'www.bank.example', type: A },
+        answers: [{ type: A, ttl: 86_400, rdata: bytes([192, 0, 2, 1, 0, 0]) }],
+      }),
+    };
+    expect(answerLifetime(makeQuery('www.bank.example', 'A'), broken, LIMITS)).toBe(0);
+  });
+
   it('only records that answer the question set a positive lifetime (the chain and its end)', () => {
     const answer: PluginAnswer = {
       rcode: 0,

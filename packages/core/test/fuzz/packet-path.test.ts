@@ -89,7 +89,7 @@ async function check(seedIndex: number, mutations: readonly Mutation[], flags: {
   expect(lifetime).toBeGreaterThanOrEqual(0);
   expect(lifetime).toBeLessThanOrEqual(flags.bogus ? LIMITS.maxBogusTtl : LIMITS.maxTtl);
 
-  let result;
+  let result: ReturnType<typeof buildResult>;
   try {
     result = buildResult(query, answer);
   } catch (error) {
