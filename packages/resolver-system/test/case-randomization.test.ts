@@ -13,7 +13,8 @@ import { makeQuery, parseName } from '@dnscore/core/plugin';
 import { freePort } from '../../../test/support/ports.js';
 import { SystemResolver } from '../src/index.js';
 import { randomizeCase, restoreQuestionCase } from '../src/case-randomization.js';
-import { encodeQuery } from '../src/wire.js';
+import { inspectResponse } from '../src/response-check.js';
+import { encodeQuery, Flag } from '../src/wire.js';
 
 const NAME = 'www.bank.example';
 const noResolvConf = '/nonexistent/resolv.conf';
@@ -144,5 +145,23 @@ describe('randomizeCase', () => {
     const restored = restoreQuestionCase(packet, sent, query.labels);
     expect(Buffer.from(restored)).toEqual(Buffer.from(encodeQuery(query, { id: 7 })));
     expect(Buffer.from(packet)).not.toEqual(Buffer.from(restored)); // a copy; the original kept
+  });
+});
+
+describe('forgeries needed, measured', () => {
+  it('a forger with the right ID and port is accepted once per 2^letters tries (ab.cd: 1 in 16)', () => {
+    const query = makeQuery('ab.cd', 'A');
+    const forgeries = 16_000;
+    let accepted = 0;
+    for (let i = 0; i < forgeries; i++) {
+      const sent = randomizeCase(query.labels); // what our query carried
+      const guess = randomizeCase(query.labels); // the forger's guess of it
+      const forged = Buffer.from(encodeQuery(query, { id: 99, labels: guess }));
+      forged.writeUInt16BE(Flag.QR | Flag.RD | Flag.RA, 2);
+      if (inspectResponse(forged, 99, query, sent).kind === 'accept') accepted++;
+    }
+    // Expected 1,000 (binomial, sd 31); without 0x20 every one of them would be accepted.
+    expect(accepted).toBeGreaterThan(850);
+    expect(accepted).toBeLessThan(1150);
   });
 });
