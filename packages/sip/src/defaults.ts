@@ -33,8 +33,11 @@ export const DEFAULT_MAX_SRV_RECORDS = 16;
  */
 export const DEFAULT_MAX_QUERIES = 128;
 
-/** How long one resolution may take, ms: a few rounds of the system backend's timeouts. */
-export const DEFAULT_MAX_RESOLUTION_MS = 15_000;
+/**
+ * How long one resolution may take, ms: a few rounds of the system backend's timeouts, and
+ * room for a burst queued behind its in-flight bound (10,000 resolutions at once take ~30 s).
+ */
+export const DEFAULT_MAX_RESOLUTION_MS = 60_000;
 
 /**
  * Per-target timer: how long a try may go without any response before the cursor moves on.

@@ -60,7 +60,7 @@ export interface SipLocatorOptions {
   readonly maxSrvRecords?: number;
   /** Most DNS queries one resolution makes (default 128); past it, it ends with what it found. */
   readonly maxQueries?: number;
-  /** Longest one resolution may take, ms (default 15000); past it, it ends with what it found. */
+  /** Longest one resolution may take, ms (default 60000); past it, it ends with what it found. */
   readonly maxResolutionMs?: number;
   /** Per-target timer of the failover cursor, ms (default 6000). */
   readonly targetTimeoutMs?: number;
