@@ -3,10 +3,11 @@
 # libunbound-dev (to build the `unbound` binding), dns-root-data (the root trust anchors
 # in /usr/share/dns/root.ds, which libunbound only recommends), nsd (authoritative server on loopback),
 # ldnsutils (signs test zones), bind9-dnsutils (dig), sip-tester (sipp, the SIP peer),
-# openssl (test certificates for TLS targets).
+# openssl (test certificates for TLS targets), chromium (the browser tests of `dnscore serve`,
+# driven by playwright-core through /usr/bin/chromium; no browser is downloaded).
 set -euo pipefail
 
-packages=(libunbound-dev dns-root-data nsd ldnsutils bind9-dnsutils sip-tester openssl)
+packages=(libunbound-dev dns-root-data nsd ldnsutils bind9-dnsutils sip-tester openssl chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsCore } from '@dnscore/core';
-import { createPjsipExtResolver, hostInfoFromUri } from '@dnscore/ext-resolver';
+import { createPjsipAdapter, hostInfoFromUri } from '@dnscore/pjsip-adapter';
 import { SystemResolver } from '@dnscore/resolver-system';
 import { UnboundResolver } from '@dnscore/resolver-unbound';
 import { SipLocator } from '@dnscore/sip';
@@ -68,8 +68,8 @@ describe('a bogus answer through every layer', () => {
     expect(system.stats.queries).toBe(0);
   });
 
-  it('ext-resolver: the PJSIP callback gets an error status and no address', async () => {
-    const adapter = createPjsipExtResolver(core);
+  it('pjsip-adapter: the PJSIP callback gets an error status and no address', async () => {
+    const adapter = createPjsipAdapter(core);
     const [status, addresses] = await new Promise<[number, unknown]>((resolve) =>
       adapter.resolve(null, null, hostInfoFromUri('sip:bob@layers.example'), 'token', (s, _t, a) => resolve([s, a])),
     );

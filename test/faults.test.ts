@@ -39,7 +39,7 @@ async function burst(n: number): Promise<string[]> {
 describe('faults', () => {
   it('a nameserver that dies mid-run: the rest of the run goes to the next one, none is lost', async () => {
     expect(await burst(1)).toEqual(['192.0.2.1']);
-    first.setPlan({ udp: [{ delayMs: 100, then: 'answer' }] });
+    first.setPlan({ udp: [{ delayMs: 100, play: 'answer' }] });
     const running = burst(20);
     await first.waitForQueries(2, 'udp');
     await first.close(); // dies while the run is in flight
@@ -49,7 +49,7 @@ describe('faults', () => {
   });
 
   it('a slow nameserver: the query moves on after the timeout, and comes back when it is fast again', async () => {
-    first.setPlan({ udp: [{ delayMs: 2000, then: 'answer' }] });
+    first.setPlan({ udp: [{ delayMs: 2000, play: 'answer' }] });
     expect(await burst(2)).toEqual(['192.0.2.2', '192.0.2.2']);
     first.setPlan({ udp: ['answer'] });
     expect(await burst(2)).toEqual(['192.0.2.1', '192.0.2.1']);

@@ -9,14 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { DnsCore, ZoneResolver, seededRandom } from '@dnscore/core';
 import { SipLocator, drawFirstTargets } from '@dnscore/sip';
-import {
-  PjStatus,
-  PjsipTransportType,
-  SipEndpoint,
-  createPjsipExtResolver,
-  type PjsipStyleResolver,
-  type SipRequest,
-} from '@dnscore/ext-resolver';
+import { PjStatus, PjsipTransportType, createPjsipAdapter, type PjsipAdapter } from '@dnscore/pjsip-adapter';
+import { SipEndpoint, type SipRequest } from '@dnscore/sip-bridge';
 import type { TestCertificate } from './support/certs.js';
 import { startFailoverPeers, type FailoverPeers } from './support/failover-peers.js';
 import { failoverHosts, failoverZone, freePortOnAll } from './support/failover-zone.js';
@@ -52,8 +46,8 @@ afterAll(async () => {
   await failoverPeers?.stop();
 });
 
-function adapter(seed = 1): PjsipStyleResolver {
-  return createPjsipExtResolver(
+function adapter(seed = 1): PjsipAdapter {
+  return createPjsipAdapter(
     new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(seed) }),
     { ipv6: false },
   );
@@ -74,8 +68,8 @@ function request(uri: string): SipRequest {
   };
 }
 
-const send = (resolver: PjsipStyleResolver, uri: string): Promise<PjsipSend> =>
-  pjsipSend(resolver, endpoint, request(uri), { timeoutMs: TIMER_MS, failedForMs: FAILED_FOR_MS });
+const send = (pjsip: PjsipAdapter, uri: string): Promise<PjsipSend> =>
+  pjsipSend(pjsip, endpoint, request(uri), { timeoutMs: TIMER_MS, failedForMs: FAILED_FOR_MS });
 
 /** "udp 127.0.6.31 timeout -" per try. */
 function tries(sent: PjsipSend): string[] {
@@ -87,8 +81,8 @@ function tries(sent: PjsipSend): string[] {
 
 describe('a PJSIP-style consumer over the adapter, against sipp', () => {
   it('first server dead: the consumer moves to the second entry after its timer; the dead one comes last next time', async () => {
-    const resolver = adapter();
-    const first = await send(resolver, `sip:svc@dead.${ORIGIN}`);
+    const pjsip = adapter();
+    const first = await send(pjsip, `sip:svc@dead.${ORIGIN}`);
     expect(first.resolveStatus).toBe(PjStatus.PJ_SUCCESS);
     expect(first.entries.map((e) => [e.name, e.addr.address, e.priority, e.weight])).toEqual([
       [`dead-server.${ORIGIN}`, hosts.dead, 10, 0],
@@ -96,7 +90,7 @@ describe('a PJSIP-style consumer over the adapter, against sipp', () => {
     ]);
     expect(tries(first)).toEqual([`udp ${hosts.dead} timeout -`, `udp ${hosts.live} response 200`]);
     // setServerFailed() fed the penalty box: the next callback lists the dead server last.
-    const next = await send(resolver, `sip:svc@dead.${ORIGIN}`);
+    const next = await send(pjsip, `sip:svc@dead.${ORIGIN}`);
     expect(next.entries.map((e) => e.addr.address)).toEqual([hosts.live, hosts.dead]);
     expect(tries(next)).toEqual([`udp ${hosts.live} response 200`]);
   });
@@ -107,19 +101,19 @@ describe('a PJSIP-style consumer over the adapter, against sipp', () => {
   });
 
   it('first server refuses TCP (transport=tcp, type TCP): the second entry at once', async () => {
-    const resolver = adapter();
-    const sent = await send(resolver, `sip:svc@refuse.${ORIGIN};transport=tcp`);
+    const pjsip = adapter();
+    const sent = await send(pjsip, `sip:svc@refuse.${ORIGIN};transport=tcp`);
     expect(sent.entries.map((e) => e.type)).toEqual([PjsipTransportType.TCP, PjsipTransportType.TCP]);
     expect(tries(sent)).toEqual([`tcp ${hosts.dead} transport-error -`, `tcp ${hosts.live} response 200`]);
-    expect(resolver.isServerFailed({ address: hosts.dead, port, type: PjsipTransportType.TCP })).toBe(true);
-    expect(tries(await send(resolver, `sip:svc@refuse.${ORIGIN};transport=tcp`))).toEqual([
+    expect(pjsip.isServerFailed({ address: hosts.dead, port, type: PjsipTransportType.TCP })).toBe(true);
+    expect(tries(await send(pjsip, `sip:svc@refuse.${ORIGIN};transport=tcp`))).toEqual([
       `tcp ${hosts.live} response 200`,
     ]);
   });
 
   it('shares requests by SRV weight: entry 0 of each callback follows the weighted draw', async () => {
     const n = 200;
-    const resolver = adapter(11);
+    const pjsip = adapter(11);
     const expected = await drawFirstTargets(
       new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(11) }), {
         ipv6: false,
@@ -129,7 +123,7 @@ describe('a PJSIP-style consumer over the adapter, against sipp', () => {
     );
     const answered: Record<string, number> = {};
     for (let i = 0; i < n; i++) {
-      const sent = await send(resolver, `sip:svc@weights.${ORIGIN}`);
+      const sent = await send(pjsip, `sip:svc@weights.${ORIGIN}`);
       expect(sent.tries).toHaveLength(1);
       const name = sent.entries.find((e) => e.addr.address === sent.answeredBy!.address)!.name;
       answered[name] = (answered[name] ?? 0) + 1;

@@ -62,3 +62,24 @@ it('without the unbound binding, auto answers through the system backend and say
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^dnscore: resolving with "system" \(unbound unavailable: .+\)$/);
 }, 60_000);
+
+it('without the unbound binding, a trust anchor under auto is an error: no unvalidated answer, exit 5', async () => {
+  const bin = join(copy, 'packages/cli/dist/main.cjs');
+  const failure = await run(process.execPath, [
+    bin,
+    'resolve',
+    'sip1.biloxi.example',
+    '--resolver',
+    'auto',
+    '--server',
+    nsd.endpoint,
+    '--trust-anchor',
+    'biloxi.example. IN DS 12345 13 2 0000000000000000000000000000000000000000000000000000000000000000',
+  ]).then(
+    () => undefined,
+    (error: { code?: number; stdout?: string; stderr?: string }) => error,
+  );
+  expect(failure?.code).toBe(5);
+  expect(failure?.stdout).toBe('');
+  expect(failure?.stderr).toMatch(/system: not asked in place of "unbound", which fails closed/);
+}, 60_000);

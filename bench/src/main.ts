@@ -10,6 +10,7 @@ import { warmThroughput } from './cases/warm-throughput.js';
 import { dnssecCost } from './cases/dnssec-cost.js';
 import { concurrency } from './cases/concurrency.js';
 import { failoverCase } from './cases/failover.js';
+import { nodeDnsFacade } from './cases/node-dns-facade.js';
 import type { BenchCase, BenchContext, Section } from './cases/section.js';
 import { describeEnvironment } from './report/environment.js';
 import { renderReport, renderSection } from './report/markdown.js';
@@ -24,6 +25,7 @@ const CASES: Record<(typeof CASE_IDS)[number], BenchCase | undefined> = {
   dnssec: dnssecCost,
   failover: failoverCase,
   concurrency,
+  nodedns: nodeDnsFacade,
 };
 
 async function main(): Promise<void> {

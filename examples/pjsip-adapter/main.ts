@@ -9,24 +9,24 @@ import { fileURLToPath } from 'node:url';
 import { DnsCore, ZoneResolver, seededRandom } from '@dnscore/core';
 import {
   PjsipTransportType,
-  createPjsipExtResolver,
+  createPjsipAdapter,
   hostInfoFromUri,
   pjStatusName,
   type PjsipHostInfo,
   type PjsipServerAddresses,
-  type PjsipStyleResolver,
-} from '@dnscore/ext-resolver';
+  type PjsipAdapter,
+} from '@dnscore/pjsip-adapter';
 
 const ZONE = fileURLToPath(new URL('../zones/biloxi.example.zone', import.meta.url));
 
 /** What sip_util.c gets: the status and the addresses, from the one call of the callback. */
 function resolve(
-  resolver: PjsipStyleResolver,
+  adapter: PjsipAdapter,
   target: PjsipHostInfo,
 ): Promise<{ status: number; addresses: PjsipServerAddresses | null }> {
   return new Promise((done) => {
     // pjsip_resolve() -> ext->resolve(resolver, pool, target, token, cb); the token comes back as given.
-    resolver.resolve(null, null, target, { tdata: 'INVITE sip:bob@biloxi.example' }, (status, _token, addresses) =>
+    adapter.resolve(null, null, target, { tdata: 'INVITE sip:bob@biloxi.example' }, (status, _token, addresses) =>
       done({ status, addresses }),
     );
   });
@@ -40,14 +40,14 @@ const TYPE_NAME: Readonly<Record<number, string>> = {
 
 export async function main(print: (line: string) => void = console.log): Promise<void> {
   const core = new DnsCore([new ZoneResolver({ files: [ZONE] })], { random: seededRandom(2026) });
-  const resolver = createPjsipExtResolver(core, { ipv6: false });
+  const adapter = createPjsipAdapter(core, { ipv6: false });
 
   const show = async (uri: string): Promise<PjsipServerAddresses | null> => {
     const target = hostInfoFromUri(uri);
     print(
       `${uri} -> pjsip_host_info { type ${target.type}, flag ${target.flag}, host ${target.addr.host}, port ${target.addr.port} }`,
     );
-    const { status, addresses } = await resolve(resolver, target);
+    const { status, addresses } = await resolve(adapter, target);
     print(`  status ${status} (${pjStatusName(status)}), count ${addresses?.count ?? 0}`);
     for (const e of addresses?.entry ?? []) {
       print(
@@ -61,7 +61,7 @@ export async function main(print: (line: string) => void = console.log): Promise
   const first = await show('sip:bob@biloxi.example');
   // sip_util.c tried entry 0 and the transaction failed: PJSIP calls pjsip_resolver_set_server_failed().
   const failed = first!.entry[0]!;
-  resolver.setServerFailed({ address: failed.addr.address, port: failed.addr.port, type: failed.type }, 60_000);
+  adapter.setServerFailed({ address: failed.addr.address, port: failed.addr.port, type: failed.type }, 60_000);
   print(`set failed: ${failed.name} for 60 s`);
   await show('sip:bob@biloxi.example');
   // transport=udp sets the type; a name that does not exist is PJLIB_UTIL_EDNSNOANSWERREC.

@@ -2,7 +2,7 @@
  * Signs zones for DNSSEC tests with ldns-keygen and ldns-signzone, with fresh keys every run,
  * and hands back the signed text and the DS record to use as the trust anchor. A signed zone
  * changed afterwards (`alterRecord`) no longer matches its signatures: it answers bogus.
- * Serve the text with startNsd from ./nsd.js. Facts: ../shared/reference/dnssec-loopback-rig.md.
+ * Serve the text with startNsd from ./nsd.js.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +30,8 @@ export interface SignedZone {
   readonly text: string;
   /** The KSK's DS record ("biloxi.test.\tIN\tDS\t12345 13 2 ..."): the trust anchor. */
   readonly ds: string;
+  /** The KSK's DNSKEY record ("biloxi.test.\tIN\tDNSKEY\t257 3 13 ..."), for other DS digests. */
+  readonly dnskey: string;
   readonly kskTag: number;
   readonly zskTag: number;
   readonly inception: Date;
@@ -60,6 +62,7 @@ export async function signZone(name: string, text: string, options: SignOptions 
       name: zone,
       text: readFileSync(join(dir, 'zone.signed'), 'utf8'),
       ds: readFileSync(join(dir, `${ksk}.ds`), 'utf8').trim(),
+      dnskey: readFileSync(join(dir, `${ksk}.key`), 'utf8').trim(),
       kskTag: keyTag(ksk),
       zskTag: keyTag(zsk),
       inception,

@@ -48,7 +48,8 @@ export type Behaviour =
   | 'ad'
   /** TCP only: close the connection. */
   | 'close'
-  | { readonly delayMs: number; readonly then: Behaviour }
+  /** Wait, then play a behaviour (not named `then`: an object with a `then` is a thenable to await). */
+  | { readonly delayMs: number; readonly play: Behaviour }
   | { readonly raw: (query: ReceivedQuery) => Uint8Array };
 
 export type Plan = readonly Behaviour[] | ((query: ReceivedQuery) => readonly Behaviour[]);

@@ -167,7 +167,7 @@ class Hostile implements HostileServer {
 
   #playUdp(behaviour: Behaviour, query: ReceivedQuery, to: { address: string; port: number }): void {
     if (typeof behaviour === 'object' && 'delayMs' in behaviour) {
-      this.#later(behaviour.delayMs, () => this.#playUdp(behaviour.then, query, to));
+      this.#later(behaviour.delayMs, () => this.#playUdp(behaviour.play, query, to));
       return;
     }
     if (behaviour === 'drop' || behaviour === 'close') return;
@@ -202,7 +202,7 @@ class Hostile implements HostileServer {
 
   #playTcp(behaviour: Behaviour, query: ReceivedQuery, socket: Socket): void {
     if (typeof behaviour === 'object' && 'delayMs' in behaviour) {
-      this.#later(behaviour.delayMs, () => this.#playTcp(behaviour.then, query, socket));
+      this.#later(behaviour.delayMs, () => this.#playTcp(behaviour.play, query, socket));
       return;
     }
     if (socket.destroyed || behaviour === 'drop') return;

@@ -1,6 +1,6 @@
 /**
  * Starts nsd, the authoritative server, on loopback for a test, and stops it by PID.
- * Facts from ../shared/reference/dnssec-loopback-rig.md: as root nsd needs `username: ""`,
+ * What nsd on loopback needs: as root nsd needs `username: ""`,
  * it daemonizes and exits 0 even when the daemon dies, and it is ready when it answers SOA.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { stopOnExit } from './cleanup.js';
 import { freePort, hasIpv6Loopback } from './ports.js';
 
 const run = promisify(execFile);
@@ -43,7 +44,22 @@ export function nsdInstalled(): boolean {
   return existsSync('/usr/sbin/nsd') || existsSync('/usr/bin/nsd');
 }
 
+/**
+ * Starts nsd on a free port. Another process may take the port between the check and nsd's
+ * bind (tests run side by side on a shared machine): nsd then fails to start, and a new port
+ * is tried, three times at most. A port given in `options` is tried once.
+ */
 export async function startNsd(zones: readonly NsdZone[], options: NsdOptions = {}): Promise<NsdServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNsdOnce(zones, options);
+    } catch (error) {
+      if (options.port !== undefined || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startNsdOnce(zones: readonly NsdZone[], options: NsdOptions): Promise<NsdServer> {
   const address = options.address ?? '127.0.0.1';
   const port = options.port ?? (await freePort(address));
   const ipv6 = (options.ipv6 ?? false) && hasIpv6Loopback();
@@ -75,9 +91,16 @@ export async function startNsd(zones: readonly NsdZone[], options: NsdOptions = 
   ].join('\n');
   const confFile = join(dir, 'nsd.conf');
   writeFileSync(confFile, `${conf}\n`);
-  await run(nsdBinary(), ['-c', confFile]);
+  try {
+    await run(nsdBinary(), ['-c', confFile]);
+  } catch (error) {
+    const why = log(dir);
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`nsd did not start on ${address}@${port}: ${why}`, { cause: error });
+  }
 
   const pid = await waitForPid(join(dir, 'nsd.pid'), dir);
+  const release = stopOnExit(pid, dir);
   const server: NsdServer = {
     address,
     port,
@@ -85,7 +108,10 @@ export async function startNsd(zones: readonly NsdZone[], options: NsdOptions = 
     ipv6,
     dir,
     pid,
-    stop: () => stopNsd(pid, dir),
+    stop: async () => {
+      await stopNsd(pid, dir);
+      release();
+    },
   };
   try {
     await waitUntilAnswering(server, zones[0]?.name ?? '.');

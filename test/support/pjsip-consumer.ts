@@ -12,11 +12,9 @@ import {
   hostInfoFromUri,
   transportOfType,
   type PjsipServerAddresses,
-  type PjsipStyleResolver,
-  type SipEndpoint,
-  type SipRequest,
-  type SipResponse,
-} from '@dnscore/ext-resolver';
+  type PjsipAdapter,
+} from '@dnscore/pjsip-adapter';
+import type { SipEndpoint, SipRequest, SipResponse } from '@dnscore/sip-bridge';
 
 export interface PjsipTry {
   readonly type: number;
@@ -40,13 +38,13 @@ const UDP_SIZE_THRESHOLD = 1300;
 
 /** One resolve call; `settleMs` later it reports how often the callback ran (a second call must never come). */
 export function resolveOnce(
-  resolver: PjsipStyleResolver,
+  adapter: PjsipAdapter,
   uri: string,
   settleMs = 0,
 ): Promise<{ status: number; addresses: PjsipServerAddresses | null; calls: number }> {
   return new Promise((resolve) => {
     let calls = 0;
-    resolver.resolve(null, null, hostInfoFromUri(uri), 'token', (status, _token, addresses) => {
+    adapter.resolve(null, null, hostInfoFromUri(uri), 'token', (status, _token, addresses) => {
       calls++;
       if (calls === 1) setTimeout(() => resolve({ status, addresses, calls }), settleMs);
     });
@@ -54,14 +52,14 @@ export function resolveOnce(
 }
 
 export async function pjsipSend(
-  resolver: PjsipStyleResolver,
+  adapter: PjsipAdapter,
   endpoint: SipEndpoint,
   request: SipRequest,
   options: { readonly timeoutMs: number; readonly failedForMs: number },
 ): Promise<PjsipSend> {
   const uri = String(request.uri);
   const info = hostInfoFromUri(uri);
-  const { status, addresses } = await resolveOnce(resolver, uri);
+  const { status, addresses } = await resolveOnce(adapter, uri);
   if (status !== PjStatus.PJ_SUCCESS || !addresses)
     return { resolveStatus: status, entries: [], tries: [], answeredBy: undefined };
   let entries = [...addresses.entry];
@@ -110,7 +108,7 @@ export async function pjsipSend(
     tries.push(tried);
     if (result.outcome === 'response')
       return { resolveStatus: status, entries: addresses.entry, tries, answeredBy: tried };
-    resolver.setServerFailed(
+    adapter.setServerFailed(
       { address: entry.addr.address, port: entry.addr.port, type: entry.type },
       options.failedForMs,
     );

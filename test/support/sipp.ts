@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopOnExit } from './cleanup.js';
 import { freePort } from './ports.js';
 
 export const SIPP = '/usr/bin/sipp';
@@ -165,10 +166,13 @@ async function launch(options: SippOptions, extra: string[]): Promise<SippProces
   ];
   const child: ChildProcess = spawn(SIPP, args, { cwd: workDir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const pid = child.pid;
   if (pid === undefined) throw new Error(`sipp did not start: ${stderr}`);
+  void exited.then(stopOnExit(pid));
   return {
     pid,
     address,

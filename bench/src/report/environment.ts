@@ -75,7 +75,8 @@ export function describeEnvironment(settings: {
       [
         'dnscore',
         `@dnscore/core ${packageVersion('packages/core')}, resolver-system ${packageVersion('packages/resolver-system')}, ` +
-          `resolver-unbound ${packageVersion('packages/resolver-unbound')}, sip ${packageVersion('packages/sip')}, ext-resolver ${packageVersion('packages/ext-resolver')}`,
+          `resolver-unbound ${packageVersion('packages/resolver-unbound')}, sip ${packageVersion('packages/sip')}, ` +
+          `sip-bridge ${packageVersion('packages/sip-bridge')}`,
       ],
       ['npm `sip`', npmVersion('sip')],
       ['npm `unbound`', `${npmVersion('unbound')} (libunbound ${libunboundVersion()})`],

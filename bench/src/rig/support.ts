@@ -4,4 +4,5 @@
  */
 export { startNsd, type NsdServer, type NsdZone } from '../support/nsd.js';
 export { freePort } from '../support/ports.js';
+export { stopOnExit } from '../support/cleanup.js';
 export { signZone, type SignedZone } from '../support/dnssec.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sleep } from '../stats.js';
-import { freePort } from './support.js';
+import { freePort, stopOnExit } from './support.js';
 
 const run = promisify(execFile);
 export const UNBOUND_DAEMON = '/usr/sbin/unbound';
@@ -70,6 +70,7 @@ export async function startUnboundDaemon(
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(stopOnExit(child.pid!, dir));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
       process.kill(child.pid!, 'SIGTERM');

@@ -1,12 +1,12 @@
 /**
  * The two ways of sending a SIP request that the failover part compares: the npm `sip` stack
  * on its own (its resolve(), its sequential search, its 32-second Timer B/F), and the same
- * stack driven by dnscore's bridge (@dnscore/ext-resolver: RFC 3263 targets, a per-target
+ * stack driven by dnscore's bridge (@dnscore/sip-bridge: RFC 3263 targets, a per-target
  * timer, a penalty box). Both resolve through the failover nsd.
  */
 import dns from 'node:dns';
 import { DnsCore, withCache } from '@dnscore/core';
-import { SipBridge, type SipRequest } from '@dnscore/ext-resolver';
+import { SipBridge, type SipRequest } from '@dnscore/sip-bridge';
 import { SipLocator, type SipLocatorOptions } from '@dnscore/sip';
 import type { SipMessage } from 'sip';
 import { freePort } from '../rig/support.js';

@@ -13,6 +13,7 @@ import {
   type ResolverPlugin,
 } from '@dnscore/core';
 import { SystemResolver } from '@dnscore/resolver-system';
+import type { AlgorithmSupport } from './unsupported-algorithm.js';
 import { UsageError } from './usage-error.js';
 
 export const RESOLVERS = ['auto', 'zone', 'system', 'unbound'] as const;
@@ -47,6 +48,8 @@ export interface BuiltCore {
   readonly core: DnsCore;
   /** What answers, for messages: "zone", "unbound, then system", ... */
   readonly description: string;
+  /** The libunbound backend, when there is one: what it can validate. */
+  readonly validator?: AlgorithmSupport;
 }
 
 /**
@@ -60,12 +63,17 @@ export async function buildCore(
 ): Promise<BuiltCore> {
   const choice = resolverChoice(flags);
   const plugins: ResolverPlugin[] = [];
+  let validator: AlgorithmSupport | undefined;
   const zones = flags.zone ?? [];
   if (choice === 'zone' && zones.length === 0) throw new UsageError('--resolver zone needs at least one --zone FILE');
   if (zones.length > 0 && (choice === 'zone' || choice === 'auto')) plugins.push(new ZoneResolver({ files: zones }));
   if (choice === 'auto' || choice === 'unbound') {
-    const unbound = await unboundPlugin(flags, choice === 'unbound');
-    if (unbound) plugins.push(withCache(unbound));
+    // A trust anchor asks for validation: without libunbound that is an error, not a fallback.
+    const unbound = await unboundPlugin(flags, choice === 'unbound' || validationAsked(flags));
+    if (unbound) {
+      plugins.push(withCache(unbound));
+      if (unbound.available().available) validator = unbound;
+    }
   }
   if (choice === 'auto' || choice === 'system') {
     const timing = {
@@ -79,7 +87,7 @@ export async function buildCore(
     logger: options.logger ?? stderrLogger,
     ...(options.random ? { random: options.random } : {}),
   });
-  return { core, description: plugins.map((p) => p.name).join(', then ') };
+  return { core, description: plugins.map((p) => p.name).join(', then '), ...(validator ? { validator } : {}) };
 }
 
 function positiveInteger(text: string, flag: string): number {
@@ -96,6 +104,11 @@ function resolverChoice(flags: BackendFlags): ResolverChoice {
   return choice as ResolverChoice;
 }
 
+/** Trust anchors given: the caller asked for DNSSEC validation. */
+function validationAsked(flags: BackendFlags): boolean {
+  return (flags['trust-anchor']?.length ?? 0) > 0 || flags['trust-anchor-file'] !== undefined;
+}
+
 function rejectUnboundFlags(flags: BackendFlags, choice: ResolverChoice): void {
   const given = (['trust-anchor', 'trust-anchor-file', 'insecure-domain'] as const).filter(
     (f) => flags[f] !== undefined,
@@ -107,14 +120,18 @@ function rejectUnboundFlags(flags: BackendFlags, choice: ResolverChoice): void {
  * The libunbound backend, loaded only when asked for: `@dnscore/resolver-unbound` is an
  * optional dependency, and dnscore must run without it. `required` makes its absence an error.
  */
-async function unboundPlugin(flags: BackendFlags, required: boolean): Promise<ResolverPlugin | undefined> {
+async function unboundPlugin(
+  flags: BackendFlags,
+  required: boolean,
+): Promise<import('@dnscore/resolver-unbound').UnboundResolver | undefined> {
   let module: typeof import('@dnscore/resolver-unbound');
   try {
     module = await import('@dnscore/resolver-unbound');
   } catch (error) {
     if (required)
       throw new UsageError(
-        `--resolver unbound: @dnscore/resolver-unbound is not installed (${(error as Error).message})`,
+        `${validationAsked(flags) ? '--trust-anchor asks for DNSSEC validation, but' : '--resolver unbound:'} ` +
+          `@dnscore/resolver-unbound is not installed (${(error as Error).message})`,
       );
     return undefined;
   }

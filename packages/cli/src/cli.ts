@@ -6,6 +6,8 @@ import { DnsError, InvalidArgumentError } from '@dnscore/core';
 import { resolveCommand, RESOLVE_USAGE } from './commands/resolve.js';
 import { pingCommand, PING_USAGE } from './commands/ping.js';
 import { sipCommand, SIP_USAGE } from './commands/sip.js';
+import { checkCommand, CHECK_USAGE } from './commands/check.js';
+import { serveCommand, SERVE_USAGE } from './commands/serve.js';
 import { ExitCode } from './exit-codes.js';
 import { processIo, type Io } from './io.js';
 import { terminalSafe } from './output/terminal.js';
@@ -16,6 +18,8 @@ const commands = new Map<string, Command>([
   ['resolve', resolveCommand],
   ['sip', sipCommand],
   ['ping', pingCommand],
+  ['check', checkCommand],
+  ['serve', serveCommand],
 ]);
 
 export const USAGE = `usage: dnscore <command> [options]
@@ -24,10 +28,14 @@ commands:
   resolve NAME    resolve one question, printed like dig (--json for JSON)
   sip URI         where to send a SIP request: the RFC 3263 step-through and the ordered targets
   ping URI        send SIP requests through RFC 3263 failover: every try, and who answered
+  check DOMAIN    a domain's SIP DNS against the common mistakes and RFC rules (exit 1 on warnings)
+  serve           the step-through in a browser: a page and JSON API on http://127.0.0.1:8053/
 
 ${RESOLVE_USAGE}
 ${SIP_USAGE}
 ${PING_USAGE}
+${CHECK_USAGE}
+${SERVE_USAGE}
 `;
 
 export async function run(argv: readonly string[], raw: Io = processIo): Promise<ExitCode> {

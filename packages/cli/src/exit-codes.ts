@@ -1,7 +1,9 @@
-/** Exit codes of the dnscore command (DESIGN.md, decisions table). */
+/** Exit codes of the dnscore command (ARCHITECTURE.md, decisions). */
 export const ExitCode = {
   /** An answer with records, or targets. */
   OK: 0,
+  /** `dnscore check`: something at warning level or above was found (as linters do). */
+  FINDINGS: 1,
   /** Bad input: an invalid name, type, URI, option or zone file. */
   BAD_INPUT: 2,
   /** NXDOMAIN, NODATA, or no targets. */

@@ -1,4 +1,4 @@
-/** `dnscore resolve` on zone files: output like dig, --json, and the exit codes of DESIGN.md. */
+/** `dnscore resolve` on zone files: output like dig, --json, and the exit codes of ARCHITECTURE.md. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +43,17 @@ describe('dnscore resolve: nominal', () => {
     );
     expect(code).toBe(0);
     const json = JSON.parse(stdout);
-    expect(Object.keys(json)).toEqual(['name', 'type', 'rcode', 'secure', 'bogus', 'whyBogus', 'canonical', 'records']);
+    expect(Object.keys(json)).toEqual([
+      'name',
+      'type',
+      'rcode',
+      'secure',
+      'bogus',
+      'whyBogus',
+      'ede',
+      'canonical',
+      'records',
+    ]);
     expect(json).toMatchObject({
       name: '_sip._udp.biloxi.example',
       type: 'SRV',
@@ -51,6 +61,7 @@ describe('dnscore resolve: nominal', () => {
       secure: false,
       bogus: false,
       whyBogus: null,
+      ede: null,
       canonical: '_sip._udp.biloxi.example',
     });
     expect(json.records).toHaveLength(3);

@@ -91,6 +91,8 @@ describe('dnscore sip: nominal', () => {
         weight: 0,
         source: 'literal',
         expires: null,
+        dnssec: 'insecure',
+        links: [],
       },
     ]);
     expect(json.warnings.length).toBeGreaterThan(0);

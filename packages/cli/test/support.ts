@@ -13,7 +13,15 @@ export interface Ran {
 export async function dnscore(...argv: string[]): Promise<Ran> {
   let stdout = '';
   let stderr = '';
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {} };
+  const io: Io = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: {},
+  };
   const code = await run(argv, io);
   return { code, stdout, stderr };
 }

@@ -12,7 +12,7 @@ import { decodeRecord } from './records/decode.js';
 import { RdataError } from './records/rdata-error.js';
 import { negativeTtl } from './records/soa.js';
 import type { SoaData } from './records/types.js';
-import type { PluginAnswer } from './result-builder.js';
+import type { PluginAnswer } from './resolver-plugin.js';
 import { RRClass, RRType, Rcode } from './rr-types.js';
 import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
 

@@ -7,12 +7,12 @@
  */
 import { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 import { systemClock, type Clock } from './clock.js';
-import { InvalidArgumentError } from './errors.js';
 import { nameKey } from './names.js';
+import { checkPositiveInteger } from './option-checks.js';
 import type { DnsQuery } from './query.js';
 import type { Availability, ResolverPlugin } from './resolver-plugin.js';
 import { answerLifetime, clampLifetime } from './answer-lifetime.js';
-import type { PluginAnswer } from './result-builder.js';
+import type { PluginAnswer } from './resolver-plugin.js';
 
 export interface CacheOptions {
   /** Most entries held; the least recently used goes first (default 10000). */
@@ -83,11 +83,14 @@ class CachedResolver implements CachingPlugin {
     this.name = inner.name;
     this.priority = inner.priority;
     this.#clock = options.clock ?? systemClock;
-    this.#max = positiveInteger(options.maxEntries ?? DEFAULT_CACHE_MAX_ENTRIES, 'maxEntries');
+    this.#max = checkPositiveInteger(options.maxEntries ?? DEFAULT_CACHE_MAX_ENTRIES, 'cache option maxEntries');
     this.#limits = {
-      maxTtl: positiveInteger(options.maxTtl ?? DEFAULT_CACHE_MAX_TTL, 'maxTtl'),
-      maxNegativeTtl: positiveInteger(options.maxNegativeTtl ?? DEFAULT_CACHE_MAX_NEGATIVE_TTL, 'maxNegativeTtl'),
-      maxBogusTtl: positiveInteger(options.maxBogusTtl ?? DEFAULT_CACHE_MAX_BOGUS_TTL, 'maxBogusTtl'),
+      maxTtl: checkPositiveInteger(options.maxTtl ?? DEFAULT_CACHE_MAX_TTL, 'cache option maxTtl'),
+      maxNegativeTtl: checkPositiveInteger(
+        options.maxNegativeTtl ?? DEFAULT_CACHE_MAX_NEGATIVE_TTL,
+        'cache option maxNegativeTtl',
+      ),
+      maxBogusTtl: checkPositiveInteger(options.maxBogusTtl ?? DEFAULT_CACHE_MAX_BOGUS_TTL, 'cache option maxBogusTtl'),
     };
   }
 
@@ -190,10 +193,4 @@ class CachedResolver implements CachingPlugin {
 
 function cacheKey(query: DnsQuery): string {
   return `${query.class}/${query.type}/${nameKey(query.name)}`;
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0)
-    throw new InvalidArgumentError(`cache option ${name} must be a positive integer`);
-  return value;
 }

@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { inject, injectAll, injectable } from 'tsyringe';
 import { raceAbort, throwIfAborted } from './abort.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
+import type { DnsApi, ResolveOptions } from './dns-api.js';
 import type { CachingPlugin } from './cache.js';
 import { silentLogger } from './logger.js';
 import { chainStaysInZone } from './bailiwick.js';
@@ -16,31 +17,14 @@ import { QuerySet } from './query-set.js';
 import { RecurringQuery, type RecurringOptions } from './recurring.js';
 import type { TypedRecord, TypedRecordName } from './records/types.js';
 import { ResolverRegistry } from './registry.js';
-import type { ResolverPlugin } from './resolver-plugin.js';
+import type { PluginAnswer, ResolverPlugin } from './resolver-plugin.js';
 import type { DnsResult } from './result.js';
-import { DEFAULT_MAX_CNAME_CHAIN, buildResult, type PluginAnswer } from './result-builder.js';
+import { DEFAULT_MAX_CNAME_CHAIN, buildResult } from './result-builder.js';
 import { RRType } from './rr-types.js';
 import { DNS_CORE_OPTIONS, RESOLVER_PLUGIN } from './tokens.js';
 
-export interface ResolveOptions {
-  /** Class of the question: a number or "IN", "CH", ... (default IN). */
-  readonly class?: number | string;
-  /** Cancels the call: the promise rejects with AbortError at once. */
-  readonly signal?: AbortSignal;
-}
-
-/** What layers above the core (query sets, recurring queries, SIP) need from it. */
-export interface DnsResolver {
-  resolve<T extends TypedRecordName>(
-    name: string,
-    type: T,
-    options?: ResolveOptions,
-  ): Promise<DnsResult<TypedRecord<T>>>;
-  resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
-}
-
 @injectable()
-export class DnsCore implements DnsResolver {
+export class DnsCore implements DnsApi {
   readonly registry: ResolverRegistry;
   readonly #options: DnsCoreOptions;
 
@@ -122,7 +106,8 @@ export class DnsCore implements DnsResolver {
   /**
    * A CNAME chain into another zone: the records the server added for the chain's end are not
    * trusted; the end is asked on its own (RFC 5452 section 6). A DNSSEC-secure chain was
-   * validated link by link and is kept.
+   * validated link by link and is kept. The re-asked end is no more secure than the chain that
+   * led to it (weakestStatus): whoever controls an unsigned link chooses where it points.
    */
   async #reaskOutOfZone(
     query: DnsQuery,
@@ -141,7 +126,7 @@ export class DnsCore implements DnsResolver {
       );
     }
     const target = makeQuery(result.canonical, query.type, query.class);
-    return (await this.#resolve(target, signal, reasks + 1)).answering(query);
+    return (await this.#resolve(target, signal, reasks + 1)).answering(query, result);
   }
 
   /** A new query set over this core. */

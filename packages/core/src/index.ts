@@ -2,12 +2,15 @@
  * @dnscore/core, the consumer side: ask questions, read results, run query sets and
  * recurring queries, compose resolvers. Backends import @dnscore/core/plugin instead.
  */
-export { DnsCore, type DnsResolver, type ResolveOptions } from './dns-core.js';
+export { DnsCore } from './dns-core.js';
+export type { DnsApi, QueryApi, ResolveOptions } from './dns-api.js';
 export type { DnsCoreOptions } from './dns-core-options.js';
 export { RESOLVER_PLUGIN, DNS_CORE_OPTIONS } from './tokens.js';
 export { DnsResult } from './result.js';
+export { dnssecStatus, weakestStatus, flagsOf, type DnssecStatus, type DnssecFlags } from './dnssec-status.js';
+export { Ede, edeName, isEdeCode } from './ede.js';
 export { makeQuery, describeQuery, type DnsQuery } from './query.js';
-export { QuerySet, type QueryOutcome, type QueryResolver } from './query-set.js';
+export { QuerySet, type QueryOutcome } from './query-set.js';
 export {
   RecurringQuery,
   type RecurringOptions,
@@ -78,4 +81,12 @@ export { parseName, formatName, nameEquals, nameKey, isSubdomain, type Labels } 
 export { defaultRandom, seededRandom, type RandomSource } from './random.js';
 export { systemClock, systemTimers, type Clock, type Timers } from './clock.js';
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
+export {
+  checkIntegerInRange,
+  checkNonNegativeNumber,
+  checkPositiveInteger,
+  checkPositiveNumber,
+  describeValue,
+  optionError,
+} from './option-checks.js';
 export * from './errors.js';

@@ -133,6 +133,12 @@ export function isSubdomain(child: string, parent: string): boolean {
   return p.every((label, i) => labelEquals(label, c[offset + i]!));
 }
 
+/** True when two names have the same labels, ignoring ASCII case (RFC 4343): the one name comparison. */
+export function labelsEqual(a: Labels, b: Labels): boolean {
+  return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
+}
+
+/** True when two labels are equal, ignoring ASCII case. */
 export function labelEquals(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {

@@ -5,11 +5,8 @@
 import { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 import { StateError } from './errors.js';
 import { makeQuery, type DnsQuery } from './query.js';
+import type { QueryApi } from './dns-api.js';
 import type { DnsResult } from './result.js';
-
-export interface QueryResolver {
-  resolveQuery(query: DnsQuery, signal?: AbortSignal): Promise<DnsResult>;
-}
 
 export type QueryOutcome =
   | { readonly query: DnsQuery; readonly status: 'fulfilled'; readonly result: DnsResult }
@@ -19,7 +16,7 @@ export class QuerySet {
   readonly #queries: DnsQuery[] = [];
   #started = false;
 
-  constructor(private readonly resolver: QueryResolver) {}
+  constructor(private readonly dns: QueryApi) {}
 
   /** Adds a question (validated now); only before resolve(). */
   add(name: string, type: number | string, options: { readonly class?: number | string } = {}): this {
@@ -51,7 +48,7 @@ export class QuerySet {
     const all = Promise.all(
       this.#queries.map(
         (query): Promise<QueryOutcome> =>
-          this.resolver.resolveQuery(query, running.signal).then(
+          this.dns.resolveQuery(query, running.signal).then(
             (result) => ({ query, status: 'fulfilled', result }),
             (error: unknown) => ({
               query,

@@ -7,8 +7,9 @@
 import { onAbort } from './abort.js';
 import { systemTimers, type Timers } from './clock.js';
 import { InvalidArgumentError } from './errors.js';
+import { checkNonNegativeNumber, checkPositiveNumber } from './option-checks.js';
 import type { DnsQuery } from './query.js';
-import type { QueryResolver } from './query-set.js';
+import type { QueryApi } from './dns-api.js';
 import type { DnsResult } from './result.js';
 
 export interface RecurringOptions {
@@ -51,18 +52,22 @@ export class RecurringQuery {
   readonly #maxInterval: number;
 
   constructor(
-    private readonly resolver: QueryResolver,
+    private readonly dns: QueryApi,
     readonly query: DnsQuery,
     private readonly options: RecurringOptions,
   ) {
     if (typeof options.onResult !== 'function')
       throw new InvalidArgumentError('a recurring query needs an onResult callback');
     this.#timers = options.timers ?? systemTimers;
-    this.#margin = nonNegative(options.marginMs ?? DEFAULT_RECURRING_MARGIN_MS, 'marginMs');
-    this.#floor = positive(options.floorMs ?? DEFAULT_RECURRING_FLOOR_MS, 'floorMs');
-    this.#maxBackoff = positive(options.maxBackoffMs ?? DEFAULT_RECURRING_MAX_BACKOFF_MS, 'maxBackoffMs');
+    this.#margin = checkNonNegativeNumber(options.marginMs ?? DEFAULT_RECURRING_MARGIN_MS, 'marginMs', 'milliseconds');
+    this.#floor = checkPositiveNumber(options.floorMs ?? DEFAULT_RECURRING_FLOOR_MS, 'floorMs', 'milliseconds');
+    this.#maxBackoff = checkPositiveNumber(
+      options.maxBackoffMs ?? DEFAULT_RECURRING_MAX_BACKOFF_MS,
+      'maxBackoffMs',
+      'milliseconds',
+    );
     this.#maxInterval = Math.min(
-      positive(options.maxIntervalMs ?? DEFAULT_RECURRING_MAX_INTERVAL_MS, 'maxIntervalMs'),
+      checkPositiveNumber(options.maxIntervalMs ?? DEFAULT_RECURRING_MAX_INTERVAL_MS, 'maxIntervalMs', 'milliseconds'),
       0x7fffffff,
     );
     if (options.signal?.aborted) {
@@ -102,7 +107,7 @@ export class RecurringQuery {
     this.#timer = undefined;
     const controller = new AbortController();
     this.#inFlight = controller;
-    this.resolver.resolveQuery(this.query, controller.signal).then(
+    this.dns.resolveQuery(this.query, controller.signal).then(
       (result) => {
         if (this.#stopped || controller.signal.aborted) return;
         this.#inFlight = undefined;
@@ -148,16 +153,4 @@ function deliver(callback: () => void): void {
       throw error;
     });
   }
-}
-
-function positive(value: number, name: string): number {
-  if (!(Number.isFinite(value) && value > 0))
-    throw new InvalidArgumentError(`${name} must be a positive number of milliseconds`);
-  return value;
-}
-
-function nonNegative(value: number, name: string): number {
-  if (!(Number.isFinite(value) && value >= 0))
-    throw new InvalidArgumentError(`${name} must be zero or more milliseconds`);
-  return value;
 }

@@ -17,14 +17,15 @@ import {
 import { silentLogger, type Logger } from './logger.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { availabilityOf, type ResolverPlugin } from './resolver-plugin.js';
-import type { PluginAnswer } from './result-builder.js';
+import type { PluginAnswer } from './resolver-plugin.js';
 
 const fallbackChannel = diagnostics.channel('dnscore:registry:fallback');
 const selectedChannel = diagnostics.channel('dnscore:registry:selected');
 
 /**
- * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match).
- * Results never come here: NXDOMAIN, NODATA and bogus answers are final, so a validating
+ * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match), an
+ * error of a plugin that obtained no answer. Answers never come here, nor failures to use
+ * one: once a plugin answered, whatever it said, no other plugin is asked, so a validating
  * backend's "bogus" can never be turned into a non-validating backend's "looks fine".
  */
 export function shouldTryNext(error: unknown): boolean {
@@ -80,19 +81,30 @@ export class ResolverRegistry {
     return this.#plugins.find((p) => p.name === name);
   }
 
-  /** The available plugins in order, and why the others are skipped. */
+  /**
+   * The available plugins in order, and why the others are skipped. Nothing after an
+   * unavailable plugin that fails closed is a candidate.
+   */
   select(): { readonly candidates: ResolverPlugin[]; readonly skipped: SkippedPlugin[] } {
     const candidates: ResolverPlugin[] = [];
     const skipped: SkippedPlugin[] = [];
+    let closedBy: ResolverPlugin | undefined;
     for (const plugin of this.#plugins) {
-      let availability;
+      if (closedBy) {
+        skipped.push({ plugin, reason: `not asked in place of "${closedBy.name}", which fails closed` });
+        continue;
+      }
+      let availability: ReturnType<typeof availabilityOf>;
       try {
         availability = availabilityOf(plugin);
       } catch (error) {
         availability = { available: false, reason: `available() threw: ${(error as Error).message}` };
       }
       if (availability.available) candidates.push(plugin);
-      else skipped.push({ plugin, reason: availability.reason ?? 'unavailable' });
+      else {
+        skipped.push({ plugin, reason: availability.reason ?? 'unavailable' });
+        if (availability.failClosed === true) closedBy = plugin;
+      }
     }
     this.#announce(candidates[0], skipped);
     return { candidates, skipped };
@@ -100,8 +112,10 @@ export class ResolverRegistry {
 
   /**
    * Asks the available plugins in order until one answers; `finish` turns the answer into the
-   * caller's value (and may throw, e.g. for a malformed packet, which counts as a failure).
-   * If every plugin fails, the most specific error is thrown with the others as its cause.
+   * caller's value. An error of `finish` (a malformed packet, a broken result) is definite: the
+   * plugin did answer, and an attacker who can break an answer must not get to choose the
+   * backend. If every plugin fails to answer, the most specific error is thrown with the
+   * others as its cause.
    */
   async resolve<T>(
     query: DnsQuery,
@@ -116,8 +130,9 @@ export class ResolverRegistry {
     const failures: Error[] = [];
     for (const [i, plugin] of candidates.entries()) {
       throwIfAborted(signal);
+      let answer: PluginAnswer;
       try {
-        return finish(await plugin.resolve(query, signal), plugin);
+        answer = await plugin.resolve(query, signal);
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
         if (!shouldTryNext(failure)) throw failure;
@@ -125,7 +140,10 @@ export class ResolverRegistry {
         const next = candidates[i + 1];
         if (fallbackChannel.hasSubscribers)
           fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: next?.name });
+        continue;
       }
+      // Outside the try: what goes wrong from here on is about this answer, never a fallback.
+      return finish(answer, plugin);
     }
     throw mostSpecific(failures);
   }

@@ -3,8 +3,9 @@
  * add_record and completed). The core checks the invariants, parses the records, drops
  * invalid ones with reasons and orders SRV and NAPTR, so every backend behaves the same.
  */
+import { Ede, isEdeCode } from './ede.js';
 import { InvalidArgumentError, InvalidResultError, MalformedAnswerError, StateError } from './errors.js';
-import { formatName, labelEquals, parseName, type Labels } from './names.js';
+import { formatName, labelsEqual, parseName, type Labels } from './names.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { defaultRandom, type RandomSource } from './random.js';
 import { decodeRecord } from './records/decode.js';
@@ -18,22 +19,8 @@ import { DnsResult } from './result.js';
 import { RRClass, RRType, Rcode, typeName } from './rr-types.js';
 import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
 import { WireError } from './wire/reader.js';
+import type { PluginAnswer } from './resolver-plugin.js';
 import { quoteText } from './untrusted-text.js';
-
-/** What a resolver plugin hands the core: flags, rcode, canonical name, the raw answer. */
-export interface PluginAnswer {
-  readonly rcode: number;
-  readonly secure?: boolean;
-  readonly bogus?: boolean;
-  /** Why validation failed, when bogus. */
-  readonly whyBogus?: string;
-  /** End of the CNAME chain; derived from the answer packet when left out. */
-  readonly canonical?: string;
-  /** The raw answer packet (may be empty, e.g. for an NXDOMAIN without one). */
-  readonly answer?: Uint8Array;
-  /** Seconds the answer spent in a cache: subtracted from every TTL. */
-  readonly age?: number;
-}
 
 export interface ResultBuilderOptions {
   readonly random?: RandomSource;
@@ -88,7 +75,11 @@ export class ResultBuilder {
     if (!Number.isInteger(rcode) || rcode < 0 || rcode > 0xfff) {
       throw new InvalidResultError(`${describeQuery(this.query)}: rcode ${String(rcode)} is not 0..4095`);
     }
-    if (canonical !== undefined) {
+    if (answer.ede !== undefined && !isEdeCode(answer.ede)) {
+      throw new InvalidResultError(`${describeQuery(this.query)}: EDE ${String(answer.ede)} is not 0..65535`);
+    }
+    // A bogus answer's canonical name is never used (see build()): it cannot make it fail.
+    if (canonical !== undefined && !bogus) {
       if (canonical === '') throw new InvalidResultError(`${describeQuery(this.query)}: the canonical name is empty`);
       parseName(canonical);
     }
@@ -109,6 +100,8 @@ export class ResultBuilder {
     if (!Number.isInteger(ttl) || ttl < 0 || ttl > 0x7fffffff)
       throw new InvalidArgumentError(`TTL ${ttl} is not 0..2147483647`);
     if (!(rdata instanceof Uint8Array) || rdata.length === 0) throw new InvalidArgumentError('a record needs RDATA');
+    // A bogus answer keeps no records (see #bogus).
+    if (this.#answer.bogus) return false;
     const name = this.#answer.canonical ?? this.query.name;
     const wire: WireRecord = {
       name,
@@ -132,6 +125,7 @@ export class ResultBuilder {
     if (!answer) throw new StateError('build() before setResult()');
     const packet = answer.answer ?? EMPTY;
     const age = Math.max(0, Math.floor(answer.age ?? 0));
+    if (answer.bogus) return this.#bogus(answer, packet, age);
     const sections = this.#added
       ? {
           canonical: answer.canonical ?? this.query.name,
@@ -141,29 +135,55 @@ export class ResultBuilder {
           additional: [],
         }
       : this.#sections(answer, packet);
-    let records = aged(sections.records, age);
+    const records = aged(sections.records, age);
     const authority = aged(sections.authority, age);
-    let additional = aged(sections.additional, age);
-    const bogus = answer.bogus ?? false;
-    if (bogus) {
-      // A bogus answer's data is never presented as usable (RFC 4035 section 4.3).
-      records = [];
-      additional = [];
-    }
     return new DnsResult({
       query: this.query,
       resolver: this.options.resolver ?? 'unknown',
       rcode: answer.rcode,
       secure: answer.secure ?? false,
-      bogus,
-      whyBogus: bogus ? (answer.whyBogus ?? 'validation failed') : undefined,
+      bogus: false,
+      whyBogus: undefined,
+      ede: answer.ede,
       canonical: sections.canonical,
       answer: packet,
       records: this.#order(records),
-      authority: bogus ? [] : authority,
-      additional,
+      authority,
+      additional: aged(sections.additional, age),
       dropped: this.#dropped,
-      negativeTtl: bogus ? 0 : negativeTtlOf(this.query, answer.rcode, records, authority, sections.chainEnd, age),
+      negativeTtl: negativeTtlOf(this.query, answer.rcode, records, authority, sections.chainEnd, age),
+      age,
+    });
+  }
+
+  /**
+   * A bogus answer is a bogus result without reading its sections: its data is never presented
+   * as usable (RFC 4035 section 4.3), and data an attacker altered must not turn the verdict
+   * into a parse error that another backend would be asked about.
+   */
+  #bogus(answer: PluginAnswer, packet: Uint8Array, age: number): DnsResult {
+    let canonical = this.query.name;
+    try {
+      if (answer.canonical !== undefined && answer.canonical !== '')
+        canonical = formatName(parseName(answer.canonical));
+    } catch {
+      // An unreadable canonical name of a bogus answer is one more thing not to trust.
+    }
+    return new DnsResult({
+      query: this.query,
+      resolver: this.options.resolver ?? 'unknown',
+      rcode: answer.rcode,
+      secure: false,
+      bogus: true,
+      whyBogus: answer.whyBogus ?? 'validation failed',
+      ede: answer.ede ?? Ede.DNSSEC_BOGUS,
+      canonical,
+      answer: packet,
+      records: [],
+      authority: [],
+      additional: [],
+      dropped: [],
+      negativeTtl: 0,
       age,
     });
   }
@@ -190,7 +210,7 @@ export class ResultBuilder {
     }
     const message = this.#parse(packet);
     const chainEnd = this.#followCnames(message);
-    if (answer.canonical !== undefined && !sameName(parseName(answer.canonical), chainEnd)) {
+    if (answer.canonical !== undefined && !labelsEqual(parseName(answer.canonical), chainEnd)) {
       throw new InvalidResultError(
         `${describeQuery(this.query)}: canonical name ${quoteText(answer.canonical)} ` +
           "is not the end of the answer's CNAME chain",
@@ -228,7 +248,7 @@ export class ResultBuilder {
       question &&
       (question.type !== this.query.type ||
         question.class !== this.query.class ||
-        !sameName(question.labels, this.query.labels))
+        !labelsEqual(question.labels, this.query.labels))
     ) {
       throw new MalformedAnswerError(
         `answer to ${describeQuery(this.query)} is for another question (${question.name} ${typeName(question.type)})`,
@@ -244,7 +264,7 @@ export class ResultBuilder {
     const limit = this.options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN;
     for (let hops = 0; ; hops++) {
       const cname = message.answers.find(
-        (r) => r.type === RRType.CNAME && this.#classMatches(r) && sameName(r.labels, current),
+        (r) => r.type === RRType.CNAME && this.#classMatches(r) && labelsEqual(r.labels, current),
       );
       if (!cname) return current;
       if (hops >= limit) {
@@ -267,7 +287,7 @@ export class ResultBuilder {
   #answerRecords(message: WireMessage, owner: Labels, age: number): DnsRecord[] {
     const anyType = this.query.type === RRType.ANY;
     const matching = message.answers.filter(
-      (r) => (anyType || r.type === this.query.type) && this.#classMatches(r) && sameName(r.labels, owner),
+      (r) => (anyType || r.type === this.query.type) && this.#classMatches(r) && labelsEqual(r.labels, owner),
     );
     return this.#section(message, matching, 'answer', age);
   }
@@ -355,10 +375,6 @@ function negativeTtlOf(
   // soa.ttl is already aged; MINIMUM ages with it.
   const ttl = negativeTtl(soa.ttl, { ...soa.data, minimum: soa.data.minimum - age });
   return Number.isFinite(ttl) ? Math.max(0, ttl) : 0;
-}
-
-function sameName(a: Labels, b: Labels): boolean {
-  return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
 }
 
 function checkRange(value: number, what: string): void {

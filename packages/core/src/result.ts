@@ -1,4 +1,6 @@
 /** The immutable outcome of one question (Asterisk's ast_dns_result, as a value). */
+import { dnssecStatus, flagsOf, weakestStatus, type DnssecStatus } from './dnssec-status.js';
+import { Ede } from './ede.js';
 import type { DnsQuery } from './query.js';
 import type { DnsRecord, DroppedRecord, RecordBase } from './records/types.js';
 import { Rcode, rcodeName } from './rr-types.js';
@@ -10,6 +12,8 @@ export interface DnsResultInit<R extends RecordBase> {
   readonly secure: boolean;
   readonly bogus: boolean;
   readonly whyBogus: string | undefined;
+  /** RFC 8914 INFO-CODE; a bogus result without one gets 6 (DNSSEC Bogus). */
+  readonly ede?: number | undefined;
   readonly canonical: string;
   readonly answer: Uint8Array;
   readonly records: readonly R[];
@@ -31,6 +35,8 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
   /** DNSSEC validation failed: the data must not be used (RFC 4035 "bogus"). */
   readonly bogus: boolean;
   readonly whyBogus: string | undefined;
+  /** Extended DNS Error INFO-CODE (RFC 8914) saying why, when bogus: 6 DNSSEC Bogus, 7 Signature Expired, ... */
+  readonly ede: number | undefined;
   /** The name at the end of the CNAME chain; the query name when there is none. */
   readonly canonical: string;
   /** Answer-section records of the queried type and class owned by `canonical`, in RFC order. */
@@ -51,24 +57,47 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
     this.query = init.query;
     this.resolver = init.resolver;
     this.rcode = init.rcode;
-    this.secure = init.secure;
+    // Secure and bogus together cannot be: the weaker one holds.
+    this.secure = init.secure && !init.bogus;
     this.bogus = init.bogus;
     this.whyBogus = init.whyBogus;
+    this.ede = init.ede ?? (this.bogus ? Ede.DNSSEC_BOGUS : undefined);
     this.canonical = init.canonical;
-    this.records = Object.freeze([...init.records]);
-    this.authority = Object.freeze([...init.authority]);
-    this.additional = Object.freeze([...init.additional]);
+    // A bogus result never carries data to use (RFC 4035 section 4.3), however it was made.
+    this.records = Object.freeze(this.bogus ? [] : [...init.records]);
+    this.authority = Object.freeze(this.bogus ? [] : [...init.authority]);
+    this.additional = Object.freeze(this.bogus ? [] : [...init.additional]);
     this.dropped = Object.freeze([...init.dropped]);
-    this.negativeTtl = init.negativeTtl;
+    this.negativeTtl = this.bogus ? 0 : init.negativeTtl;
     this.age = init.age;
     this.#answer = init.answer;
     this.lowestTtl = init.rcode === Rcode.NXDOMAIN ? 0 : lowestNonZeroTtl(this.records);
     Object.freeze(this);
   }
 
-  /** The same result presented as the answer to another question (a CNAME target re-asked). */
-  answering(query: DnsQuery): DnsResult<R> {
-    return new DnsResult<R>({ ...this, query, answer: this.#answer });
+  /** secure, insecure or bogus (RFC 4035 section 4.3). */
+  get dnssec(): DnssecStatus {
+    return dnssecStatus(this);
+  }
+
+  /**
+   * This result presented as the answer to `query`, reached through `chain` (the answer whose
+   * CNAME chain led here, when this is the chain's end re-asked): its status is the weaker of
+   * the two, so an insecure link never yields a secure whole, and a bogus one hides the data.
+   */
+  answering(query: DnsQuery, chain?: DnsResult<RecordBase>): DnsResult<R> {
+    const status = chain ? weakestStatus(chain, this) : this.dnssec;
+    const { secure, bogus } = flagsOf(status);
+    const cause = chain?.bogus ? chain : this;
+    return new DnsResult<R>({
+      ...this,
+      query,
+      answer: this.#answer,
+      secure,
+      bogus,
+      whyBogus: bogus ? (cause.whyBogus ?? 'validation failed') : undefined,
+      ede: bogus ? cause.ede : this.ede,
+    });
   }
 
   /** The raw answer packet; a copy, so the result stays immutable. */

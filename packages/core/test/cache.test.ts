@@ -34,7 +34,12 @@ const positive = (query: DnsQuery, ttls = [300, 60]): PluginAnswer => ({
 
 function fakeClock(): Clock & { advance(seconds: number): void } {
   let now = 1_000_000;
-  return { now: () => now, advance: (seconds) => void (now += seconds * 1000) };
+  return {
+    now: () => now,
+    advance: (seconds) => {
+      now += seconds * 1000;
+    },
+  };
 }
 
 describe('cache: nominal', () => {

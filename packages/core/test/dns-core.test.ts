@@ -1,6 +1,6 @@
 /**
  * DnsCore: Asterisk's test_dns.c resolve cases, ported (async only: "sync" is an await), with
- * the cancel case inverted as DESIGN.md decides: a cancelled call rejects with AbortError and
+ * the cancel case inverted as ARCHITECTURE.md decides: a cancelled call rejects with AbortError and
  * nothing fires for it afterwards. Plus the tsyringe composition root.
  */
 import 'reflect-metadata';
@@ -86,7 +86,10 @@ describe('resolve: asynchronous and cancel (fake timers, the 5 s mock of test_dn
   it('resolver_resolve_async: returns at once, settles when the resolver answers', async () => {
     const core = new DnsCore([fakePlugin({ answer: delayedAnswer(5000, answer) })]);
     let settled = false;
-    const pending = core.resolve('goose.feathers').then((r) => ((settled = true), r));
+    const pending = core.resolve('goose.feathers').then((r) => {
+      settled = true;
+      return r;
+    });
     await vi.advanceTimersByTimeAsync(4999);
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidQueryError, formatName, isSubdomain, nameEquals, nameKey, parseName } from '@dnscore/core';
 import { wireLength } from '@dnscore/core/plugin';
+import { labelsEqual } from '../src/names.js';
 
 const text = (labels: readonly Uint8Array[]): string[] => labels.map((l) => Buffer.from(l).toString('latin1'));
 
@@ -45,6 +46,19 @@ describe('names: nominal', () => {
     expect(parseName(`${label63}.example`)[0]!.length).toBe(63);
     const name255 = `${[...Array(3)].map(() => label63).join('.')}.${'b'.repeat(61)}`;
     expect(wireLength(parseName(name255))).toBe(255);
+  });
+});
+
+describe('labelsEqual: the one name comparison', () => {
+  it('ignores ASCII case only, and compares every label', () => {
+    const name = parseName('SIP1.Biloxi.Example');
+    expect([
+      labelsEqual(name, parseName('sip1.biloxi.example.')),
+      labelsEqual(name, parseName('sip1.biloxi')),
+      labelsEqual(name, parseName('sip2.biloxi.example')),
+      labelsEqual(parseName('caf\\195\\169.example'), parseName('CAF\\195\\137.example')),
+      labelsEqual(parseName('.'), parseName('.')),
+    ]).toEqual([true, false, false, false, true]);
   });
 });
 

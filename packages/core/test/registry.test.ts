@@ -1,6 +1,6 @@
 /**
  * The registry: Asterisk's resolver_register/unregister cases, ported, and the fallback rule
- * of DESIGN.md (a plugin error falls through; NXDOMAIN, NODATA and bogus never do).
+ * of ARCHITECTURE.md (a plugin error falls through; NXDOMAIN, NODATA and bogus never do).
  */
 import diagnostics from 'node:diagnostics_channel';
 import { describe, expect, it, vi } from 'vitest';
@@ -8,6 +8,7 @@ import {
   AbortError,
   DnsCore,
   InvalidQueryError,
+  MalformedAnswerError,
   NetworkError,
   NoResolverError,
   RegistrationError,
@@ -113,10 +114,30 @@ describe('selection and fallback', () => {
     expect(failing.calls).toHaveLength(1);
   });
 
-  it('a malformed answer counts as a plugin error and falls through', async () => {
+  it('an unavailable plugin that fails closed: the ones after it are not asked in its place', async () => {
+    const zone = fakePlugin({ name: 'zone', priority: 50, available: false });
+    const validating = fakePlugin({
+      name: 'unbound',
+      priority: 100,
+      available: { available: false, reason: 'no libunbound', failClosed: true },
+    });
+    const system = fakePlugin({ name: 'system', priority: 200, answer: answerA([6, 6, 6, 6]) });
+    const core = new DnsCore([zone, validating, system]);
+    await expect(core.resolve('goose.feathers')).rejects.toThrow(
+      'no resolver available for goose.feathers IN A (zone: unavailable; unbound: no libunbound; ' +
+        'system: not asked in place of "unbound", which fails closed)',
+    );
+    expect(system.calls).toHaveLength(0);
+    // A plugin before it still answers.
+    zone.availability = true;
+    expect((await core.resolve('goose.feathers')).resolver).toBe('zone');
+  });
+
+  it('a malformed answer is an answer that cannot be used: a definite error, the next plugin never asked', async () => {
     const garbage = fakePlugin({ name: 'a', priority: 1, answer: { rcode: 0, answer: bytes([1, 2, 3]) } });
     const next = fakePlugin({ name: 'b', priority: 2, answer: answerA([2, 2, 2, 2]) });
-    expect((await new DnsCore([garbage, next]).resolve('goose.feathers')).resolver).toBe('b');
+    await expect(new DnsCore([garbage, next]).resolve('goose.feathers')).rejects.toBeInstanceOf(MalformedAnswerError);
+    expect(next.calls).toHaveLength(0);
   });
 
   it.each([

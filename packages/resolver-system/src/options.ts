@@ -2,7 +2,14 @@
  * Where to ask (SystemResolverConfig) and how (SystemResolverOptions), kept apart as in
  * hickory-dns's ResolverConfig / ResolverOpts. Options are validated once, in the constructor.
  */
-import { InvalidArgumentError, parseName, type Clock, type Timers } from '@dnscore/core/plugin';
+import {
+  InvalidArgumentError,
+  checkIntegerInRange,
+  optionError,
+  parseName,
+  type Clock,
+  type Timers,
+} from '@dnscore/core/plugin';
 import { MAX_NDOTS, MAX_UDP_PAYLOAD_SIZE, MIN_UDP_PAYLOAD_SIZE } from './defaults.js';
 
 export interface SystemResolverConfig {
@@ -125,18 +132,9 @@ export function validateConfig(config: SystemResolverConfig): void {
 }
 
 function integer(key: string, value: unknown, min: number, max: number): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    bad(key, value, `an integer in ${min}..${max}`);
-  }
+  if (value !== undefined) checkIntegerInRange(value, key, min, max);
 }
 
 function bad(key: string, value: unknown, expected: string): never {
-  throw new InvalidArgumentError(`${key} must be ${expected}, not ${describe(value)}`);
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return String(value);
+  throw optionError(key, value, expected);
 }

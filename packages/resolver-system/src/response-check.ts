@@ -8,7 +8,7 @@ import {
   HEADER_LENGTH,
   WireError,
   WireReader,
-  labelEquals,
+  labelsEqual,
   parseMessage,
   type DnsQuery,
   type Labels,
@@ -46,15 +46,12 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery,
     const name = reader.name('question name');
     const type = reader.u16('question type');
     const rrclass = reader.u16('question class');
-    if (type !== query.type || rrclass !== query.class || !sameLabels(name.labels, query.labels)) return WRONG_QUESTION;
+    if (type !== query.type || rrclass !== query.class || !labelsEqual(name.labels, query.labels))
+      return WRONG_QUESTION;
     if (sent && !sameCase(name.labels, sent)) return CASE_MISMATCH;
     return { kind: 'accept', message: parseMessage(packet) };
   } catch (error) {
     if (error instanceof WireError) return { kind: 'malformed', error };
     throw error;
   }
-}
-
-function sameLabels(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean {
-  return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
 }

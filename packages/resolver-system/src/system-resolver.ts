@@ -5,6 +5,8 @@
  * result from the raw answer packet it hands back.
  */
 import {
+  ConcurrencyLimiter,
+  SharedQueries,
   RRClass,
   Rcode,
   StateError,
@@ -20,8 +22,6 @@ import {
 } from '@dnscore/core/plugin';
 import { DEFAULT_SYSTEM_NAME, DEFAULT_SYSTEM_PRIORITY } from './defaults.js';
 import { HostsTable } from './hosts.js';
-import { InflightTable } from './inflight.js';
-import { Limiter } from './limiter.js';
 import { walkNameservers, type WalkSettings } from './nameserver-walk.js';
 import type { SystemResolverConfig, SystemResolverOptions } from './options.js';
 import { readOptionalFile } from './resolv-conf.js';
@@ -45,8 +45,8 @@ export class SystemResolver implements ResolverPlugin {
   readonly settings: SystemResolverSettings;
   readonly #stats = emptyStats();
   readonly #walk: WalkSettings;
-  readonly #limiter: Limiter;
-  readonly #inflight = new InflightTable<PluginAnswer>();
+  readonly #limiter: ConcurrencyLimiter;
+  readonly #inflight = new SharedQueries<PluginAnswer>();
   readonly #hosts: HostsTable | undefined;
   #rotation = 0;
   #closed = false;
@@ -60,7 +60,7 @@ export class SystemResolver implements ResolverPlugin {
     this.settings = resolveSettings(config, options);
     this.name = options.name ?? DEFAULT_SYSTEM_NAME;
     this.priority = options.priority ?? DEFAULT_SYSTEM_PRIORITY;
-    this.#limiter = new Limiter(this.settings.maxInFlight);
+    this.#limiter = new ConcurrencyLimiter(this.settings.maxInFlight);
     this.#hosts = this.settings.useHosts ? new HostsTable(readOptionalFile(this.settings.hostsFile)) : undefined;
     const s = this.settings;
     this.#walk = {
@@ -87,7 +87,7 @@ export class SystemResolver implements ResolverPlugin {
   get stats(): Readonly<SystemResolverStats> {
     return Object.freeze({
       ...this.#stats,
-      inFlight: this.#limiter.running,
+      inFlight: this.#limiter.active,
       queued: this.#limiter.queued,
       peakInFlight: this.#limiter.peak,
     });

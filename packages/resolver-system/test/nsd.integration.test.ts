@@ -9,7 +9,8 @@ import { DnsCore, type DnsResult, type TypedRecord } from '@dnscore/core';
 import { buildResult } from '@dnscore/core/plugin';
 import { nsdInstalled, startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { hasIpv6Loopback } from '../../../test/support/ports.js';
-import { SystemResolver, type SystemResolverOptions } from '../src/index.js';
+import type { SystemResolverOptions } from '../src/options.js';
+import { SystemResolver } from '../src/system-resolver.js';
 
 const HOSTS = 1000;
 const BIG = 100;

@@ -13,12 +13,10 @@ import {
   makeQuery,
 } from '@dnscore/core/plugin';
 import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
-import {
-  DEFAULT_SYSTEM_PRIORITY,
-  InvalidServerAddressError,
-  SystemResolver,
-  type SystemResolverOptions,
-} from '../src/index.js';
+import { DEFAULT_SYSTEM_PRIORITY } from '../src/defaults.js';
+import { InvalidServerAddressError } from '../src/errors.js';
+import type { SystemResolverOptions } from '../src/options.js';
+import { SystemResolver } from '../src/system-resolver.js';
 import { HOSTILE_ZONE, handles, trackingTimers, turn, until } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'system-resolver-test-'));
@@ -236,7 +234,7 @@ describe('SystemResolver, the bound on queries in flight', () => {
     const before = server.received.length;
     const controllers = Array.from({ length: 5 }, () => new AbortController());
     const runs = controllers.map((c, i) => r.resolve(makeQuery(`q${i}.hostile.example`, 'A'), c.signal));
-    runs.forEach((p) => p.catch(() => {}));
+    for (const p of runs) p.catch(() => {});
     await server.waitForQueries(before + 3);
     expect(r.stats).toMatchObject({ inFlight: 3, queued: 2 });
     controllers[3]!.abort();
@@ -261,7 +259,7 @@ describe('SystemResolver, the bound on queries in flight', () => {
 describe('SystemResolver, cancel', () => {
   it('keeps a shared question for the callers that stay, and drops it when the last leaves', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    server.setPlan({ udp: [{ delayMs: 500, then: 'answer' }] });
+    server.setPlan({ udp: [{ delayMs: 500, play: 'answer' }] });
     const r = resolver();
     const query = makeQuery('www.hostile.example', 'A');
     const leaving = new AbortController();

@@ -113,7 +113,7 @@ describe('udpExchange, hostile answers are dropped, counted, and the real one is
 
   it('drops an answer from another port of the server', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    server.setPlan({ udp: ['other-port', { delayMs: 100, then: 'answer' }] });
+    server.setPlan({ udp: ['other-port', { delayMs: 100, play: 'answer' }] });
     const context = exchangeContext(server.endpoint);
     const outcome = udpExchange(context);
     await until(() => context.stats.wrongSource === 1, 'the datagram from another port');
@@ -124,7 +124,7 @@ describe('udpExchange, hostile answers are dropped, counted, and the real one is
 
   it('drops an answer from another address', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    server.setPlan({ udp: ['other-address', { delayMs: 100, then: 'answer' }] });
+    server.setPlan({ udp: ['other-address', { delayMs: 100, play: 'answer' }] });
     const context = exchangeContext(server.endpoint);
     const outcome = udpExchange(context);
     await until(() => context.stats.wrongSource === 1, 'the datagram from 127.0.0.2');

@@ -5,6 +5,7 @@
  */
 import { Rcode, describeQuery, type DnsQuery, type PluginAnswer } from '@dnscore/core/plugin';
 import type { UnboundResultRaw } from './binding.js';
+import { edeOfWhyBogus } from './bogus-reason.js';
 import { InsecureAnswerError, UnboundResolveError } from './errors.js';
 
 /**
@@ -16,9 +17,12 @@ export function toPluginAnswer(query: DnsQuery, raw: UnboundResultRaw, requireSe
   const packet = raw.answerPacket && raw.answerPacket.length > 0 ? raw.answerPacket : undefined;
   const answer: PluginAnswer = {
     rcode: raw.rcode,
-    secure: raw.secure,
+    // libunbound never sets both; if it did, bogus wins (a status is never better than validated).
+    secure: raw.secure && !raw.bogus,
     bogus: raw.bogus,
-    ...(raw.bogus ? { whyBogus: raw.whyBogus ?? 'validation failed (libunbound gave no reason)' } : {}),
+    ...(raw.bogus
+      ? { whyBogus: raw.whyBogus ?? 'validation failed (libunbound gave no reason)', ede: edeOfWhyBogus(raw.whyBogus) }
+      : {}),
     // libunbound's canonname is lossy (unusual octets become "?"): the core reads the CNAME
     // chain from the packet instead; without a packet there is no chain.
     ...(packet ? { answer: packet } : { canonical: query.name }),

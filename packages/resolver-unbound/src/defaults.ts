@@ -81,3 +81,10 @@ export const RESERVED_POOL_THREADS = 1;
  * (and report a bad option) at construction, without changing any zone.
  */
 export const FINALIZE_PROBE_ZONE = 'dnscore-finalize-probe.invalid.';
+
+/**
+ * libunbound's harden-algo-downgrade, on by default: of a DS RRset, only the strongest digest
+ * type is used (a correct SHA-1 DS beside a wrong SHA-256 one is bogus, as RFC 4509 section 3
+ * says a validator SHOULD), and a zone must be signed with every algorithm its DS lists.
+ */
+export const DEFAULT_HARDEN_ALGO_DOWNGRADE = true;

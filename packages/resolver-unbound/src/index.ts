@@ -21,6 +21,9 @@ export {
   type UnboundContext,
   type UnboundResultRaw,
 } from './binding.js';
+export { edeOfWhyBogus } from './bogus-reason.js';
+export { probeDnssecSupport, type DnssecSupport, type DnssecCapability } from './dnssec-support.js';
+export { PROBED_ALGORITHMS, PROBED_DIGESTS } from './probe-keys.js';
 export { threadPoolSize, defaultMaxInFlight } from './thread-pool.js';
 export { defaultRootAnchors, rootDsKeyTag, type RootAnchors } from './trust-anchors.js';
 export * from './defaults.js';

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { formatName, parseName } from '@dnscore/core/plugin';
 import type { UnboundBinding, UnboundContext } from './binding.js';
 import {
+  DEFAULT_HARDEN_ALGO_DOWNGRADE,
   DEFAULT_HOSTS_FILE,
   DEFAULT_INFRA_CACHE_MAX_RTT_MS,
   DEFAULT_INFRA_HOST_TTL_S,
@@ -73,6 +74,12 @@ export interface UnboundOptions {
   readonly infraHostTtl?: number;
   /** Any libunbound option by its unbound.conf name; an array sets a list option once per item. Applied last. */
   readonly options?: Readonly<Record<string, UnboundOptionValue | readonly UnboundOptionValue[]>>;
+  /**
+   * Use only the strongest DS digest type and require every DS algorithm's signatures
+   * (libunbound's harden-algo-downgrade; default true, RFC 4509 section 3). False accepts a
+   * SHA-1 DS where a SHA-256 one fails, and zones mid-way through a broken algorithm rollover.
+   */
+  readonly hardenAlgoDowngrade?: boolean;
   /** Reject answers DNSSEC did not validate with InsecureAnswerError (for DANE/TLSA callers). */
   readonly requireSecure?: boolean;
   /** Queries handed to libunbound at once; the others wait their turn (default: thread pool size - 1). */
@@ -117,6 +124,11 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     'qname-minimisation',
     yesNo(options.qnameMinimisation ?? DEFAULT_QNAME_MINIMISATION, 'qnameMinimisation'),
   );
+  set(
+    'hardenAlgoDowngrade',
+    'harden-algo-downgrade',
+    yesNo(options.hardenAlgoDowngrade ?? DEFAULT_HARDEN_ALGO_DOWNGRADE, 'hardenAlgoDowngrade'),
+  );
   if (options.debugLevel !== undefined) {
     if (!Number.isInteger(options.debugLevel) || options.debugLevel < 0 || options.debugLevel > 5) {
       throw new UnboundOptionError('debugLevel', `${String(options.debugLevel)} is not an integer 0..5`);
@@ -155,9 +167,9 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     }
     set(label, 'local-zone', `${zoneName(local.name, `${label}.name`)} ${local.type}`);
   });
-  list(options.localData, 'localData').forEach((data, i) =>
-    set(`localData[${i}]`, 'local-data', text(data, `localData[${i}]`)),
-  );
+  list(options.localData, 'localData').forEach((data, i) => {
+    set(`localData[${i}]`, 'local-data', text(data, `localData[${i}]`));
+  });
   list(options.insecureDomains, 'insecureDomains').forEach((domain, i) => {
     set(`insecureDomains[${i}]`, 'domain-insecure', zoneName(domain, `insecureDomains[${i}]`));
   });
@@ -195,7 +207,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     const name = key.endsWith(':') ? key.slice(0, -1) : key;
     if (!/^[a-z0-9-]+$/i.test(name)) throw new UnboundOptionError(label, 'is not an unbound.conf option name');
     const values = Array.isArray(value) ? (value as readonly UnboundOptionValue[]) : [value as UnboundOptionValue];
-    values.forEach((item) => set(label, name, optionText(item, label)));
+    for (const item of values) set(label, name, optionText(item, label));
   }
 
   return {

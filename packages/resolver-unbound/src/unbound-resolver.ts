@@ -4,6 +4,7 @@
  * translates: the core parses, orders, caches and falls back.
  */
 import {
+  ConcurrencyLimiter,
   StateError,
   raceAbort,
   throwIfAborted,
@@ -15,15 +16,18 @@ import {
 import { toPluginAnswer, toResolveError } from './answer.js';
 import { loadUnboundBinding, type UnboundBinding, type UnboundContext } from './binding.js';
 import { createContext } from './context.js';
+import { probeDnssecSupport, type DnssecSupport } from './dnssec-support.js';
 import { UnboundOptionError, UnboundUnavailableError } from './errors.js';
-import { InFlightLimiter } from './in-flight.js';
 import { planContext, type ContextPlan, type UnboundOptions } from './options.js';
+
+/** One probe per libunbound build: what it can validate does not change while the process runs. */
+const supportOf = new WeakMap<object, Promise<DnssecSupport>>();
 
 export class UnboundResolver implements ResolverPlugin {
   readonly name: string;
   readonly priority: number;
   readonly #binding: UnboundBinding;
-  readonly #limiter: InFlightLimiter;
+  readonly #limiter: ConcurrencyLimiter;
   #options: UnboundOptions;
   #plan: ContextPlan;
   #context: UnboundContext | undefined;
@@ -41,7 +45,7 @@ export class UnboundResolver implements ResolverPlugin {
     this.name = this.#plan.name;
     this.priority = this.#plan.priority;
     this.#binding = options.binding ?? loadUnboundBinding();
-    this.#limiter = new InFlightLimiter(this.#plan.maxInFlight);
+    this.#limiter = new ConcurrencyLimiter(this.#plan.maxInFlight);
     if (this.#binding.available) {
       this.#context = createContext(this.#binding.Unbound, this.#plan.steps);
       this.#generation = 1;
@@ -50,13 +54,35 @@ export class UnboundResolver implements ResolverPlugin {
 
   available(): Availability {
     if (this.#closed) return { available: false, reason: 'the unbound resolver is closed' };
-    if (!this.#binding.available) return { available: false, reason: this.#binding.reason };
+    if (!this.#binding.available) {
+      // Validation asked for (own anchors, requireSecure): no unvalidated backend may stand in.
+      const anchors = (this.#options.trustAnchors?.length ?? 0) + (this.#options.trustAnchorFiles?.length ?? 0);
+      const asked = this.#plan.requireSecure || anchors > 0;
+      return { available: false, reason: this.#binding.reason, ...(asked ? { failClosed: true } : {}) };
+    }
     return { available: true };
   }
 
   /** libunbound's version ("1.17.1"), when the binding loaded. */
   get version(): string | undefined {
     return this.#binding.available ? this.#binding.version : undefined;
+  }
+
+  /**
+   * The DNSSEC algorithms and DS digest types this libunbound validates, found out by trying
+   * each (dnssec-support.ts; about 0.1-2 s once per process). A zone signed only with
+   * algorithms it lacks is insecure here (RFC 4035 section 5.2). Rejects with
+   * UnboundUnavailableError without the binding.
+   */
+  dnssecSupport(): Promise<DnssecSupport> {
+    if (!this.#binding.available) return Promise.reject(new UnboundUnavailableError(this.#binding.reason));
+    const { Unbound } = this.#binding;
+    let support = supportOf.get(Unbound);
+    if (!support) {
+      support = probeDnssecSupport(Unbound);
+      supportOf.set(Unbound, support);
+    }
+    return support;
   }
 
   /** Where the trust anchors come from: "options", the root.ds file or "built-in". */

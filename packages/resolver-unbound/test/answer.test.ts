@@ -43,7 +43,17 @@ describe('toPluginAnswer, nominal', () => {
       secure: false,
       bogus: true,
       whyBogus: 'validation failure <x>: signature expired',
+      ede: 7,
       answer: PACKET,
+    });
+  });
+
+  it('secure and bogus together (never from libunbound): bogus, not secure', () => {
+    expect(toPluginAnswer(query, raw({ secure: true, bogus: true, whyBogus: null }))).toMatchObject({
+      secure: false,
+      bogus: true,
+      whyBogus: 'validation failed (libunbound gave no reason)',
+      ede: 6,
     });
   });
 

@@ -5,7 +5,7 @@
  * answers; bogus or an insecure answer under requireSecure -> the second is never asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DnsCore, ZoneResolver, type Logger } from '@dnscore/core';
+import { DnsCore, NoResolverError, ZoneResolver, type Logger } from '@dnscore/core';
 import { UnboundResolver, loadUnboundBinding, type UnboundOptions } from '../src/index.js';
 import { counting, type CountingPlugin } from './support/counting.js';
 import { startRig, type Rig } from './support/rig.js';
@@ -40,9 +40,11 @@ function setup(options: UnboundOptions): { dns: DnsCore; second: CountingPlugin;
 }
 
 describe('fallback', () => {
-  it('binding unavailable: the second backend answers, and the registry says why once', async () => {
+  it('binding unavailable, no validation asked for: the second backend answers, and the registry says why once', async () => {
     const binding = loadUnboundBinding('/nonexistent/dir/x.js');
-    const { dns, second, warnings } = setup(rig.options({ binding }));
+    // The default (root) anchors: validation where it can be had, not a demand.
+    const { trustAnchors: _anchors, ...defaults } = rig.options({ binding });
+    const { dns, second, warnings } = setup(defaults);
     const first = await dns.resolve('sip1.biloxi.test', 'A');
     const again = await dns.resolve('sip1.bogus.test', 'A');
     expect([first.resolver, first.records.map((r) => r.data), first.secure]).toEqual([
@@ -59,6 +61,25 @@ describe('fallback', () => {
     ]);
     await dns.close();
   });
+
+  it.each([
+    ['own trust anchors', {}],
+    ['requireSecure', { requireSecure: true }],
+  ])(
+    'binding unavailable, validation asked for (%s): fails closed, the second backend never asked',
+    async (_name, extra) => {
+      const binding = loadUnboundBinding('/nonexistent/dir/x.js');
+      const { trustAnchors, ...rest } = rig.options({ binding, ...extra });
+      const { dns, second } = setup('requireSecure' in extra ? rest : { ...rest, trustAnchors });
+      const failure = dns.resolve('sip1.biloxi.test', 'A');
+      await expect(failure).rejects.toBeInstanceOf(NoResolverError);
+      await expect(failure).rejects.toThrow(
+        /unbound: the optional package "unbound" is not installed.*second: not asked in place of "unbound", which fails closed/,
+      );
+      expect(second.asked.length).toBe(0);
+      await dns.close();
+    },
+  );
 
   it('a libunbound error (no result) falls through to the second backend', async () => {
     const { dns, second } = setup(rig.options({ options: { 'outgoing-port-avoid': '0-65535' } }));

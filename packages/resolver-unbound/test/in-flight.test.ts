@@ -1,78 +1,14 @@
 /**
- * The bound on queries handed to libunbound, alone and in the resolver: a cancelled query
- * rejects at once but keeps its thread (and slot) until libunbound returns; waiting queries
- * start in order; a waiting query that is cancelled never starts.
+ * The bound on queries handed to libunbound, in the resolver: a cancelled query rejects at once
+ * but keeps its thread (and slot) until libunbound returns; waiting queries start in order; a
+ * waiting query that is cancelled never starts. The limiter alone is tested in core
+ * (test/concurrency-limiter.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, StateError, makeQuery } from '@dnscore/core/plugin';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
-import { InFlightLimiter } from '../src/in-flight.js';
 import { UnboundResolver, type UnboundOptions } from '../src/index.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
-
-describe('InFlightLimiter', () => {
-  it('grants up to the limit, then queues in order', async () => {
-    const limiter = new InFlightLimiter(2);
-    const order: string[] = [];
-    const first = await limiter.acquire();
-    const second = await limiter.acquire();
-    const third = limiter.acquire().then((release) => (order.push('third'), release));
-    const fourth = limiter.acquire().then((release) => (order.push('fourth'), release));
-    expect([limiter.active, limiter.queued]).toEqual([2, 2]);
-    first();
-    first(); // a second call is ignored
-    const releaseThird = await third;
-    expect([order, limiter.active, limiter.queued]).toEqual([['third'], 2, 1]);
-    second();
-    (await fourth)();
-    releaseThird();
-    expect([order, limiter.active, limiter.queued]).toEqual([['third', 'fourth'], 0, 0]);
-  });
-
-  it('a waiting acquire that is aborted leaves the queue with AbortError', async () => {
-    const limiter = new InFlightLimiter(1);
-    const release = await limiter.acquire();
-    const controller = new AbortController();
-    const waiting = limiter.acquire(controller.signal);
-    controller.abort('gave up');
-    await expect(waiting).rejects.toBeInstanceOf(AbortError);
-    expect(limiter.queued).toBe(0);
-    release();
-    expect(limiter.active).toBe(0);
-  });
-
-  it('an already aborted signal is refused at once', async () => {
-    const controller = new AbortController();
-    controller.abort();
-    await expect(new InFlightLimiter(1).acquire(controller.signal)).rejects.toMatchObject({ code: 'ABORT_ERR' });
-  });
-
-  it('raising the limit starts waiting acquires; rejectWaiting fails them', async () => {
-    const limiter = new InFlightLimiter(1);
-    await limiter.acquire();
-    const a = limiter.acquire();
-    const b = limiter.acquire();
-    limiter.limit = 2;
-    await a;
-    expect([limiter.active, limiter.queued, limiter.limit]).toEqual([2, 1, 2]);
-    limiter.rejectWaiting(new StateError('closed'));
-    await expect(b).rejects.toThrow('closed');
-  });
-
-  it('drained() resolves when the last slot is released', async () => {
-    const limiter = new InFlightLimiter(3);
-    await limiter.drained();
-    const releases = await Promise.all([limiter.acquire(), limiter.acquire()]);
-    let drained = false;
-    const done = limiter.drained().then(() => (drained = true));
-    releases[0]!();
-    await Promise.resolve();
-    expect(drained).toBe(false);
-    releases[1]!();
-    await done;
-    expect(drained).toBe(true);
-  });
-});
 
 describe('UnboundResolver in flight (a relay holds queries on the wire)', () => {
   let nsd: NsdServer;

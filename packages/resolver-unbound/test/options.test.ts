@@ -63,6 +63,7 @@ describe('planContext, nominal', () => {
       'setOption infra-cache-max-rtt | 1000',
       'setOption infra-host-ttl | 60',
       'setOption qname-minimisation | yes',
+      'setOption harden-algo-downgrade | yes',
       'setHosts /etc/hosts',
       'setResolveConf /etc/resolv.conf',
       'addTrustAnchor . IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D',
@@ -84,6 +85,7 @@ describe('planContext, nominal', () => {
         trustAnchorFiles: ['/dev/null'],
         debugLevel: 2,
         qnameMinimisation: false,
+        hardenAlgoDowngrade: false,
         infraCacheMaxRtt: 250,
         infraHostTtl: 5,
         options: {
@@ -97,6 +99,7 @@ describe('planContext, nominal', () => {
       'setOption infra-cache-max-rtt | 250',
       'setOption infra-host-ttl | 5',
       'setOption qname-minimisation | no',
+      'setOption harden-algo-downgrade | no',
       'setOption verbosity | 2',
       'setHosts /srv/hosts',
       'setForward 192.0.2.53',
@@ -123,6 +126,7 @@ describe('planContext, nominal', () => {
       'setOption infra-cache-max-rtt | 1000',
       'setOption infra-host-ttl | 60',
       'setOption qname-minimisation | yes',
+      'setOption harden-algo-downgrade | yes',
     ]);
     expect(planContext({ trustAnchorFiles: [] }).anchorSource).toBe('options');
   });

@@ -97,7 +97,12 @@ describe('resolve_async', () => {
       ['goose.feathers', 'A'],
       ['goose.feathers', 'AAAA'],
       ['duck.feathers', 'A'],
-    ].map(([name, type]) => dns.resolve(name!, type!).then((result) => (seen.push(`${name} ${type}`), result)));
+    ].map(([name, type]) =>
+      dns.resolve(name!, type!).then((result) => {
+        seen.push(`${name} ${type}`);
+        return result;
+      }),
+    );
     const [gooseA, gooseAAAA, duckA] = await Promise.all(pending);
     expect(seen.sort()).toEqual(['duck.feathers A', 'goose.feathers A', 'goose.feathers AAAA']);
     expect(
@@ -237,6 +242,15 @@ describe('the plugin contract', () => {
     const error = await resolver.resolve(makeQuery('duck.feathers', 'A'), signal()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnboundUnavailableError);
     expect(error).toMatchObject({ code: 'DNS_ERR_UNBOUND_UNAVAILABLE', definite: false });
+  });
+
+  it('without the binding, validation asked for (own anchors, requireSecure) fails closed; no anchors ([]) does not', () => {
+    const binding = loadUnboundBinding('/nonexistent/dir/x.js');
+    const anchored = feathers({ binding, trustAnchors: ['feathers. IN DS 1 13 2 00'] });
+    expect(anchored.available()).toMatchObject({ available: false, failClosed: true });
+    expect(feathers({ binding, trustAnchorFiles: ['/dev/null'] }).available()).toMatchObject({ failClosed: true });
+    expect(feathers({ binding, requireSecure: true }).available()).toMatchObject({ failClosed: true });
+    expect(feathers({ binding, trustAnchors: [] }).available()).not.toHaveProperty('failClosed');
   });
 
   it('without the binding, options are still checked', () => {

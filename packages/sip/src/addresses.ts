@@ -1,10 +1,11 @@
 /**
  * Addresses of a host name: AAAA and A asked together (only for the families the client has
  * on), CNAMEs followed and reported, each name looked up once per resolution. And the one
- * place additional-section A/AAAA may stand in for a query (DESIGN.md decisions table).
+ * place additional-section A/AAAA may stand in for a query (ARCHITECTURE.md, decisions).
  */
 import { RRType, formatName, isSubdomain, nameKey, parseName, type DnsResult } from '@dnscore/core';
 import type { ResolutionContext } from './context.js';
+import { type DnssecLink, linkOf } from './dnssec-links.js';
 import type { AdditionalStep, QueryType } from './resolution.js';
 import type { AddressFamily } from './transport.js';
 
@@ -12,6 +13,8 @@ export interface HostAddress {
   readonly address: string;
   readonly family: AddressFamily;
   readonly ttl: number;
+  /** The answers this address rests on (the A or AAAA answer and any CNAME hop before it). */
+  readonly links: readonly DnssecLink[];
 }
 
 export interface HostAddresses {
@@ -34,7 +37,7 @@ export function addressTypes(ctx: ResolutionContext): ('AAAA' | 'A')[] {
   return types;
 }
 
-export class AddressResolver {
+export class AddressLookups {
   readonly #known = new Map<string, Promise<HostAddresses>>();
 
   constructor(private readonly ctx: ResolutionContext) {}
@@ -65,12 +68,15 @@ export class AddressResolver {
   ): Promise<{ addresses: HostAddress[]; canonical?: string; round: number }> {
     let current = name;
     let round = after;
+    const links: DnssecLink[] = [];
     for (let hop = 0; hop <= this.ctx.maxCnameHops; hop++) {
       const answer = await this.ctx.lookups.ask(current, type, round);
       round = answer.round;
       const result = this.ctx.use(answer);
       if (!result) return { addresses: [], round };
-      if (result.records.length > 0) return { addresses: addressesOf(result), canonical: result.canonical, round };
+      links.push(linkOf(result));
+      if (result.records.length > 0)
+        return { addresses: addressesOf(result, links), canonical: result.canonical, round };
       if (result.rcode !== 0 || nameKey(result.canonical) === nameKey(current))
         return { addresses: [], canonical: result.canonical, round };
       if (hop === this.ctx.maxCnameHops) break;
@@ -88,10 +94,10 @@ export class AddressResolver {
   }
 }
 
-function addressesOf(result: DnsResult): HostAddress[] {
+function addressesOf(result: DnsResult, links: readonly DnssecLink[]): HostAddress[] {
   return result.records.flatMap((r) =>
     r.type === 'A' || r.type === 'AAAA'
-      ? [{ address: r.data as string, family: (r.type === 'A' ? 4 : 6) as AddressFamily, ttl: r.ttl }]
+      ? [{ address: r.data as string, family: (r.type === 'A' ? 4 : 6) as AddressFamily, ttl: r.ttl, links }]
       : [],
   );
 }
@@ -125,7 +131,10 @@ export function additionalAddresses(
     if (r.rrtype !== RRType.A && r.rrtype !== RRType.AAAA) continue;
     const key = nameKey(r.name);
     const group = grouped.get(key) ?? { name: r.name, records: [] };
-    group.records.push({ address: r.data as string, family: r.rrtype === RRType.A ? 4 : 6, ttl: r.ttl });
+    const type = r.rrtype === RRType.A ? 'A' : 'AAAA';
+    // Never validated (a validator checks the answer section only): never secure.
+    const link: DnssecLink = { name: r.name, type, dnssec: 'insecure', note: `additional section of ${srvOwner}` };
+    group.records.push({ address: r.data as string, family: type === 'A' ? 4 : 6, ttl: r.ttl, links: [link] });
     grouped.set(key, group);
   }
   const byName = new Map<string, HostAddress[]>();

@@ -6,6 +6,7 @@
 import { typeName, type DnsResult } from '@dnscore/core';
 import { DEFAULT_MAX_NAPTR_RECORDS, DEFAULT_MAX_SRV_RECORDS } from './defaults.js';
 import { BogusAnswerError } from './errors.js';
+import { type DnssecLink, joinLinks, linkOf } from './dnssec-links.js';
 import type { Answer, Lookups } from './lookups.js';
 import type { ClientCapabilities, SipStep, SipWarning, WarningCode } from './resolution.js';
 
@@ -16,6 +17,8 @@ export class ResolutionContext {
   readonly dnsErrors: Error[] = [];
   /** Seconds: the shortest negative TTL that decided a rule. */
   horizon = Number.POSITIVE_INFINITY;
+  /** Answers that decided which rule applies (one per name and type): every target rests on them too. */
+  deciding: DnssecLink[] = [];
   readonly #failed = new Set<Answer>();
 
   constructor(
@@ -67,10 +70,21 @@ export class ResolutionContext {
     return result;
   }
 
-  /** A negative answer decided a rule: targets made afterwards expire with it. */
+  /** A negative answer decided a rule: targets made afterwards expire with it, and rest on it. */
   negative(result: DnsResult | undefined): void {
-    if (result && result.records.length === 0 && result.negativeTtl > 0)
-      this.horizon = Math.min(this.horizon, result.negativeTtl);
+    if (result && result.records.length === 0) {
+      if (result.negativeTtl > 0) this.horizon = Math.min(this.horizon, result.negativeTtl);
+      this.deciding = joinLinks(this.deciding, [linkOf(result)]);
+    }
+  }
+
+  /**
+   * An answer (or a failed query for `name`/`type`) decided which rule applies. A query that
+   * got no answer decided it too: whoever can drop answers chose the rule, so it is insecure.
+   */
+  decided(result: DnsResult | undefined, name: string, type: 'NAPTR' | 'SRV'): void {
+    const link: DnssecLink = result ? linkOf(result) : { name, type, dnssec: 'insecure', note: 'no answer' };
+    this.deciding = joinLinks(this.deciding, [link]);
   }
 
   /** Expiry time of a target built from records with these TTLs (seconds). */

@@ -66,6 +66,21 @@ export class BogusAnswerError extends SipError {
   }
 }
 
+/**
+ * The DNSSEC policy 'require' dropped every target: each rests on an answer DNSSEC did not
+ * validate secure. `links` names the first such answer of each dropped target.
+ */
+export class InsecureTargetsError extends SipError {
+  override name = 'InsecureTargetsError';
+  override readonly code = 'SIP_ERR_INSECURE';
+  constructor(
+    message: string,
+    readonly links: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
 /** Resolution found no target; the message says why and `dnsErrors` holds the failed queries. */
 export class NoTargetsError extends SipError {
   override name = 'NoTargetsError';
@@ -87,6 +102,25 @@ export class TargetsExhaustedError extends SipError {
     message: string,
     /** How many targets were tried. */
     readonly tries: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The request's transaction bound (Timer B/F, `transactionTimeoutMs`) ran out before a target
+ * answered: failover stops there, however many targets are left (RFC 3261 sections 17.1.1.2
+ * and 17.1.2.2: the transaction has timed out).
+ */
+export class TransactionTimeoutError extends SipError {
+  override name = 'TransactionTimeoutError';
+  override readonly code = 'SIP_ERR_TRANSACTION_TIMEOUT';
+  constructor(
+    message: string,
+    /** How many targets were tried. */
+    readonly tries: number,
+    /** The bound that ran out, ms. */
+    readonly timeoutMs: number,
   ) {
     super(message);
   }

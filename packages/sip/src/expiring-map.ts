@@ -2,7 +2,7 @@
  * A map whose entries live for a fixed time after their last use, bounded in size (the least
  * recently used goes first). Read against an injectable clock: nothing runs in the background.
  */
-import { InvalidArgumentError, type Clock } from '@dnscore/core';
+import { checkPositiveInteger, checkPositiveNumber, type Clock } from '@dnscore/core';
 
 export class ExpiringMap<V> {
   readonly #entries = new Map<string, { value: V; until: number }>();
@@ -13,10 +13,8 @@ export class ExpiringMap<V> {
     private readonly maxEntries: number,
     what: string,
   ) {
-    if (!Number.isFinite(lifetimeMs) || lifetimeMs <= 0)
-      throw new InvalidArgumentError(`${what} lifetime must be a positive number of ms`);
-    if (!Number.isInteger(maxEntries) || maxEntries < 1)
-      throw new InvalidArgumentError(`${what} maxEntries must be a positive integer`);
+    checkPositiveNumber(lifetimeMs, `${what} lifetime`, 'ms');
+    checkPositiveInteger(maxEntries, `${what} maxEntries`);
   }
 
   /** Sets (or replaces) a value; its lifetime starts now. */

@@ -2,7 +2,8 @@
  * @dnscore/sip: RFC 3263 server location over dnscore. A SIP or SIPS URI becomes the ordered
  * targets to send a request to (NAPTR, SRV with RFC 2782 load sharing, A/AAAA), walked by a
  * failover cursor with a shared penalty box, transaction and Call-ID affinity, and the
- * 1300-byte rule. Works over any DnsResolver (a DnsCore with any backend).
+ * 1300-byte rule. Works over any DnsApi (a DnsCore with any backend). The public API only:
+ * tests import what they test from its own file.
  */
 export { SipLocator, type SipLocatorOptions } from './locator.js';
 export {
@@ -14,32 +15,30 @@ export {
   type CursorHost,
 } from './failover-cursor.js';
 export {
+  FailoverPolicy,
+  type FailoverPolicyOptions,
+  type PenaltyPolicy,
+  type ResolvedPenaltyPolicy,
+} from './failover-policy.js';
+export {
+  MemoryPenaltyStore,
+  type MemoryPenaltyStoreOptions,
+  type PenaltyStore,
+  type PenaltyEntry,
+  type PenaltyReason,
+} from './penalty-store.js';
+export {
   PenaltyBox,
   destinationKey,
-  normalizeDestination,
   type PenaltyBoxOptions,
-  type PenaltyEntry,
   type Destination,
   type MarkOptions,
 } from './penalty-box.js';
 export { TransactionAffinity, type TransactionAffinityOptions } from './transaction-affinity.js';
 export { CallIdAffinity, type CallIdAffinityOptions, type CallIdPin } from './call-id-affinity.js';
-export { applySizeRule, type SizeRuleOptions, type SizedTarget } from './size-rule.js';
-export { parseSipUri, formatSipUri, uriTarget, MAX_URI_LENGTH, type SipUri } from './uri.js';
+export { parseSipUri, formatSipUri, isSipToken, type SipUri } from './uri.js';
 export { parseHost, normalizeAddress, formatHost, type SipHost, type HostKind } from './host.js';
-export { selectNaptr, type NaptrSelection, type NaptrCandidate, type NaptrVerdict } from './naptr-selection.js';
-export { fixedTransport, defaultTransport, type FixedTransport } from './transport-selection.js';
-export {
-  SIP_TRANSPORTS,
-  SIP_SERVICES,
-  defaultPort,
-  srvName,
-  serviceTransport,
-  isSipTransport,
-  type SipTransport,
-  type SipScheme,
-  type AddressFamily,
-} from './transport.js';
+export { isSipTransport, type SipTransport, type SipScheme, type AddressFamily } from './transport.js';
 export type {
   SipResolution,
   SipTarget,
@@ -56,9 +55,16 @@ export type {
   SipWarning,
   WarningCode,
   ClientCapabilities,
+  DnssecPolicy,
 } from './resolution.js';
+export { chainStatus, weakestLink, describeLink, type DnssecLink } from './dnssec-links.js';
 export { renderStepThrough } from './step-through.js';
 export { resolutionToJson, type SipResolutionJson, type SipTargetJson } from './json.js';
 export { drawFirstTargets, MAX_DRAWS, type DrawCounts } from './draws.js';
-export * from './defaults.js';
+export {
+  DEFAULT_FAILOVER_ON,
+  DEFAULT_PENALTY_MS,
+  DEFAULT_TARGET_TIMEOUT_MS,
+  DEFAULT_TRANSACTION_TIMEOUT_MS,
+} from './defaults.js';
 export * from './errors.js';

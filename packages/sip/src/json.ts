@@ -3,6 +3,8 @@
  * as numbers, IPv6 in RFC 5952 form without brackets, `expires` in ms since the epoch (null for
  * a literal, which never expires).
  */
+import type { DnssecStatus } from '@dnscore/core';
+import type { DnssecLink } from './dnssec-links.js';
 import type { DrawCounts } from './draws.js';
 import type { SipResolution, SipStep, SipWarning, TargetSource } from './resolution.js';
 import type { AddressFamily, SipTransport } from './transport.js';
@@ -17,6 +19,8 @@ export interface SipTargetJson {
   readonly weight: number;
   readonly source: TargetSource;
   readonly expires: number | null;
+  readonly dnssec: DnssecStatus;
+  readonly links: readonly DnssecLink[];
 }
 
 export interface SipResolutionJson {
@@ -43,6 +47,8 @@ export function resolutionToJson(resolution: SipResolution, draws?: DrawCounts):
       weight: t.weight,
       source: t.source,
       expires: Number.isFinite(t.expires) ? t.expires : null,
+      dnssec: t.dnssec,
+      links: t.links.map((l) => ({ ...l })),
     })),
     steps: resolution.steps.map((s) => ({ ...s })),
     warnings: resolution.warnings.map((w) => ({ ...w })),

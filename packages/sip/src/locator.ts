@@ -1,21 +1,24 @@
 /**
- * SipLocator: RFC 3263 server location over any DnsResolver (a DnsCore with any backend).
- * One locator holds what its cursors share: the penalty box, transaction affinity and Call-ID
- * affinity. Options are checked once, here.
+ * SipLocator: RFC 3263 server location over any DnsApi (a DnsCore with any backend).
+ * One locator holds what its cursors share: the failover policy, the penalty box, transaction
+ * affinity and Call-ID affinity. Options are checked once, here.
  */
 import {
   InvalidArgumentError,
+  checkPositiveInteger,
   isAbortError,
   systemClock,
   systemTimers,
   type Clock,
-  type DnsResolver,
+  type DnsApi,
   type Timers,
 } from '@dnscore/core';
 import { CallIdAffinity } from './call-id-affinity.js';
+import { applyDnssecPolicy } from './dnssec-policy.js';
 import { ResolutionContext } from './context.js';
 import {
   DEFAULT_CALL_ID_PERSISTENCE_MS,
+  DEFAULT_DNSSEC_POLICY,
   DEFAULT_MAX_CNAME_HOPS,
   DEFAULT_MAX_NAPTR_RECORDS,
   DEFAULT_MAX_SRV_RECORDS,
@@ -32,11 +35,13 @@ import {
 } from './defaults.js';
 import { NoTargetsError, SipError } from './errors.js';
 import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './failover-cursor.js';
+import { FailoverPolicy, type PenaltyPolicy } from './failover-policy.js';
 import { Lookups } from './lookups.js';
 import { QueryBudget } from './query-budget.js';
 import { PenaltyBox } from './penalty-box.js';
+import type { PenaltyStore } from './penalty-store.js';
 import { runProcedure } from './procedure.js';
-import type { ClientCapabilities, SelectionRule, SipResolution, SipTarget } from './resolution.js';
+import type { ClientCapabilities, DnssecPolicy, SelectionRule, SipResolution, SipTarget } from './resolution.js';
 import { TransactionAffinity } from './transaction-affinity.js';
 import { isSipTransport, type SipTransport } from './transport.js';
 import { parseSipUri, uriTarget, type SipUri } from './uri.js';
@@ -50,6 +55,13 @@ export interface SipLocatorOptions {
   readonly ipv6?: boolean;
   /** AAAA targets before A targets of the same host (default true). */
   readonly preferIpv6?: boolean;
+  /**
+   * DNSSEC policy for sip: URIs (default 'off'): 'prefer' warns about targets whose NAPTR, SRV
+   * or A/AAAA answers were not all secure, 'require' drops them. Every target reports its status.
+   */
+  readonly dnssec?: DnssecPolicy;
+  /** DNSSEC policy for sips: URIs (default: the `dnssec` option). */
+  readonly sipsDnssec?: DnssecPolicy;
   /** Most targets per resolution (default 32). */
   readonly maxTargets?: number;
   /** Longest CNAME chain followed from an SRV target or host (default 8). */
@@ -64,8 +76,16 @@ export interface SipLocatorOptions {
   readonly maxResolutionMs?: number;
   /** Per-target timer of the failover cursor, ms (default 6000). */
   readonly targetTimeoutMs?: number;
-  /** Time in the penalty box without Retry-After, ms (default 60000). */
+  /** Bound on a request's whole failover, ms (default 64*T1 = 32000: Timer B/F). */
+  readonly transactionTimeoutMs?: number;
+  /** Final responses that move to the next target (default [503]); timeouts and transport errors always do. */
+  readonly failoverOn?: Iterable<number>;
+  /** Time in the penalty box by reason (see PenaltyPolicy), ms or false. */
+  readonly penalty?: PenaltyPolicy;
+  /** Default time in the penalty box: INVITE timeouts, transport errors, manual marks, ms (default 60000). */
   readonly penaltyMs?: number;
+  /** Where penalty entries live (default: in this process). */
+  readonly penaltyStore?: PenaltyStore;
   /** Cap on Retry-After and on any penalty, seconds (default 300). */
   readonly maxRetryAfter?: number;
   /** Call-ID affinity persistence, ms (default 180000). */
@@ -81,6 +101,8 @@ export interface SipLocatorOptions {
 
 export class SipLocator implements CursorHost {
   readonly client: ClientCapabilities;
+  /** The transaction bound, the failover set and the penalty durations by reason. */
+  readonly policy: FailoverPolicy;
   readonly penaltyBox: PenaltyBox;
   /** Via branch -> target: retransmissions, CANCEL and non-2xx ACK go where the request went. */
   readonly transactions: TransactionAffinity;
@@ -98,11 +120,11 @@ export class SipLocator implements CursorHost {
   readonly timers: Timers;
 
   constructor(
-    private readonly resolver: DnsResolver,
+    private readonly dns: DnsApi,
     options: SipLocatorOptions = {},
   ) {
-    if (!resolver || typeof resolver.resolve !== 'function')
-      throw new InvalidArgumentError('SipLocator needs a DnsResolver (a DnsCore)');
+    if (!dns || typeof dns.resolve !== 'function')
+      throw new InvalidArgumentError('SipLocator needs a DnsApi (a DnsCore)');
     const transports = options.transports ?? DEFAULT_TRANSPORTS;
     if (!Array.isArray(transports) || transports.length === 0 || !transports.every(isSipTransport)) {
       throw new InvalidArgumentError(
@@ -117,24 +139,43 @@ export class SipLocator implements CursorHost {
       ipv4,
       ipv6,
       preferIpv6: options.preferIpv6 ?? DEFAULT_PREFER_IPV6,
+      dnssec: dnssecPolicy(options.dnssec ?? DEFAULT_DNSSEC_POLICY, 'dnssec'),
+      sipsDnssec: dnssecPolicy(options.sipsDnssec ?? options.dnssec ?? DEFAULT_DNSSEC_POLICY, 'sipsDnssec'),
     });
-    this.maxTargets = positiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
-    this.maxCnameHops = positiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
-    this.maxNaptrRecords = positiveInteger(options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS, 'maxNaptrRecords');
-    this.maxSrvRecords = positiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
-    this.maxQueries = positiveInteger(options.maxQueries ?? DEFAULT_MAX_QUERIES, 'maxQueries');
-    this.maxResolutionMs = positiveInteger(options.maxResolutionMs ?? DEFAULT_MAX_RESOLUTION_MS, 'maxResolutionMs');
-    this.targetTimeoutMs = positiveInteger(options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS, 'targetTimeoutMs');
-    this.maxUdpRequestBytes = positiveInteger(
+    this.maxTargets = checkPositiveInteger(options.maxTargets ?? DEFAULT_MAX_TARGETS, 'maxTargets');
+    this.maxCnameHops = checkPositiveInteger(options.maxCnameHops ?? DEFAULT_MAX_CNAME_HOPS, 'maxCnameHops');
+    this.maxNaptrRecords = checkPositiveInteger(
+      options.maxNaptrRecords ?? DEFAULT_MAX_NAPTR_RECORDS,
+      'maxNaptrRecords',
+    );
+    this.maxSrvRecords = checkPositiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
+    this.maxQueries = checkPositiveInteger(options.maxQueries ?? DEFAULT_MAX_QUERIES, 'maxQueries');
+    this.maxResolutionMs = checkPositiveInteger(
+      options.maxResolutionMs ?? DEFAULT_MAX_RESOLUTION_MS,
+      'maxResolutionMs',
+    );
+    this.targetTimeoutMs = checkPositiveInteger(
+      options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS,
+      'targetTimeoutMs',
+    );
+    this.maxUdpRequestBytes = checkPositiveInteger(
       options.maxUdpRequestBytes ?? DEFAULT_MAX_UDP_REQUEST_BYTES,
       'maxUdpRequestBytes',
     );
     this.clock = options.clock ?? systemClock;
     this.timers = options.timers ?? systemTimers;
+    const penaltyMs = options.penaltyMs ?? DEFAULT_PENALTY_MS;
     this.penaltyBox = new PenaltyBox({
-      penaltyMs: options.penaltyMs ?? DEFAULT_PENALTY_MS,
+      penaltyMs,
       maxRetryAfter: options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S,
       clock: this.clock,
+      ...(options.penaltyStore !== undefined ? { store: options.penaltyStore } : {}),
+    });
+    this.policy = new FailoverPolicy({
+      penaltyMs,
+      ...(options.transactionTimeoutMs !== undefined ? { transactionTimeoutMs: options.transactionTimeoutMs } : {}),
+      ...(options.failoverOn !== undefined ? { failoverOn: options.failoverOn } : {}),
+      ...(options.penalty !== undefined ? { penalty: options.penalty } : {}),
     });
     this.transactions = new TransactionAffinity({
       lifetimeMs: options.transactionAffinityMs ?? DEFAULT_TRANSACTION_AFFINITY_MS,
@@ -154,8 +195,8 @@ export class SipLocator implements CursorHost {
   async resolve(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     const now = this.clock.now();
-    const budget = new QueryBudget(this.resolver, this.maxQueries, this.maxResolutionMs, options.signal, this.timers);
-    const lookups = new Lookups(budget.resolver, options.signal);
+    const budget = new QueryBudget(this.dns, this.maxQueries, this.maxResolutionMs, options.signal, this.timers);
+    const lookups = new Lookups(budget.dns, options.signal);
     const ctx = new ResolutionContext(
       lookups,
       this.client,
@@ -168,7 +209,8 @@ export class SipLocator implements CursorHost {
     let targets: readonly SipTarget[] = [];
     let error: SipError | undefined;
     try {
-      targets = (await runProcedure(ctx, uri, (r) => (rule = r))).targets;
+      const found = (await runProcedure(ctx, uri, (r) => (rule = r))).targets;
+      targets = applyDnssecPolicy(ctx, found, uri.scheme === 'sips' ? this.client.sipsDnssec : this.client.dnssec);
     } catch (caught) {
       if (isAbortError(caught) || !(caught instanceof SipError)) throw caught;
       error = caught;
@@ -215,7 +257,7 @@ export class SipLocator implements CursorHost {
   }
 }
 
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive integer`);
-  return value;
+function dnssecPolicy(value: unknown, name: string): DnssecPolicy {
+  if (value === 'off' || value === 'prefer' || value === 'require') return value;
+  throw new InvalidArgumentError(`${name} must be 'off', 'prefer' or 'require', not ${JSON.stringify(value)}`);
 }

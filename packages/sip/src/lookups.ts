@@ -3,7 +3,7 @@
  * needs it again; answers are turned into query steps in the order the questions were asked.
  * A question asked with `after = n` depends on an answer of round n, so it belongs to round n+1.
  */
-import { formatRdata, isAbortError, nameKey, rcodeName, type DnsResolver, type DnsResult } from '@dnscore/core';
+import { formatRdata, isAbortError, nameKey, rcodeName, type DnsApi, type DnsResult } from '@dnscore/core';
 import type { QueryStep, QueryType } from './resolution.js';
 
 export interface Answer {
@@ -26,7 +26,7 @@ export class Lookups {
   readonly #entries = new Map<string, Entry>();
 
   constructor(
-    private readonly resolver: DnsResolver,
+    private readonly dns: DnsApi,
     private readonly signal: AbortSignal | undefined,
   ) {}
 
@@ -40,7 +40,7 @@ export class Lookups {
     const rrtype: string = type; // the untyped overload: records of several types are read below
     const entry: Entry = {
       reported: false,
-      promise: this.resolver.resolve(name, rrtype, options).then(
+      promise: this.dns.resolve(name, rrtype, options).then(
         (result): Answer => (entry.answer = { name, type, round, result }),
         (error: unknown): Answer => {
           if (isAbortError(error)) throw error;

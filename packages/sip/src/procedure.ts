@@ -3,7 +3,7 @@
  * first round asks NAPTR, the SRV owners and A/AAAA of the TARGET together (only for what the
  * client supports), so a zone whose SRV answers carry their addresses resolves in one round trip.
  */
-import { AddressResolver, addressTypes } from './addresses.js';
+import { AddressLookups, addressTypes } from './addresses.js';
 import type { ResolutionContext } from './context.js';
 import { NoTargetsError } from './errors.js';
 import { selectNaptr, type NaptrCandidate, type NaptrRecord } from './naptr-selection.js';
@@ -13,6 +13,7 @@ import { defaultTransport, fixedTransport } from './transport-selection.js';
 import { defaultPort, srvName, type SipTransport } from './transport.js';
 import { uriTarget, type SipUri } from './uri.js';
 import { SRV_TRANSPORT_ORDER } from './defaults.js';
+import { chainStatus, linkOf } from './dnssec-links.js';
 
 export interface ProcedureResult {
   readonly rule: SelectionRule;
@@ -38,7 +39,7 @@ export async function runProcedure(
     );
   }
   const fixed = fixedTransport(uri, ctx.client);
-  const addresses = new AddressResolver(ctx);
+  const addresses = new AddressLookups(ctx);
   const srv = new SrvExpander(ctx, addresses);
   if (fixed) {
     onRule(fixed.rule);
@@ -60,6 +61,9 @@ export async function runProcedure(
             weight: 0,
             source: 'literal',
             expires: Number.POSITIVE_INFINITY,
+            // No DNS, so nothing validated (and nothing to forge: the policy lets it through).
+            dnssec: 'insecure',
+            links: [],
           },
         ],
       };
@@ -79,7 +83,7 @@ export async function runProcedure(
 /** transport= without a port: SRV of that transport, else A/AAAA at its default port (RFC 3263 section 4.2). */
 async function transportSrv(
   ctx: ResolutionContext,
-  addresses: AddressResolver,
+  addresses: AddressLookups,
   srv: SrvExpander,
   host: string,
   transport: SipTransport,
@@ -115,7 +119,7 @@ async function discover(
   ctx: ResolutionContext,
   uri: SipUri,
   host: string,
-  addresses: AddressResolver,
+  addresses: AddressLookups,
   srv: SrvExpander,
   onRule: (rule: SelectionRule) => void,
 ): Promise<ProcedureResult> {
@@ -139,6 +143,8 @@ async function discover(
 
   // Rule 4: NAPTR.
   const naptr = ctx.use(naptrAnswer);
+  // The NAPTR answer decides which rule applies, whatever it holds: every target rests on it.
+  ctx.decided(naptr, naptrAnswer.name, 'NAPTR');
   const records = (naptr?.records ?? []) as readonly NaptrRecord[];
   if (records.length === 0) {
     ctx.negative(naptr);
@@ -152,7 +158,10 @@ async function discover(
     const chosen = await followNaptr(ctx, uri, host, records, naptrAnswer.round, srv);
     if (chosen) {
       onRule('naptr');
-      return { rule: 'naptr', targets: relabel(chosen.outcome.targets, 'naptr', ctx, chosen.candidate.record.ttl) };
+      return {
+        rule: 'naptr',
+        targets: relabel(chosen.outcome.targets, 'naptr', ctx, chosen.candidate.record.ttl, [linkOf(naptr!)]),
+      };
     }
   }
 
@@ -327,7 +336,7 @@ function askAddresses(ctx: ResolutionContext, host: string): Promise<unknown> {
 /** A/AAAA of `host` at `port` (RFC 3263 section 4.2), usually asked in round 1 already. */
 async function hostTargets(
   ctx: ResolutionContext,
-  addresses: AddressResolver,
+  addresses: AddressLookups,
   host: string,
   transport: SipTransport,
   port: number,
@@ -348,6 +357,8 @@ async function hostTargets(
     weight: 0,
     source: 'host',
     expires: ctx.expires(a.ttl),
+    dnssec: chainStatus(a.links),
+    links: a.links,
   }));
 }
 

@@ -11,7 +11,7 @@ import {
   abortError,
   isAbortError,
   onAbort,
-  type DnsResolver,
+  type DnsApi,
   type DnsResult,
   type ResolveOptions,
   type Timers,
@@ -26,7 +26,7 @@ export class QueryBudget {
   #cut: string | undefined;
 
   constructor(
-    private readonly inner: DnsResolver,
+    private readonly inner: DnsApi,
     private readonly maxQueries: number,
     maxResolutionMs: number,
     private readonly signal: AbortSignal | undefined,
@@ -51,8 +51,8 @@ export class QueryBudget {
     return this.#asked;
   }
 
-  /** The resolver the resolution asks through. */
-  readonly resolver: DnsResolver = {
+  /** What the resolution asks through. */
+  readonly dns: DnsApi = {
     resolve: ((name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult> => {
       if (this.#cut === undefined && this.#asked >= this.maxQueries) {
         this.#stop(`the resolution needed more than ${this.maxQueries} DNS queries`, false);
@@ -66,7 +66,7 @@ export class QueryBudget {
         if (isAbortError(error) && this.#cut !== undefined) throw new QueryBudgetError(this.#cut, name);
         throw error;
       });
-    }) as DnsResolver['resolve'],
+    }) as DnsApi['resolve'],
   };
 
   /** Frees the timer and the caller's signal; the budget asks nothing more. */

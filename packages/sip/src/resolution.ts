@@ -2,6 +2,7 @@
  * What a resolution produces: the ordered targets, and for people the steps that led to them
  * and the warnings about the set-up. Steps and warnings are plain data, ready for JSON.
  */
+import type { DnssecStatus } from '@dnscore/core';
 import type { SipError } from './errors.js';
 import type { SipHost } from './host.js';
 import type { AddressFamily, SipTransport } from './transport.js';
@@ -29,12 +30,35 @@ export interface SipTarget {
   readonly source: TargetSource;
   /** Milliseconds since the epoch when the DNS data behind it runs out; Infinity for a literal. */
   readonly expires: number;
+  /**
+   * The weakest status among `links`: secure only if every answer that led here was validated
+   * secure. Insecure when no DNS was involved (a literal, an affinity pin): nothing was validated.
+   */
+  readonly dnssec: DnssecStatus;
+  /** The answers it rests on: rule-deciding negatives, then NAPTR, SRV and A/AAAA (CNAME hops included). */
+  readonly links: readonly DnssecLink[];
 }
+
+/**
+ * What DNSSEC status a resolution asks of its targets: 'off' checks nothing, 'prefer' keeps
+ * every target and warns about those not secure, 'require' drops them (with a warning naming
+ * the link that was not). Each target's status is reported whatever the policy.
+ */
+export type DnssecPolicy = 'off' | 'prefer' | 'require';
 
 /** The rules of RFC 3263 section 4.1, in the order they are tried. */
 export type SelectionRule = 'transport-param' | 'ip-literal' | 'port' | 'naptr' | 'srv' | 'host';
 
 export type QueryType = 'NAPTR' | 'SRV' | 'A' | 'AAAA';
+
+/** One DNS answer a target rests on, with the status the core gave it. */
+export interface DnssecLink {
+  readonly name: string;
+  readonly type: QueryType;
+  readonly dnssec: DnssecStatus;
+  /** Why it is not the answer's own status ("additional section of ...", "no answer"). */
+  readonly note?: string;
+}
 
 /** A question and its answer. `round` counts round trips: 1 for the first round, +1 for each answer waited for. */
 export interface QueryStep {
@@ -121,6 +145,8 @@ export type WarningCode =
   | 'targets-capped'
   | 'naptr-records-capped'
   | 'srv-records-capped'
+  | 'dnssec-insecure'
+  | 'dnssec-dropped'
   | 'query-budget';
 
 /** A common mistake in an RFC 3263 set-up, or something that weakens failover. */
@@ -136,6 +162,10 @@ export interface ClientCapabilities {
   readonly ipv6: boolean;
   /** AAAA targets before A targets of the same host. */
   readonly preferIpv6: boolean;
+  /** DNSSEC policy for sip: URIs. */
+  readonly dnssec: DnssecPolicy;
+  /** DNSSEC policy for sips: URIs. */
+  readonly sipsDnssec: DnssecPolicy;
 }
 
 export interface SipResolution {

@@ -5,8 +5,9 @@
  * alias is followed. All address lookups of a batch go out together.
  */
 import { nameKey, type TypedRecord } from '@dnscore/core';
-import { type AddressResolver, additionalAddresses, type HostAddress } from './addresses.js';
+import { type AddressLookups, additionalAddresses, type HostAddress } from './addresses.js';
 import type { ResolutionContext } from './context.js';
+import { type DnssecLink, chainStatus, joinLinks, linkOf } from './dnssec-links.js';
 import type { Answer } from './lookups.js';
 import type { SipTarget, TargetSource } from './resolution.js';
 import type { SipTransport } from './transport.js';
@@ -31,7 +32,7 @@ export class SrvExpander {
 
   constructor(
     private readonly ctx: ResolutionContext,
-    private readonly addresses: AddressResolver,
+    private readonly addresses: AddressLookups,
   ) {}
 
   /** Expands SRV answers together: their address lookups share one round. Each is expanded once. */
@@ -39,12 +40,12 @@ export class SrvExpander {
     const fresh = groups.filter((g) => !this.#done.has(key(g.answer.name, g.transport)));
     if (fresh.length > 0) {
       const batch = this.#expandBatch(fresh);
-      fresh.forEach((g, i) =>
+      for (const [i, g] of fresh.entries()) {
         this.#done.set(
           key(g.answer.name, g.transport),
           batch.then((outcomes) => outcomes[i]!),
-        ),
-      );
+        );
+      }
     }
     return Promise.all(groups.map((g) => this.#done.get(key(g.answer.name, g.transport))!));
   }
@@ -70,7 +71,7 @@ export class SrvExpander {
       return { answer, transport, records, additional: extra?.byName ?? new Map<string, HostAddress[]>() };
     });
     // Every target not covered by additional data is looked up now, all at once.
-    const lookups = new Map<string, ReturnType<AddressResolver['lookup']>>();
+    const lookups = new Map<string, ReturnType<AddressLookups['lookup']>>();
     for (const group of prepared) {
       for (const r of group.records) {
         const target = nameKey(r.data.target);
@@ -92,13 +93,14 @@ export class SrvExpander {
       records: readonly SrvRecord[];
       additional: Map<string, HostAddress[]>;
     },
-    found: Map<string, Awaited<ReturnType<AddressResolver['lookup']>>>,
+    found: Map<string, Awaited<ReturnType<AddressLookups['lookup']>>>,
   ): SrvOutcome {
     const { ctx } = this;
     const { answer, transport, records } = group;
     const notOffered = records.length > 0 && records.every((r) => r.data.target === '.');
     const targets: SipTarget[] = [];
     const seen = new Set<string>();
+    const srvLinks: DnssecLink[] = answer.result ? [linkOf(answer.result)] : [];
     for (const record of records) {
       const { target, port, priority, weight } = record.data;
       const skip = (reason: string): void => ctx.step({ kind: 'skip', host: target, port, transport, reason });
@@ -136,6 +138,7 @@ export class SrvExpander {
           continue;
         }
         seen.add(id);
+        const links = joinLinks(srvLinks, a.links);
         targets.push({
           transport,
           host: target,
@@ -146,6 +149,8 @@ export class SrvExpander {
           weight,
           source: 'srv',
           expires: ctx.expires(record.ttl, a.ttl),
+          dnssec: chainStatus(links),
+          links,
         });
       }
     }
@@ -153,14 +158,21 @@ export class SrvExpander {
   }
 }
 
-/** The same targets under another source, expiring no later than `ttl` seconds from now. */
+/**
+ * The same targets under another source, expiring no later than `ttl` seconds from now, resting
+ * on `links` (the NAPTR answer that led to them) as well.
+ */
 export function relabel(
   targets: readonly SipTarget[],
   source: TargetSource,
   ctx: ResolutionContext,
   ttl: number,
+  links: readonly DnssecLink[] = [],
 ): SipTarget[] {
-  return targets.map((t) => ({ ...t, source, expires: Math.min(t.expires, ctx.expires(ttl)) }));
+  return targets.map((t) => {
+    const joined = joinLinks(links, t.links);
+    return { ...t, source, expires: Math.min(t.expires, ctx.expires(ttl)), dnssec: chainStatus(joined), links: joined };
+  });
 }
 
 function key(name: string, transport: SipTransport): string {

@@ -3,6 +3,7 @@
  * `dnscore sip URI` prints): each query and answer in the order they mattered, which rule chose
  * the transport and why, the targets with priority and weight, and the warnings.
  */
+import { describeLink, weakestLink } from './dnssec-links.js';
 import { formatHost } from './host.js';
 import type { QueryStep, SipResolution, SipStep, SipTarget } from './resolution.js';
 import { describeTransports } from './transport.js';
@@ -25,6 +26,7 @@ export function renderStepThrough(resolution: SipResolution): string {
     const trips = `${resolution.roundTrips} round trip${resolution.roundTrips === 1 ? '' : 's'}, ${resolution.queries} quer${resolution.queries === 1 ? 'y' : 'ies'}`;
     lines.push(`Targets: ${resolution.targets.length}, ${resolution.transport} by rule ${resolution.rule} (${trips})`);
     lines.push(...targetTable(resolution.targets, resolution.resolvedAt));
+    lines.push(...weakLinks(resolution.targets));
   } else {
     lines.push(
       `No targets: ${resolution.error?.message ?? 'none found'}${resolution.error ? ` [${resolution.error.code}]` : ''}`,
@@ -85,9 +87,23 @@ function renderQuery(step: QueryStep): string[] {
   return lines;
 }
 
+/** For targets that are not secure: the answer that made each so, once per answer. */
+function weakLinks(targets: readonly SipTarget[]): string[] {
+  const byLink = new Map<string, number[]>();
+  targets.forEach((t, i) => {
+    const weak = weakestLink(t.links);
+    if (!weak) return;
+    const key = describeLink(weak);
+    byLink.set(key, [...(byLink.get(key) ?? []), i + 1]);
+  });
+  return [...byLink].map(
+    ([link, rows]) => `  DNSSEC: target${rows.length > 1 ? 's' : ''} ${rows.join(', ')} through ${link}`,
+  );
+}
+
 function targetTable(targets: readonly SipTarget[], now: number): string[] {
   const rows = [
-    ['#', 'transport', 'address', 'port', 'priority', 'weight', 'host', 'source', 'expires'],
+    ['#', 'transport', 'address', 'port', 'priority', 'weight', 'host', 'source', 'dnssec', 'expires'],
     ...targets.map((t, i) => [
       String(i + 1),
       t.transport,
@@ -97,6 +113,7 @@ function targetTable(targets: readonly SipTarget[], now: number): string[] {
       String(t.weight),
       t.host,
       t.source,
+      t.dnssec,
       Number.isFinite(t.expires) ? `in ${Math.max(0, Math.round((t.expires - now) / 1000))} s` : 'never',
     ]),
   ];

@@ -1,6 +1,4 @@
 /** Transports, schemes, SRV service names and NAPTR services (RFC 3263 sections 4.1 and 9). */
-import { DEFAULT_SIP_PORT, DEFAULT_SIPS_PORT } from './defaults.js';
-
 export type SipTransport = 'udp' | 'tcp' | 'tls';
 export type SipScheme = 'sip' | 'sips';
 export type AddressFamily = 4 | 6;
@@ -10,6 +8,11 @@ export const SIP_TRANSPORTS: readonly SipTransport[] = Object.freeze(['udp', 'tc
 export function isSipTransport(value: unknown): value is SipTransport {
   return value === 'udp' || value === 'tcp' || value === 'tls';
 }
+
+/** RFC 3261 section 19.1.2: 5060 for sip over UDP and TCP. */
+export const DEFAULT_SIP_PORT = 5060;
+/** RFC 3261 section 19.1.2: 5061 for TLS (sips, or transport=tls). */
+export const DEFAULT_SIPS_PORT = 5061;
 
 /** RFC 3261 section 19.1.2: 5061 for TLS, 5060 otherwise. */
 export function defaultPort(transport: SipTransport): number {

@@ -39,6 +39,11 @@ const PARAM_CHAR = new RegExp(`^(?:[${UNRESERVED}\\[\\]/:&+$]|${ESCAPED})`);
 const HEADER_CHAR = new RegExp(`^(?:[${UNRESERVED}\\[\\]/?:+$]|${ESCAPED})`);
 const TOKEN = /^[A-Za-z0-9\-.!%*_+`'~]+$/;
 
+/** RFC 3261 section 25.1 `token`: a method, a transport or a parameter name. */
+export function isSipToken(text: string): boolean {
+  return TOKEN.test(text);
+}
+
 /** Parses a sip: or sips: URI; throws InvalidSipUriError for anything else. */
 export function parseSipUri(text: string): SipUri {
   if (typeof text !== 'string') throw new InvalidSipUriError(String(text), 'a URI must be a string');
@@ -188,7 +193,7 @@ function checkChars(part: string, allowed: RegExp, offset: number, what: string,
   }
 }
 
-function unescape(value: string, name: string, fail: Fail): string {
+function percentDecode(value: string, name: string, fail: Fail): string {
   try {
     return decodeURIComponent(value);
   } catch {
@@ -206,18 +211,18 @@ function checkParams(params: ReadonlyMap<string, string | undefined>, fail: Fail
     if (!params.has(name)) continue;
     const raw = params.get(name);
     if (raw === undefined) fail(`the ${name} parameter needs a value`);
-    const value = unescape(raw!, name, fail);
-    if (!TOKEN.test(value)) fail(`the ${name} parameter "${value}" is not a token`);
+    const value = percentDecode(raw!, name, fail);
+    if (!isSipToken(value)) fail(`the ${name} parameter "${value}" is not a token`);
   }
   const transport = params.get('transport');
-  return transport === undefined ? undefined : unescape(transport, 'transport', fail).toLowerCase();
+  return transport === undefined ? undefined : percentDecode(transport, 'transport', fail).toLowerCase();
 }
 
 function maddrOf(params: ReadonlyMap<string, string | undefined>, fail: Fail): SipHost | undefined {
   if (!params.has('maddr')) return undefined;
   const raw = params.get('maddr');
   if (raw === undefined) return fail('the maddr parameter needs a value');
-  const parsed = parseHost(unescape(raw, 'maddr', fail));
+  const parsed = parseHost(percentDecode(raw, 'maddr', fail));
   if (!parsed.ok) return fail(`maddr: ${parsed.reason}`);
   return parsed.host;
 }

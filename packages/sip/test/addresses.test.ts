@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DnsCore, ZoneResolver } from '@dnscore/core';
 import { srvDomain } from '../src/addresses.js';
-import { SipLocator } from '../src/index.js';
+import { SipLocator } from '../src/locator.js';
 import { lines, setup } from './support/fixtures.js';
 
 describe('srvDomain', () => {

@@ -1,7 +1,7 @@
 /** Call-ID affinity: learned both ways, refreshed by use, expiring after the persistence time. */
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@dnscore/core';
-import { CallIdAffinity } from '../src/index.js';
+import { CallIdAffinity } from '../src/call-id-affinity.js';
 import { ManualClock } from './support/fixtures.js';
 
 const sip1 = { transport: 'udp', address: '203.0.113.11', port: 5060, host: 'sip1.biloxi.example' } as const;

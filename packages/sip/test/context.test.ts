@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DnsCore, ZoneResolver } from '@dnscore/core';
 import { ResolutionContext } from '../src/context.js';
 import { Lookups } from '../src/lookups.js';
-import { BogusAnswerError } from '../src/index.js';
+import { BogusAnswerError } from '../src/errors.js';
 import { recording } from './support/recording-plugin.js';
 import { ALL_ZONES } from './support/fixtures.js';
 

@@ -1,7 +1,8 @@
 /** drawFirstTargets: `--draws N` with one seeded random source. */
 import { describe, expect, it } from 'vitest';
 import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom } from '@dnscore/core';
-import { SipLocator, drawFirstTargets } from '../src/index.js';
+import { drawFirstTargets } from '../src/draws.js';
+import { SipLocator } from '../src/locator.js';
 import { ALL_ZONES, setup } from './support/fixtures.js';
 
 function locator(seed: number): SipLocator {

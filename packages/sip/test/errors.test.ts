@@ -1,7 +1,9 @@
 /** Errors: one base in the core, a stable code each. */
 import { describe, expect, it } from 'vitest';
 import { DnsError, InvalidArgumentError } from '@dnscore/core';
-import * as sip from '../src/index.js';
+import * as defaults from '../src/defaults.js';
+import * as sip from '../src/errors.js';
+import { DEFAULT_SIP_PORT, DEFAULT_SIPS_PORT } from '../src/transport.js';
 
 describe('errors', () => {
   it('every error has its stable code and extends the core DnsError', () => {
@@ -44,16 +46,16 @@ describe('errors', () => {
 describe('defaults', () => {
   it('are the documented values', () => {
     expect({
-      transports: sip.DEFAULT_TRANSPORTS,
-      sip: sip.DEFAULT_SIP_PORT,
-      sips: sip.DEFAULT_SIPS_PORT,
-      maxTargets: sip.DEFAULT_MAX_TARGETS,
-      timer: sip.DEFAULT_TARGET_TIMEOUT_MS,
-      penalty: sip.DEFAULT_PENALTY_MS,
-      retryAfter: sip.DEFAULT_MAX_RETRY_AFTER_S,
-      persistence: sip.DEFAULT_CALL_ID_PERSISTENCE_MS,
-      udp: sip.DEFAULT_MAX_UDP_REQUEST_BYTES,
-      srvOrder: sip.SRV_TRANSPORT_ORDER,
+      transports: defaults.DEFAULT_TRANSPORTS,
+      sip: DEFAULT_SIP_PORT,
+      sips: DEFAULT_SIPS_PORT,
+      maxTargets: defaults.DEFAULT_MAX_TARGETS,
+      timer: defaults.DEFAULT_TARGET_TIMEOUT_MS,
+      penalty: defaults.DEFAULT_PENALTY_MS,
+      retryAfter: defaults.DEFAULT_MAX_RETRY_AFTER_S,
+      persistence: defaults.DEFAULT_CALL_ID_PERSISTENCE_MS,
+      udp: defaults.DEFAULT_MAX_UDP_REQUEST_BYTES,
+      srvOrder: defaults.SRV_TRANSPORT_ORDER,
     }).toEqual({
       transports: ['udp', 'tcp', 'tls'],
       sip: 5060,

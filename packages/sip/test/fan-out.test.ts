@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom } from '@dnscore/core';
-import { SipLocator } from '../src/index.js';
+import { SipLocator } from '../src/locator.js';
 import { recording } from './support/recording-plugin.js';
 
 const HEAD = '$ORIGIN fan.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\n';

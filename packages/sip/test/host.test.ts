@@ -1,6 +1,6 @@
 /** Hosts of SIP URIs: names, IPv4 and IPv6, and address normalization. */
 import { describe, expect, it } from 'vitest';
-import { formatHost, normalizeAddress, parseHost } from '../src/index.js';
+import { formatHost, normalizeAddress, parseHost } from '../src/host.js';
 
 describe('parseHost: nominal', () => {
   it.each([

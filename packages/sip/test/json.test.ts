@@ -1,6 +1,6 @@
 /** resolutionToJson: exactly the `dnscore sip --json` shape. */
 import { describe, expect, it } from 'vitest';
-import { resolutionToJson } from '../src/index.js';
+import { resolutionToJson } from '../src/json.js';
 import { ManualClock, setup } from './support/fixtures.js';
 
 describe('resolutionToJson: nominal', () => {
@@ -21,6 +21,16 @@ describe('resolutionToJson: nominal', () => {
         weight: 10,
         source: 'srv',
         expires: 1_000_000 + 3_600_000,
+        dnssec: 'insecure',
+        links: [
+          { name: '_sip._udp.nonaptr.cases.example', type: 'SRV', dnssec: 'insecure' },
+          {
+            name: 'u1.nonaptr.cases.example',
+            type: 'AAAA',
+            dnssec: 'insecure',
+            note: 'additional section of _sip._udp.nonaptr.cases.example',
+          },
+        ],
       },
       {
         transport: 'udp',
@@ -32,6 +42,16 @@ describe('resolutionToJson: nominal', () => {
         weight: 10,
         source: 'srv',
         expires: 1_000_000 + 3_600_000,
+        dnssec: 'insecure',
+        links: [
+          { name: '_sip._udp.nonaptr.cases.example', type: 'SRV', dnssec: 'insecure' },
+          {
+            name: 'u1.nonaptr.cases.example',
+            type: 'A',
+            dnssec: 'insecure',
+            note: 'additional section of _sip._udp.nonaptr.cases.example',
+          },
+        ],
       },
     ]);
     expect(json.steps[0]).toEqual({
@@ -62,6 +82,8 @@ describe('resolutionToJson: nominal', () => {
         weight: 0,
         source: 'literal',
         expires: null,
+        dnssec: 'insecure',
+        links: [],
       },
     ]);
   });

@@ -12,7 +12,8 @@ import {
   type DnsQuery,
   type ResolverPlugin,
 } from '@dnscore/core';
-import { BogusAnswerError, InvalidSipUriError, NoTargetsError, SipLocator } from '../src/index.js';
+import { BogusAnswerError, InvalidSipUriError, NoTargetsError } from '../src/errors.js';
+import { SipLocator } from '../src/locator.js';
 import { ALL_ZONES, CASES_ZONE, OTHER_ZONE, lines, setup } from './support/fixtures.js';
 
 describe('options: nominal', () => {
@@ -34,19 +35,19 @@ describe('options: off-nominal', () => {
     [{ transports: [] }, 'transports must be a non-empty list of udp, tcp, tls (got [])'],
     [{ transports: ['udp', 'sctp'] }, 'transports must be a non-empty list of udp, tcp, tls (got ["udp","sctp"])'],
     [{ ipv4: false, ipv6: false }, 'IPv4 and IPv6 cannot both be off'],
-    [{ maxTargets: 0 }, 'maxTargets must be a positive integer'],
-    [{ maxTargets: 1.5 }, 'maxTargets must be a positive integer'],
-    [{ targetTimeoutMs: -1 }, 'targetTimeoutMs must be a positive integer'],
-    [{ maxUdpRequestBytes: Number.NaN }, 'maxUdpRequestBytes must be a positive integer'],
-    [{ penaltyMs: -5 }, 'penaltyMs must be a non-negative number'],
-    [{ maxRetryAfter: Number.POSITIVE_INFINITY }, 'maxRetryAfter must be a non-negative number'],
-    [{ callIdPersistenceMs: 0 }, 'Call-ID affinity lifetime must be a positive number of ms'],
+    [{ maxTargets: 0 }, 'maxTargets must be a positive integer, not 0'],
+    [{ maxTargets: 1.5 }, 'maxTargets must be a positive integer, not 1.5'],
+    [{ targetTimeoutMs: -1 }, 'targetTimeoutMs must be a positive integer, not -1'],
+    [{ maxUdpRequestBytes: Number.NaN }, 'maxUdpRequestBytes must be a positive integer, not NaN'],
+    [{ penaltyMs: -5 }, 'penaltyMs must be a non-negative number, not -5'],
+    [{ maxRetryAfter: Number.POSITIVE_INFINITY }, 'maxRetryAfter must be a non-negative number, not Infinity'],
+    [{ callIdPersistenceMs: 0 }, 'Call-ID affinity lifetime must be a positive number of ms, not 0'],
   ])('%j is refused', (options, message) => {
     expect(() => new SipLocator(core, options as never)).toThrow(new InvalidArgumentError(message));
   });
 
   it('needs a resolver', () => {
-    expect(() => new SipLocator({} as never)).toThrow('SipLocator needs a DnsResolver (a DnsCore)');
+    expect(() => new SipLocator({} as never)).toThrow('SipLocator needs a DnsApi (a DnsCore)');
   });
 
   it('an invalid URI is thrown, not returned', async () => {

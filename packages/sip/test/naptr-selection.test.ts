@@ -1,7 +1,8 @@
 /** selectNaptr on real NAPTR records (from the zones), nominal and off-nominal. */
 import { describe, expect, it } from 'vitest';
 import { DnsCore, ZoneResolver, type TypedRecord } from '@dnscore/core';
-import { selectNaptr, type SipTransport } from '../src/index.js';
+import { selectNaptr } from '../src/naptr-selection.js';
+import type { SipTransport } from '../src/transport.js';
 import { ALL_ZONES } from './support/fixtures.js';
 
 const core = new DnsCore([new ZoneResolver({ files: ALL_ZONES })]);

@@ -2,7 +2,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError } from '@dnscore/core';
-import { PenaltyBox, destinationKey, normalizeDestination } from '../src/index.js';
+import { PenaltyBox, destinationKey, normalizeDestination } from '../src/penalty-box.js';
 import { ManualClock } from './support/fixtures.js';
 
 const sip1 = { transport: 'udp', address: '203.0.113.11', port: 5060 } as const;
@@ -15,7 +15,7 @@ beforeEach(() => {
 
 describe('PenaltyBox: nominal', () => {
   it('a failed destination is in the box for 60 s by default, then leaves by itself', () => {
-    expect(box.markFailed(sip1)).toEqual({ ...sip1, until: 60_000, reason: 'failed' });
+    expect(box.markFailed(sip1)).toEqual({ ...sip1, until: 60_000, reason: 'manual', detail: 'manual' });
     expect(box.isPenalized(sip1)).toBe(true);
     clock.advance(59_999);
     expect(box.isPenalized(sip1)).toBe(true);
@@ -36,9 +36,11 @@ describe('PenaltyBox: nominal', () => {
   });
 
   it('callers can mark a destination directly, for a given time, also clamped', () => {
-    expect(box.markFailed(sip1, { durationMs: 5_000, reason: 'OPTIONS ping failed' })).toMatchObject({
+    expect(box.markFailed(sip1, { durationMs: 5_000, detail: 'OPTIONS ping failed' })).toEqual({
+      ...sip1,
       until: 5_000,
-      reason: 'OPTIONS ping failed',
+      reason: 'manual',
+      detail: 'OPTIONS ping failed',
     });
     expect(box.markFailed({ ...sip1, port: 1 }, { durationMs: 10_000_000 }).until).toBe(300_000);
   });
@@ -84,14 +86,15 @@ describe('PenaltyBox: nominal', () => {
     const listener = (message: unknown): void => void seen.push(message);
     diagnostics.subscribe('dnscore:sip:penalty', listener);
     try {
-      box.markFailed(sip1, { reason: '503' });
+      box.markFailed(sip1, { reason: 'service-unavailable', detail: '503' });
       box.clear(sip1);
     } finally {
       diagnostics.unsubscribe('dnscore:sip:penalty', listener);
     }
+    const entry = { ...sip1, until: 60_000, reason: 'service-unavailable', detail: '503' };
     expect(seen).toEqual([
-      { event: 'mark', entry: { ...sip1, until: 60_000, reason: '503' } },
-      { event: 'clear', entry: { ...sip1, until: 60_000, reason: '503' } },
+      { event: 'mark', entry },
+      { event: 'clear', entry },
     ]);
   });
 });

@@ -3,7 +3,8 @@
  * that does not is passed with its reason.
  */
 import { describe, expect, it } from 'vitest';
-import type { SipLocatorOptions, SipTransport } from '../src/index.js';
+import type { SipLocatorOptions } from '../src/locator.js';
+import type { SipTransport } from '../src/transport.js';
 import { setup } from './support/fixtures.js';
 
 const rules = async (uri: string, options: SipLocatorOptions = {}): Promise<string[]> => {

@@ -1,7 +1,7 @@
 /** The README's example is test/readme-example.ts, verbatim, and it runs. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderStepThrough } from '../src/index.js';
+import { renderStepThrough } from '../src/step-through.js';
 import { example } from './readme-example.js';
 import { BILOXI_ZONE, setup } from './support/fixtures.js';
 

@@ -1,7 +1,9 @@
 /** The 1300-byte rule of RFC 3261 section 18.1.1. */
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@dnscore/core';
-import { RequestTooLargeError, applySizeRule, type SipTarget } from '../src/index.js';
+import { RequestTooLargeError } from '../src/errors.js';
+import type { SipTarget } from '../src/resolution.js';
+import { applySizeRule } from '../src/size-rule.js';
 
 const udp: SipTarget = {
   transport: 'udp',

@@ -1,6 +1,6 @@
 /** renderStepThrough: the text `dnscore sip` prints. */
 import { describe, expect, it } from 'vitest';
-import { renderStepThrough } from '../src/index.js';
+import { renderStepThrough } from '../src/step-through.js';
 import { ManualClock, setup } from './support/fixtures.js';
 
 describe('renderStepThrough: nominal', () => {
@@ -54,10 +54,11 @@ describe('renderStepThrough: nominal', () => {
         '  rule naptr applies -> TLS: NAPTR 50 50 SIPS+D2T -> _sips._tcp.biloxi.example (TLS)',
         '',
         'Targets: 3, tls by rule naptr (1 round trip, 6 queries)',
-        '  #  transport  address        port  priority  weight  host                   source  expires',
-        '  1  tls        203.0.113.12   5061  10        40      sip2.biloxi.example    naptr   in 3600 s',
-        '  2  tls        203.0.113.11   5061  10        60      sip1.biloxi.example    naptr   in 3600 s',
-        '  3  tls        198.51.100.50  5061  20        0       backup.biloxi.example  naptr   in 3600 s',
+        '  #  transport  address        port  priority  weight  host                   source  dnssec    expires',
+        '  1  tls        203.0.113.12   5061  10        40      sip2.biloxi.example    naptr   insecure  in 3600 s',
+        '  2  tls        203.0.113.11   5061  10        60      sip1.biloxi.example    naptr   insecure  in 3600 s',
+        '  3  tls        198.51.100.50  5061  20        0       backup.biloxi.example  naptr   insecure  in 3600 s',
+        '  DNSSEC: targets 1, 2, 3 through NAPTR biloxi.example (insecure)',
         '',
         'Warnings: none',
         '',
@@ -69,7 +70,7 @@ describe('renderStepThrough: nominal', () => {
     const { locator } = setup({ ipv6: false });
     const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example;maddr=192.0.2.7'));
     expect(text).toContain('  TARGET 192.0.2.7 (the maddr parameter)\n  client: udp, tcp, tls; IPv4 only\n');
-    expect(text).toContain('  1  udp        192.0.2.7  5060  0         0       192.0.2.7  literal  never\n');
+    expect(text).toContain('  1  udp        192.0.2.7  5060  0         0       192.0.2.7  literal  insecure  never\n');
     expect(text).toContain(
       "  ! the URI's TARGET is the IP address 192.0.2.7: one target, no DNS, no failover [ip-literal]\n",
     );

@@ -1,7 +1,8 @@
 /** Transaction affinity: by Via branch, for retransmissions, CANCEL and the ACK of a non-2xx. */
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@dnscore/core';
-import { TransactionAffinity, type SipTarget } from '../src/index.js';
+import type { SipTarget } from '../src/resolution.js';
+import { TransactionAffinity } from '../src/transaction-affinity.js';
 import { ManualClock } from './support/fixtures.js';
 
 const target: SipTarget = {

@@ -1,15 +1,10 @@
 /** The rules the URI alone decides: transport parameter, IP literal, explicit port. */
 import { describe, expect, it } from 'vitest';
-import {
-  AddressFamilyError,
-  SipsWithoutTlsError,
-  UnsupportedTransportError,
-  defaultTransport,
-  fixedTransport,
-  parseSipUri,
-  type ClientCapabilities,
-  type SipTransport,
-} from '../src/index.js';
+import { AddressFamilyError, SipsWithoutTlsError, UnsupportedTransportError } from '../src/errors.js';
+import type { ClientCapabilities } from '../src/resolution.js';
+import { defaultTransport, fixedTransport } from '../src/transport-selection.js';
+import type { SipTransport } from '../src/transport.js';
+import { parseSipUri } from '../src/uri.js';
 
 function client(transports: SipTransport[] = ['udp', 'tcp', 'tls'], ipv4 = true, ipv6 = true): ClientCapabilities {
   return { transports: new Set(transports), ipv4, ipv6, preferIpv6: true };

@@ -1,6 +1,6 @@
 /** Transports, default ports, SRV owners and NAPTR services. */
 import { describe, expect, it } from 'vitest';
-import { SIP_SERVICES, defaultPort, isSipTransport, serviceTransport, srvName } from '../src/index.js';
+import { SIP_SERVICES, defaultPort, isSipTransport, serviceTransport, srvName } from '../src/transport.js';
 
 describe('transport helpers: nominal', () => {
   it('default ports: 5061 for TLS, 5060 otherwise', () => {

@@ -1,7 +1,8 @@
 /** SIP and SIPS URIs: RFC 3261 sections 19.1 and 25.1, nominal and off-nominal. */
 import { describe, expect, it } from 'vitest';
 import { DnsError, InvalidArgumentError } from '@dnscore/core';
-import { InvalidSipUriError, formatSipUri, parseSipUri, uriTarget } from '../src/index.js';
+import { InvalidSipUriError } from '../src/errors.js';
+import { formatSipUri, isSipToken, parseSipUri, uriTarget } from '../src/uri.js';
 
 describe('parseSipUri: nominal', () => {
   it('reads every part of a full SIP URI', () => {
@@ -183,5 +184,20 @@ describe('parseSipUri: off-nominal', () => {
   it('refuses a non-string and an over-long URI without work', () => {
     expect(() => parseSipUri(42 as unknown as string)).toThrow(InvalidSipUriError);
     expect(() => parseSipUri(`sip:${'a'.repeat(9000)}.example`)).toThrow('longer than 8192 characters');
+  });
+});
+
+describe('isSipToken (RFC 3261 section 25.1)', () => {
+  it("accepts alphanumerics and -.!%*_+`'~, nothing else", () => {
+    expect(['OPTIONS', 'x-Custom.1', "!%*_+`'~", '', 'IN VITE', 'a;b', 'caf\u00e9', 'a/b'].map(isSipToken)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

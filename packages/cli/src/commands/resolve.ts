@@ -7,8 +7,9 @@ import { Rcode, makeQuery, typeName, type DnsResult } from '@dnscore/core';
 import { backendOptions, buildCore } from '../backends.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { resultToText } from '../output/dig.js';
+import { edeText, resultToText } from '../output/dig.js';
 import { resultToJson } from '../output/json.js';
+import { unsupportedAlgorithmNote } from '../unsupported-algorithm.js';
 import { UsageError } from '../usage-error.js';
 
 export const RESOLVE_USAGE = `usage: dnscore resolve NAME [--type T] [--class C] [--json]
@@ -30,11 +31,15 @@ export async function resolveCommand(argv: readonly string[], io: Io): Promise<E
   });
   if (positionals.length !== 1) throw new UsageError(`resolve takes one NAME\n${RESOLVE_USAGE}`);
   const query = makeQuery(positionals[0]!, values.type ?? 'A', values.class ?? 'IN'); // bad input: exit 2 before any backend starts
-  const { core } = await buildCore(values);
+  const { core, validator } = await buildCore(values);
   try {
     const result = await core.resolveQuery(query);
     if (values.json) io.stdout(`${JSON.stringify(resultToJson(result, typeName(query.type)))}\n`);
     else io.stdout(resultToText(result));
+    if (validator && result.resolver === validator.name && result.dnssec === 'insecure') {
+      const note = await unsupportedAlgorithmNote(core, validator, result.canonical);
+      if (note) io.stderr(`dnscore: ${result.query.name}: insecure: ${note}\n`);
+    }
     return exitCodeOf(result, io);
   } finally {
     await core.close();
@@ -43,7 +48,9 @@ export async function resolveCommand(argv: readonly string[], io: Io): Promise<E
 
 function exitCodeOf(result: DnsResult, io: Io): ExitCode {
   if (result.bogus) {
-    io.stderr(`dnscore: ${result.query.name}: bogus DNSSEC answer: ${result.whyBogus ?? 'validation failed'}\n`);
+    io.stderr(
+      `dnscore: ${result.query.name}: bogus DNSSEC answer: ${edeText(result)}${result.whyBogus ?? 'validation failed'}\n`,
+    );
     return ExitCode.BOGUS;
   }
   if (result.rcode === Rcode.NXDOMAIN) {

@@ -8,12 +8,14 @@ import { parseArgs } from 'node:util';
 import { seededRandom } from '@dnscore/core';
 import {
   BogusAnswerError,
+  InsecureTargetsError,
   NoTargetsError,
   SipLocator,
   drawFirstTargets,
   parseSipUri,
   renderStepThrough,
   resolutionToJson,
+  type DnssecPolicy,
   type DrawCounts,
   type SipResolution,
 } from '@dnscore/sip';
@@ -24,6 +26,7 @@ import type { Io } from '../io.js';
 import { UsageError } from '../usage-error.js';
 
 export const SIP_USAGE = `usage: dnscore sip URI [--transports udp,tcp,tls] [--no-ipv6] [--seed N] [--draws N] [--json]
+                   [--dnssec off|prefer|require] [--sips-dnssec off|prefer|require]
                    [--resolver auto|zone|system|unbound] [--zone FILE]... [--server HOST[:PORT]]... [trust-anchor flags]`;
 
 export async function sipCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
@@ -37,6 +40,8 @@ export async function sipCommand(argv: readonly string[], io: Io): Promise<ExitC
       seed: { type: 'string' },
       draws: { type: 'string' },
       json: { type: 'boolean' },
+      dnssec: { type: 'string' },
+      'sips-dnssec': { type: 'string' },
       ...backendOptions,
     },
   });
@@ -45,9 +50,16 @@ export async function sipCommand(argv: readonly string[], io: Io): Promise<ExitC
   const transports = parseTransports(values.transports ?? 'udp,tcp,tls');
   const seed = values.seed === undefined ? undefined : integer(values.seed, '--seed', -(2 ** 31), 2 ** 32 - 1);
   const draws = values.draws === undefined ? undefined : integer(values.draws, '--draws', 1, 1_000_000);
+  const dnssec = policy(values.dnssec, '--dnssec');
+  const sipsDnssec = policy(values['sips-dnssec'], '--sips-dnssec');
   const { core } = await buildCore(values, seed === undefined ? {} : { random: seededRandom(seed) });
   try {
-    const locator = new SipLocator(core, { transports, ipv6: !values['no-ipv6'] });
+    const locator = new SipLocator(core, {
+      transports,
+      ipv6: !values['no-ipv6'],
+      ...(dnssec ? { dnssec } : {}),
+      ...(sipsDnssec ? { sipsDnssec } : {}),
+    });
     const resolution = await locator.resolve(uri);
     const counts =
       draws === undefined || resolution.targets.length === 0 ? undefined : await drawFirstTargets(locator, uri, draws);
@@ -63,11 +75,16 @@ function exitCodeOf(resolution: SipResolution, io: Io): ExitCode {
   const error = resolution.error;
   if (resolution.targets.length > 0 && !error) return ExitCode.OK;
   io.stderr(`dnscore: ${resolution.uri.text}: ${error?.message ?? 'no targets'}${error ? ` [${error.code}]` : ''}\n`);
-  if (error instanceof BogusAnswerError) return ExitCode.BOGUS;
+  if (error instanceof BogusAnswerError || error instanceof InsecureTargetsError) return ExitCode.BOGUS;
   // Every question went unanswered (timeouts, network errors): the DNS said nothing at all.
   const answered = resolution.steps.some((s) => s.kind === 'query' && !s.error);
   if (error instanceof NoTargetsError && error.dnsErrors.length > 0 && !answered) return ExitCode.NO_ANSWER;
   return ExitCode.NOT_FOUND;
+}
+
+function policy(value: string | undefined, flag: string): DnssecPolicy | undefined {
+  if (value === undefined || value === 'off' || value === 'prefer' || value === 'require') return value;
+  throw new UsageError(`${flag} must be off, prefer or require, not "${value}"`);
 }
 
 function renderDraws(counts: DrawCounts): string {

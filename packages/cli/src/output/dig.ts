@@ -1,5 +1,5 @@
 /** The text form of a result, laid out as dig lays out an answer. */
-import { formatRecord, typeName, type DnsRecord, type DnsResult } from '@dnscore/core';
+import { edeName, formatRecord, typeName, type DnsRecord, type DnsResult } from '@dnscore/core';
 
 export function resultToText(result: DnsResult): string {
   const lines = [
@@ -21,10 +21,15 @@ export function resultToText(result: DnsResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** secure / insecure / bogus (why), as RFC 4035 section 4.3 names the states. */
+/** secure / insecure / bogus (EDE n Name: why), as RFC 4035 section 4.3 and RFC 8914 name them. */
 export function dnssecState(result: DnsResult): string {
-  if (result.bogus) return `bogus (${result.whyBogus ?? 'validation failed'})`;
+  if (result.bogus) return `bogus (${edeText(result)}${result.whyBogus ?? 'validation failed'})`;
   return result.secure ? 'secure' : 'insecure';
+}
+
+/** "EDE 7 Signature Expired: " when the result carries an Extended DNS Error; else nothing. */
+export function edeText(result: DnsResult): string {
+  return result.ede === undefined ? '' : `EDE ${result.ede} ${edeName(result.ede)}: `;
 }
 
 function section(lines: string[], name: string, records: readonly DnsRecord[]): void {

@@ -2,7 +2,7 @@
  * The `--json` form of a result: rcode and type as names, `data` as dns-packet decodes it,
  * TXT as an array of strings, other binary data as lowercase hex.
  */
-import { toHex, type DnsRecord, type DnsResult } from '@dnscore/core';
+import { edeName, toHex, type DnsRecord, type DnsResult } from '@dnscore/core';
 
 export interface ResultJson {
   readonly name: string;
@@ -11,6 +11,8 @@ export interface ResultJson {
   readonly secure: boolean;
   readonly bogus: boolean;
   readonly whyBogus: string | null;
+  /** Extended DNS Error (RFC 8914) beside whyBogus: { code: 7, name: "Signature Expired" }. */
+  readonly ede: { readonly code: number; readonly name: string } | null;
   readonly canonical: string;
   readonly records: readonly { name: string; type: string; ttl: number; data: unknown }[];
 }
@@ -23,6 +25,7 @@ export function resultToJson(result: DnsResult, type: string): ResultJson {
     secure: result.secure,
     bogus: result.bogus,
     whyBogus: result.whyBogus ?? null,
+    ede: result.ede === undefined ? null : { code: result.ede, name: edeName(result.ede) },
     canonical: result.canonical,
     records: result.records.map(recordToJson),
   };

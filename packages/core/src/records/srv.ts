@@ -33,9 +33,13 @@ export function orderSrv<R extends { readonly data: SrvData }>(records: readonly
     while (remaining.length > 0) {
       const sum = remaining.reduce((total, r) => total + r.data.weight, 0);
       const pick = Math.min(sum, Math.floor(random() * (sum + 1)));
+      // RFC 2782: the first record whose running sum of weights reaches the pick.
       let running = 0;
-      let index = remaining.findIndex((r) => (running += r.data.weight) >= pick);
-      if (index < 0) index = 0;
+      let index = 0;
+      for (; index < remaining.length - 1; index++) {
+        running += remaining[index]!.data.weight;
+        if (running >= pick) break;
+      }
       ordered.push(remaining.splice(index, 1)[0]!);
     }
   }

@@ -13,7 +13,7 @@ import { NotAuthoritativeError, ZoneFileError } from '../errors.js';
 import { formatName, nameKey, parseName, type Labels } from '../names.js';
 import { describeQuery, type DnsQuery } from '../query.js';
 import type { ResolverPlugin } from '../resolver-plugin.js';
-import type { PluginAnswer } from '../result-builder.js';
+import type { PluginAnswer } from '../resolver-plugin.js';
 import { RRType, Rcode, className, typeName } from '../rr-types.js';
 import { parseZone, type ZoneRecord } from './parser.js';
 import { packetName } from './rdata-text.js';

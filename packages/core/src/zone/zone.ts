@@ -4,7 +4,7 @@
  * (RFC 4592).
  */
 import { ZoneFileError } from '../errors.js';
-import { formatName, labelEquals, nameKey, type Labels } from '../names.js';
+import { formatName, labelEquals, labelsEqual, nameKey, type Labels } from '../names.js';
 import { RRType } from '../rr-types.js';
 import type { ZoneRecord } from './parser.js';
 
@@ -29,7 +29,7 @@ export class Zone {
     const soas = records.filter((r) => r.type === RRType.SOA);
     if (soas.length === 0) throw new ZoneFileError(file, 1, 'the zone has no SOA record at its apex');
     const soa = soas[0]!;
-    const second = soas.find((r) => r !== soa && !sameLabels(r.labels, soa.labels));
+    const second = soas.find((r) => r !== soa && !labelsEqual(r.labels, soa.labels));
     if (second)
       throw new ZoneFileError(second.file, second.line, `a second SOA, for ${second.name}: one zone per file`);
     this.soa = soa;
@@ -147,8 +147,4 @@ function answerFrom(node: Node, type: number, synthesizedOwner: Labels | undefin
 
 function keyOf(labels: Labels): string {
   return nameKey(formatName(labels));
-}
-
-function sameLabels(a: Labels, b: Labels): boolean {
-  return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
 }

@@ -1,7 +1,7 @@
 /** fast-check generators of names and typed records, for the property tests. */
 import fc from 'fast-check';
 import { formatName, typeName } from '@dnscore/core';
-import { formatIpv6 } from '@dnscore/core/plugin';
+import { formatIpv6 } from '../../src/records/address.js';
 import type { DnsRecord } from '@dnscore/core';
 
 /** Any label bytes (dots, backslashes, binary): names are labels, not dotted strings. */

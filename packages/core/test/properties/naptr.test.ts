@@ -1,7 +1,7 @@
 /** NAPTR validation against an independent statement of the rules, on arbitrary input. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RdataError } from '@dnscore/core/plugin';
+import { RdataError } from '../../src/records/rdata-error.js';
 import { parseNaptrRegexp, validateFlags, validateServices } from '../../src/records/naptr.js';
 
 /** Does `check` accept `value`, throwing only RdataError otherwise? */

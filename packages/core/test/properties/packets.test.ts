@@ -67,7 +67,7 @@ describe('packets (property)', () => {
             (r) => ({ ...r, name: first.name, rrtype: first.rrtype, type: first.type, data: first.data }) as DnsRecord,
           );
           const packet = mutate(encodeAnswer(owned, { name: first.name, type: first.rrtype }), mutations);
-          let result;
+          let result: ReturnType<typeof buildResult>;
           try {
             result = buildResult(makeQuery(first.name, first.rrtype), { rcode: 0, answer: packet });
           } catch (error) {

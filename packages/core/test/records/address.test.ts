@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatIpv6 } from '@dnscore/core/plugin';
+import { formatIpv6 } from '../../src/records/address.js';
 
 const v6 = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex.replace(/\s/g, ''), 'hex'));
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, hasTypedView, parseMessage, RdataError, type WireRecord } from '@dnscore/core/plugin';
+import { parseMessage, type WireRecord } from '@dnscore/core/plugin';
+import { decodeRecord, hasTypedView } from '../../src/records/decode.js';
+import { RdataError } from '../../src/records/rdata-error.js';
 import { answerPacket, bytes, characterString, domain, u16, u32 } from '../support/packets.js';
 
 /** The first answer record of a packet whose single answer has `rdata` (owner: pointer to the question). */

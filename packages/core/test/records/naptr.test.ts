@@ -1,6 +1,5 @@
 /**
- * Asterisk's tests/test_dns_naptr.c, ported with the vectors of
- * ../shared/reference/asterisk-naptr-vectors.md, plus what Asterisk gets wrong:
+ * Asterisk's tests/test_dns_naptr.c, ported with its vectors, plus what Asterisk gets wrong:
  * \7 is a valid back-reference, and records that tie keep their received order.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Asterisk's tests/test_dns_srv.c, ported; the weight-0 case inverted as the decisions table
- * of DESIGN.md says (RFC 2782: a weight-0 record has a very small chance to come first).
+ * of ARCHITECTURE.md says (RFC 2782: a weight-0 record has a very small chance to come first).
  */
 import { describe, expect, it } from 'vitest';
 import { DnsCore, orderSrv, seededRandom, type SrvData } from '@dnscore/core';

@@ -2,12 +2,12 @@
  * A recording fake resolver plugin (Asterisk's test_dns.c mock resolver, hickory-dns's
  * recording mock): answers with whatever the test says and keeps every question and signal.
  */
-import type { DnsQuery, PluginAnswer, ResolverPlugin } from '@dnscore/core/plugin';
+import type { Availability, DnsQuery, PluginAnswer, ResolverPlugin } from '@dnscore/core/plugin';
 
 export interface FakePluginOptions {
   readonly name?: string;
   readonly priority?: number;
-  readonly available?: boolean | { available: boolean; reason?: string };
+  readonly available?: boolean | Availability;
   /** The answer, or a function of the query; a thrown error rejects. */
   readonly answer?: PluginAnswer | ((query: DnsQuery, signal: AbortSignal) => PluginAnswer | Promise<PluginAnswer>);
 }
@@ -15,7 +15,7 @@ export interface FakePluginOptions {
 export interface FakePlugin extends ResolverPlugin {
   readonly calls: { query: DnsQuery; signal: AbortSignal }[];
   closed: number;
-  availability: boolean | { available: boolean; reason?: string };
+  availability: boolean | Availability;
 }
 
 export function fakePlugin(options: FakePluginOptions = {}): FakePlugin {

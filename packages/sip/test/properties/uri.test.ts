@@ -1,7 +1,8 @@
 /** SIP URIs on arbitrary input (RFC 3261 section 25.1): parsed, formatted and parsed again alike, or refused with a typed error. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidSipUriError, formatSipUri, parseSipUri } from '../../src/index.js';
+import { InvalidSipUriError } from '../../src/errors.js';
+import { formatSipUri, parseSipUri } from '../../src/uri.js';
 
 const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/);
 // RFC 3261: the last label (toplabel) starts with a letter.
@@ -34,7 +35,7 @@ describe('SIP URIs (property)', () => {
   it('a URI of the grammar parses into its parts, and its formatted form parses to the same', () => {
     fc.assert(
       fc.property(uri, (u) => {
-        let parsed;
+        let parsed: ReturnType<typeof parseSipUri>;
         try {
           parsed = parseSipUri(u.text);
         } catch (error) {

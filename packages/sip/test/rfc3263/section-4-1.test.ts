@@ -1,6 +1,6 @@
 /** RFC 3263 section 4.1, Selecting a Transport Protocol: every MUST, SHOULD and MAY, through the zone resolver. */
 import { describe, expect, it } from 'vitest';
-import { SipsWithoutTlsError, UnsupportedTransportError } from '../../src/index.js';
+import { SipsWithoutTlsError, UnsupportedTransportError } from '../../src/errors.js';
 import { lines, setup } from '../support/fixtures.js';
 
 const sorted = (xs: string[]): string[] => [...xs].sort();

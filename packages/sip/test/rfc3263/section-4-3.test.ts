@@ -8,7 +8,7 @@ beforeEach(() => {
 });
 
 async function walk(
-  outcomes: Parameters<import('../../src/index.js').FailoverCursor['report']>[1][],
+  outcomes: Parameters<import('../../src/failover-cursor.js').FailoverCursor['report']>[1][],
 ): Promise<string[]> {
   const cursor = s.locator.cursor('sip:bob@biloxi.example;transport=udp');
   const verdicts: string[] = [];

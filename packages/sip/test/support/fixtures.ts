@@ -1,7 +1,7 @@
 /** Zones, cores and clocks shared by the tests. */
 import { fileURLToPath } from 'node:url';
 import { DnsCore, ZoneResolver, seededRandom, type Clock, type ResolverPlugin } from '@dnscore/core';
-import { SipLocator, type SipLocatorOptions } from '../../src/index.js';
+import { SipLocator, type SipLocatorOptions } from '../../src/locator.js';
 import { recording, type RecordingOptions, type RecordingPlugin } from './recording-plugin.js';
 
 export const BILOXI_ZONE = fileURLToPath(new URL('../../../../examples/zones/biloxi.example.zone', import.meta.url));

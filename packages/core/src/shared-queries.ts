@@ -1,0 +1,78 @@
+/**
+ * Identical questions in flight are asked once: a backend's table of shared queries. Each
+ * caller waits on the shared query with its own signal: a cancelled caller leaves at once
+ * (AbortError), and the shared query is cancelled when its last caller leaves, so its socket
+ * and timers are released.
+ */
+import { abortError, onAbort as onAbortOf } from './abort.js';
+
+interface Shared<T> {
+  readonly controller: AbortController;
+  readonly promise: Promise<T>;
+  waiters: number;
+}
+
+export class SharedQueries<T> {
+  readonly #entries = new Map<string, Shared<T>>();
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Joins the query for `key`, or starts it with `start(sharedSignal)`. Returns whether this
+   * call joined an existing one, and the caller's promise.
+   */
+  join(
+    key: string,
+    signal: AbortSignal,
+    start: (signal: AbortSignal) => Promise<T>,
+  ): { joined: boolean; promise: Promise<T> } {
+    if (signal.aborted) return { joined: false, promise: Promise.reject(abortError(signal)) };
+    let entry = this.#entries.get(key);
+    const joined = entry !== undefined;
+    if (!entry) {
+      const controller = new AbortController();
+      const created: Shared<T> = { controller, promise: start(controller.signal), waiters: 0 };
+      const forget = (): void => {
+        if (this.#entries.get(key) === created) this.#entries.delete(key);
+      };
+      created.promise.then(forget, forget);
+      this.#entries.set(key, created);
+      entry = created;
+    }
+    return { joined, promise: this.#wait(key, entry, signal) };
+  }
+
+  /** Cancels every shared query with `reason` (close()). */
+  abortAll(reason: Error): void {
+    for (const entry of this.#entries.values()) entry.controller.abort(reason);
+    this.#entries.clear();
+  }
+
+  #wait(key: string, entry: Shared<T>, signal: AbortSignal): Promise<T> {
+    entry.waiters++;
+    return new Promise<T>((resolve, reject) => {
+      let left = false;
+      const onAbort = (): void => {
+        left = true;
+        reject(abortError(signal));
+        if (--entry.waiters === 0) {
+          if (this.#entries.get(key) === entry) this.#entries.delete(key);
+          entry.controller.abort(signal.reason);
+        }
+      };
+      const forget = onAbortOf(signal, onAbort);
+      entry.promise.then(
+        (value) => {
+          forget();
+          if (!left) resolve(value);
+        },
+        (error: unknown) => {
+          forget();
+          if (!left) reject(error);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { ConcurrencyLimiter } from '../src/concurrency-limiter.js';
+import { AbortError, StateError } from '../src/errors.js';
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+const never = new AbortController().signal;
+
+describe('ConcurrencyLimiter.run, nominal', () => {
+  it('runs at most `max` at once and starts waiters in arrival order', async () => {
+    const limiter = new ConcurrencyLimiter(2);
+    const gates = [deferred(), deferred(), deferred(), deferred()];
+    const started: number[] = [];
+    const runs = gates.map((gate, i) =>
+      limiter.run(never, async () => {
+        started.push(i);
+        await gate.promise;
+        return i;
+      }),
+    );
+    await Promise.resolve();
+    expect(started).toEqual([0, 1]);
+    expect([limiter.active, limiter.queued]).toEqual([2, 2]);
+    gates[1]!.resolve();
+    await runs[1];
+    await Promise.resolve();
+    expect(started).toEqual([0, 1, 2]);
+    gates[0]!.resolve();
+    gates[2]!.resolve();
+    gates[3]!.resolve();
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
+    expect(started).toEqual([0, 1, 2, 3]);
+    expect([limiter.active, limiter.queued, limiter.peak]).toEqual([0, 0, 2]);
+  });
+
+  it('gives the slot back when the work fails', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    await expect(limiter.run(never, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(limiter.active).toBe(0);
+    expect(await limiter.run(never, async () => 'next')).toBe('next');
+  });
+});
+
+describe('ConcurrencyLimiter.run, off-nominal', () => {
+  it('lets a cancelled waiter leave the queue at once, and never runs it', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const gate = deferred();
+    const first = limiter.run(never, () => gate.promise);
+    const controller = new AbortController();
+    let ran = false;
+    const second = limiter.run(controller.signal, async () => {
+      ran = true;
+    });
+    const third = limiter.run(never, async () => 'third');
+    expect(limiter.queued).toBe(2);
+    controller.abort();
+    expect(limiter.queued).toBe(1);
+    await expect(second).rejects.toBeInstanceOf(AbortError);
+    gate.resolve();
+    await first;
+    expect(await third).toBe('third');
+    expect(ran).toBe(false);
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    await expect(limiter.run(AbortSignal.abort(), async () => 1)).rejects.toBeInstanceOf(AbortError);
+    expect([limiter.active, limiter.queued]).toEqual([0, 0]);
+  });
+});
+
+describe('ConcurrencyLimiter.acquire: slots held until released', () => {
+  it('grants up to the limit, then queues in order', async () => {
+    const limiter = new ConcurrencyLimiter(2);
+    const order: string[] = [];
+    const first = await limiter.acquire();
+    const second = await limiter.acquire();
+    const third = limiter.acquire().then((release) => {
+      order.push('third');
+      return release;
+    });
+    const fourth = limiter.acquire().then((release) => {
+      order.push('fourth');
+      return release;
+    });
+    expect([limiter.active, limiter.queued]).toEqual([2, 2]);
+    first();
+    first(); // a second call is ignored
+    const releaseThird = await third;
+    expect([order, limiter.active, limiter.queued]).toEqual([['third'], 2, 1]);
+    second();
+    (await fourth)();
+    releaseThird();
+    expect([order, limiter.active, limiter.queued]).toEqual([['third', 'fourth'], 0, 0]);
+  });
+
+  it('a waiting acquire that is aborted leaves the queue with AbortError', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const release = await limiter.acquire();
+    const controller = new AbortController();
+    const waiting = limiter.acquire(controller.signal);
+    controller.abort('gave up');
+    await expect(waiting).rejects.toBeInstanceOf(AbortError);
+    expect(limiter.queued).toBe(0);
+    release();
+    expect(limiter.active).toBe(0);
+  });
+
+  it('an already aborted signal is refused at once', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(new ConcurrencyLimiter(1).acquire(controller.signal)).rejects.toMatchObject({ code: 'ABORT_ERR' });
+  });
+
+  it('raising the limit starts waiting acquires; rejectWaiting fails them', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    await limiter.acquire();
+    const a = limiter.acquire();
+    const b = limiter.acquire();
+    limiter.limit = 2;
+    await a;
+    expect([limiter.active, limiter.queued, limiter.limit]).toEqual([2, 1, 2]);
+    limiter.rejectWaiting(new StateError('closed'));
+    await expect(b).rejects.toThrow('closed');
+  });
+
+  it('drained() resolves when the last slot is released', async () => {
+    const limiter = new ConcurrencyLimiter(3);
+    await limiter.drained();
+    const releases = await Promise.all([limiter.acquire(), limiter.acquire()]);
+    let drained = false;
+    const done = limiter.drained().then(() => (drained = true));
+    releases[0]!();
+    await Promise.resolve();
+    expect(drained).toBe(false);
+    releases[1]!();
+    await done;
+    expect(drained).toBe(true);
+  });
+});
+
+describe('ConcurrencyLimiter, one signal shared by many waiters (issue 21 item 4)', () => {
+  it('holds one abort listener on the signal for 5,000 waiters, none once they start', async () => {
+    const { getEventListeners } = await import('node:events');
+    const limiter = new ConcurrencyLimiter(1);
+    const gate = deferred();
+    const caller = new AbortController();
+    const first = limiter.run(caller.signal, () => gate.promise);
+    const waiting = Array.from({ length: 5_000 }, (_, i) => limiter.run(caller.signal, async () => i));
+    expect(limiter.queued).toBe(5_000);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    gate.resolve();
+    await first;
+    expect((await Promise.all(waiting)).at(-1)).toBe(4_999);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('aborting the shared signal rejects every waiter with AbortError and empties the queue', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const gate = deferred();
+    const caller = new AbortController();
+    const held = limiter.run(never, () => gate.promise);
+    const waiting = Array.from({ length: 100 }, () => limiter.run(caller.signal, async () => 'ran'));
+    caller.abort();
+    const settled = await Promise.allSettled(waiting);
+    expect(settled.every((s) => s.status === 'rejected' && s.reason instanceof AbortError)).toBe(true);
+    expect(limiter.queued).toBe(0);
+    gate.resolve();
+    await held;
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * The addresses of a host name, as getaddrinfo finds them: A and AAAA asked at once through
+ * dnscore, filtered by family and hints, put in the asked order. `localhost` and names under it
+ * are the loopback addresses without a question (RFC 6761 section 6.3). An address is only
+ * taken from a usable answer: a bogus one ends the call (EBOGUS), and with `requireSecure` only
+ * DNSSEC-secure answers count (EINSECURE when the name has addresses, none of them secure).
+ */
+import { ADDRCONFIG, ALL, V4MAPPED } from 'node:dns';
+import type { DnsApi, DnsResult } from '@dnscore/core';
+import { errorCode, lookupCode, resultCode } from './codes.js';
+import { NodeDnsError, uvErrno } from './errors.js';
+import { configuredFamilies } from './interfaces.js';
+import type { ReadLookupOptions } from './lookup-options.js';
+import type { ResultMemo, Kept } from './result-memo.js';
+import { callSignal, type CallSignal } from './call-signal.js';
+
+export interface LookupAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** An address with the TTL (seconds) of the record it came from. */
+export interface FoundAddress extends LookupAddress {
+  readonly ttl: number;
+}
+
+/** What a lookup made by createLookup does on every call. */
+export interface LookupSettings {
+  readonly requireSecure: boolean;
+  /** Per-call timeout of a call that asks the core; undefined: none of its own. */
+  readonly timeoutMs: number | undefined;
+}
+
+const SYSCALL = 'getaddrinfo';
+
+/**
+ * The addresses of `hostname`, or a NodeDnsError (syscall getaddrinfo) when none can be given.
+ * Synchronous (a value or a throw) when every answer it needs is in `memo`; a promise otherwise.
+ */
+export function findAddresses(
+  dns: DnsApi,
+  memo: ResultMemo<Outcome>,
+  hostname: string,
+  options: ReadLookupOptions,
+  settings: LookupSettings,
+): FoundAddress[] | Promise<FoundAddress[]> {
+  const loopback = localhostAddresses(hostname, options);
+  if (loopback) return loopback;
+  const { family, hints } = options;
+  const configured = hints & ADDRCONFIG ? configuredFamilies() : BOTH_FAMILIES;
+  const bothOff = !configured.ipv4 && !configured.ipv6; // a loopback-only host: ADDRCONFIG would say nothing
+  const askA =
+    family === 4 || (family === 0 && (configured.ipv4 || bothOff)) || (family === 6 && (hints & V4MAPPED) !== 0);
+  const askAaaa = family === 6 || (family === 0 && (configured.ipv6 || bothOff));
+  const key = hostname.toLowerCase();
+  const memoized = memo.maxEntries > 0;
+  const now = memoized ? memo.clock.now() : 0;
+  const v4 = askA && memoized ? memo.get('A', key, now) : undefined;
+  const v6 = askAaaa && memoized ? memo.get('AAAA', key, now) : undefined;
+  if ((!askA || v4) && (!askAaaa || v6)) {
+    return combine(hostname, v4 && aged(v4, now), v6 && aged(v6, now), options, settings.requireSecure);
+  }
+  // The signal (timeout, cancel) is made only for a call that asks the core.
+  const call = callSignal(settings.timeoutMs, [options.signal]);
+  return Promise.all([
+    askA ? (v4 ? aged(v4, now) : ask(dns, memo, hostname, key, 'A', call)) : undefined,
+    askAaaa ? (v6 ? aged(v6, now) : ask(dns, memo, hostname, key, 'AAAA', call)) : undefined,
+  ])
+    .then(([a, aaaa]) => combine(hostname, a, aaaa, options, settings.requireSecure))
+    .finally(call.done);
+}
+
+const BOTH_FAMILIES = { ipv4: true, ipv6: true } as const;
+
+/** What one A or AAAA question gave: the result and its addresses, or the error. */
+export interface Outcome {
+  readonly result?: DnsResult;
+  readonly error?: unknown;
+  /** The c-ares code of a negative result or an error; undefined when the result has data. */
+  readonly code: string | undefined;
+  /** The result's addresses, TTLs as they were when it was kept. */
+  readonly addresses: readonly FoundAddress[];
+  /** Seconds since the outcome was kept (TTLs are that much lower now). */
+  readonly age: number;
+}
+
+function aged(kept: Kept<Outcome>, now: number): Outcome {
+  const age = Math.floor((now - kept.storedAt) / 1000);
+  return age === 0 ? kept.value : { ...kept.value, age };
+}
+
+function combine(
+  hostname: string,
+  v4: Outcome | undefined,
+  v6: Outcome | undefined,
+  options: ReadLookupOptions,
+  requireSecure: boolean,
+): FoundAddress[] {
+  const { family, hints } = options;
+  const bogus = v4?.result?.bogus ? v4 : v6?.result?.bogus ? v6 : undefined;
+  if (bogus) {
+    throw new NodeDnsError('EBOGUS', SYSCALL, hostname, {
+      result: bogus.result!,
+      detail: `DNSSEC validation failed (${bogus.result!.whyBogus ?? 'bogus'})`,
+    });
+  }
+  let fours = addressesOf(v4, requireSecure);
+  let sixes = addressesOf(v6, requireSecure);
+  if (family === 6) {
+    // V4MAPPED: IPv4 addresses as ::ffff:a.b.c.d when there is no IPv6 one (or always with ALL).
+    const mapped = hints & V4MAPPED && (sixes.length === 0 || hints & ALL) ? fours.map(toMapped) : [];
+    sixes = mapped.length > 0 ? [...sixes, ...mapped] : sixes;
+    fours = [];
+  }
+  const found = ordered(fours, sixes, options.order);
+  if (found.length > 0) return found;
+  const asked = [v4, v6].filter((o): o is Outcome => o !== undefined);
+  const insecure = requireSecure ? asked.find((o) => o.addresses.length > 0 && !o.result!.secure) : undefined;
+  if (insecure) {
+    throw new NodeDnsError('EINSECURE', SYSCALL, hostname, {
+      result: insecure.result!,
+      detail: 'the addresses are not DNSSEC-secure and requireSecure is set',
+    });
+  }
+  throw failure(hostname, asked);
+}
+
+async function ask(
+  dns: DnsApi,
+  memo: ResultMemo<Outcome>,
+  hostname: string,
+  key: string,
+  type: 'A' | 'AAAA',
+  call: CallSignal,
+): Promise<Outcome> {
+  try {
+    const result = await dns.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
+    const code = resultCode(result);
+    const family = type === 'A' ? 4 : 6;
+    const addresses =
+      code === undefined
+        ? result.records.map((r) => Object.freeze({ address: r.data as string, family, ttl: r.ttl } as const))
+        : [];
+    const outcome: Outcome = { result, code, addresses, age: 0 };
+    memo.set(type, key, result, outcome);
+    return outcome;
+  } catch (error) {
+    const code = errorCode(error);
+    // A timeout of ours aborts the call: it is a timeout, not a cancel.
+    return { error, code: code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, addresses: [], age: 0 };
+  }
+}
+
+/** The usable addresses of an outcome, their TTLs less its age. */
+function addressesOf(outcome: Outcome | undefined, requireSecure: boolean): FoundAddress[] {
+  if (!outcome || outcome.addresses.length === 0 || (requireSecure && !outcome.result!.secure)) return [];
+  const { age } = outcome;
+  return age === 0
+    ? (outcome.addresses as FoundAddress[])
+    : outcome.addresses.map((a) => ({ ...a, ttl: Math.max(0, a.ttl - age) }));
+}
+
+function toMapped(a: FoundAddress): FoundAddress {
+  return { address: `::ffff:${a.address}`, family: 6, ttl: a.ttl };
+}
+
+function ordered(fours: FoundAddress[], sixes: FoundAddress[], order: ReadLookupOptions['order']): FoundAddress[] {
+  if (order === 'ipv4first') return [...fours, ...sixes];
+  if (order === 'ipv6first') return [...sixes, ...fours];
+  // verbatim: what getaddrinfo's RFC 6724 sort gives in the common case, IPv6 first when the
+  // host has an IPv6 address to reach it from.
+  return configuredFamilies().ipv6 ? [...sixes, ...fours] : [...fours, ...sixes];
+}
+
+/** ECANCELLED, else EAI_AGAIN when a question got no usable answer, else ENOTFOUND. */
+function failure(hostname: string, asked: readonly Outcome[]): NodeDnsError {
+  const codes = asked.map((o) => lookupCode(o.code ?? 'ENODATA'));
+  const code = codes.includes('ECANCELLED') ? 'ECANCELLED' : codes.includes('EAI_AGAIN') ? 'EAI_AGAIN' : 'ENOTFOUND';
+  const cause = asked.find((o) => lookupCode(o.code ?? 'ENODATA') === code);
+  return new NodeDnsError(code, SYSCALL, hostname, {
+    ...(code === 'ECANCELLED' ? {} : { errno: uvErrno(code) }),
+    ...(cause?.result ? { result: cause.result } : {}),
+    ...(cause?.error !== undefined ? { cause: cause.error } : {}),
+  });
+}
+
+const LOCALHOST = /(?:^|\.)localhost\.?$/i;
+
+/** RFC 6761 section 6.3: localhost and names under it are the loopback addresses, never asked. */
+function localhostAddresses(hostname: string, options: ReadLookupOptions): FoundAddress[] | undefined {
+  if (!LOCALHOST.test(hostname)) return undefined;
+  const four: FoundAddress = { address: '127.0.0.1', family: 4, ttl: 0 };
+  const six: FoundAddress = { address: '::1', family: 6, ttl: 0 };
+  if (options.family === 4) return [four];
+  if (options.family === 6) return [six];
+  // IPv4 first unless asked otherwise: a server listening on "localhost" listens on 127.0.0.1.
+  return options.order === 'ipv6first' ? [six, four] : [four, six];
+}

@@ -1,0 +1,30 @@
+/**
+ * Which address families this host has configured, for ADDRCONFIG (RFC 3493 section 6.1: a
+ * family counts when a non-loopback address of it is configured). os.networkInterfaces() is a
+ * system call per use, and net passes ADDRCONFIG on nearly every connect, so the answer is kept
+ * for a second.
+ */
+import { networkInterfaces } from 'node:os';
+
+export interface ConfiguredFamilies {
+  readonly ipv4: boolean;
+  readonly ipv6: boolean;
+}
+
+const KEEP_MS = 1000;
+let kept: { families: ConfiguredFamilies; until: number } | undefined;
+
+export function configuredFamilies(now = Date.now()): ConfiguredFamilies {
+  if (kept && now < kept.until) return kept.families;
+  let ipv4 = false;
+  let ipv6 = false;
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) {
+      if (address.internal) continue;
+      if (address.family === 'IPv4') ipv4 = true;
+      else if (!address.address.startsWith('fe80:')) ipv6 = true;
+    }
+  }
+  kept = { families: { ipv4, ipv6 }, until: now + KEEP_MS };
+  return kept.families;
+}

@@ -1,0 +1,202 @@
+/**
+ * createLookup(dns): a function with dns.lookup's signature and behaviour, answered by dnscore,
+ * for the `lookup` option of net, tls, http, https and undici's `connect`, and (called with an
+ * origin URL) for undici's DNS interceptor. Callbacks run on a later tick, as Node's do, and an
+ * exception thrown by one is not swallowed.
+ */
+import type { LookupAddress as NodeLookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { promisify } from 'node:util';
+import { systemClock, type Clock, type DnsApi } from '@dnscore/core';
+import {
+  findAddresses,
+  type FoundAddress,
+  type LookupAddress,
+  type LookupSettings,
+  type Outcome,
+} from './addresses.js';
+import { ResultMemo } from './result-memo.js';
+import { DEFAULT_RESULT_MEMO_ENTRIES, DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
+import { NodeArgumentError, NodeDnsError, received } from './errors.js';
+import { readLookupOptions, type LookupOptions, type ReadLookupOptions } from './lookup-options.js';
+
+export interface CreateLookupOptions {
+  /** Ends a call that has no address after this many ms with EAI_AGAIN (default: the backend's timeouts). */
+  readonly timeoutMs?: number;
+  /** Give only DNSSEC-secure addresses; otherwise fail with EINSECURE (default false). */
+  readonly requireSecure?: boolean;
+  /** A and AAAA answers kept by the lookup for their TTL (default 1000; 0: ask the core every time). */
+  readonly resultMemoEntries?: number;
+  /** Clock of that memo (default Date.now). */
+  readonly clock?: Clock;
+}
+
+/** node:dns's lookup callback (net's LookupFunction), so the lookup is assignable where Node takes one. */
+export type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | NodeLookupAddress[],
+  family?: number,
+) => void;
+
+/** What undici's DNS interceptor wants: the addresses with their TTL in ms. */
+export interface InterceptorAddress extends LookupAddress {
+  readonly ttl: number;
+}
+
+export type InterceptorCallback = (error: NodeJS.ErrnoException | null, addresses: InterceptorAddress[]) => void;
+
+export interface NodeDnsLookup {
+  (hostname: string, options: LookupOptions, callback: LookupCallback): void;
+  (hostname: string, options: number | undefined, callback: LookupCallback): void;
+  (hostname: string, callback: LookupCallback): void;
+  /** undici's DNS interceptor (`interceptors.dns({ lookup })`) calls with the origin. */
+  (origin: URL, options: object, callback: InterceptorCallback): void;
+  /** dns.promises.lookup: `{ address, family }`, or an array of them with `all`. */
+  promise(hostname: string, options?: number | LookupOptions): Promise<LookupAddress | LookupAddress[]>;
+  /** The addresses with the TTL of their records, in seconds: what cacheable-lookup's `all` gives. */
+  addresses(hostname: string, options?: number | LookupOptions): Promise<FoundAddress[]>;
+}
+
+export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): NodeDnsLookup {
+  if (!dns || typeof dns.resolve !== 'function') {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_TYPE',
+      `The "dns" argument must have a resolve() method. ${received(dns)}`,
+    );
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2_147_483_647)) {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_VALUE',
+      `The property 'options.timeoutMs' must be an integer in 1..2147483647. Received ${String(timeoutMs)}`,
+    );
+  }
+  const requireSecure = options.requireSecure ?? DEFAULT_REQUIRE_SECURE;
+  if (typeof requireSecure !== 'boolean') {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_TYPE',
+      `The "options.requireSecure" property must be of type boolean. ${received(requireSecure)}`,
+    );
+  }
+
+  const memoEntries = options.resultMemoEntries ?? DEFAULT_RESULT_MEMO_ENTRIES;
+  if (!(Number.isInteger(memoEntries) && memoEntries >= 0 && memoEntries <= 10_000_000)) {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_VALUE',
+      `The property 'options.resultMemoEntries' must be an integer in 0..10000000. Received ${String(memoEntries)}`,
+    );
+  }
+  const settings: LookupSettings = { requireSecure, timeoutMs };
+  const memo = new ResultMemo<Outcome>(memoEntries, options.clock ?? systemClock);
+
+  /** The addresses: a value (or a throw) when the memo holds every answer, else a promise. */
+  const find = (hostname: string, read: ReadLookupOptions): FoundAddress[] | Promise<FoundAddress[]> => {
+    // Only a name with a colon or a final digit can be an IP literal: the others skip isIP's regex.
+    const literal = hostname.includes(':') || isDigit(hostname.charCodeAt(hostname.length - 1)) ? isIP(hostname) : 0;
+    if (literal) return [{ address: hostname, family: literal as 4 | 6, ttl: 0 }];
+    if (read.signal?.aborted) {
+      throw new NodeDnsError('ECANCELLED', 'getaddrinfo', hostname, { cause: read.signal.reason });
+    }
+    return findAddresses(dns, memo, hostname, read, settings);
+  };
+  const findAsync = async (hostname: string, read: ReadLookupOptions): Promise<FoundAddress[]> => find(hostname, read);
+
+  const lookup = ((hostname: unknown, optionsOrCallback: unknown, maybeCallback?: unknown): void => {
+    if (isOrigin(hostname)) {
+      lookupOrigin(findAsync, hostname, optionsOrCallback, maybeCallback);
+      return;
+    }
+    const callback = (typeof optionsOrCallback === 'function' ? optionsOrCallback : maybeCallback) as LookupCallback;
+    if (hostname && typeof hostname !== 'string') {
+      throw new NodeArgumentError(
+        'ERR_INVALID_ARG_TYPE',
+        `The "hostname" argument must be of type string. ${received(hostname)}`,
+      );
+    }
+    if (typeof callback !== 'function') {
+      throw new NodeArgumentError(
+        'ERR_INVALID_ARG_TYPE',
+        `The "callback" argument must be of type function. ${received(callback)}`,
+      );
+    }
+    const read = readLookupOptions(typeof optionsOrCallback === 'function' ? undefined : optionsOrCallback);
+    if (!hostname) {
+      // What node:dns does with an empty name (deprecated there, kept for compatibility).
+      if (read.all) process.nextTick(callback, null, []);
+      else process.nextTick(callback, null, null, read.family === 6 ? 6 : 4);
+      return;
+    }
+    const answer = (found: FoundAddress[]): void => {
+      if (read.all) process.nextTick(callback, null, found.map(plain));
+      else process.nextTick(callback, null, found[0]!.address, found[0]!.family);
+    };
+    const fail = (error: unknown): void => process.nextTick(callback, error as Error, null);
+    let found: FoundAddress[] | Promise<FoundAddress[]>;
+    try {
+      found = find(hostname as string, read);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (Array.isArray(found)) answer(found);
+    else found.then(answer, fail);
+  }) as NodeDnsLookup;
+
+  const promise = async (hostname: string, opts?: number | LookupOptions): Promise<LookupAddress | LookupAddress[]> => {
+    if (hostname && typeof hostname !== 'string') {
+      throw new NodeArgumentError(
+        'ERR_INVALID_ARG_TYPE',
+        `The "hostname" argument must be of type string. ${received(hostname)}`,
+      );
+    }
+    const read = readLookupOptions(opts);
+    if (!hostname) return read.all ? [] : { address: null as unknown as string, family: read.family === 6 ? 6 : 4 };
+    const found = await find(hostname, read);
+    return read.all ? found.map(plain) : plain(found[0]!);
+  };
+  lookup.promise = promise;
+  lookup.addresses = (hostname, opts) => findAsync(hostname, readLookupOptions(opts));
+  // util.promisify(lookup) behaves like util.promisify(dns.lookup): { address, family }.
+  Object.defineProperty(lookup, promisify.custom, { value: promise, enumerable: false });
+  return lookup;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+function plain(found: FoundAddress): LookupAddress {
+  return { address: found.address, family: found.family };
+}
+
+function isOrigin(value: unknown): value is URL {
+  return typeof value === 'object' && value !== null && typeof (value as URL).hostname === 'string';
+}
+
+/** undici's interceptor: every address of the origin's host, TTLs in ms; `dualStack: false` asks one family. */
+function lookupOrigin(
+  find: (hostname: string, read: ReadLookupOptions) => Promise<FoundAddress[]>,
+  origin: URL,
+  options: unknown,
+  callback: unknown,
+): void {
+  if (typeof callback !== 'function') {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_TYPE',
+      `The "callback" argument must be of type function. ${received(callback)}`,
+    );
+  }
+  const o = (options ?? {}) as { dualStack?: boolean; affinity?: 4 | 6 | null };
+  const family = o.dualStack === false && (o.affinity === 4 || o.affinity === 6) ? o.affinity : 0;
+  const hostname = origin.hostname.replace(/^\[(.*)\]$/, '$1');
+  const read: ReadLookupOptions = { family, hints: 0, all: true, order: 'ipv4first', signal: undefined };
+  find(hostname, read).then(
+    (found) =>
+      process.nextTick(
+        callback as InterceptorCallback,
+        null,
+        found.map((a) => ({ ...plain(a), ttl: a.ttl * 1000 })),
+      ),
+    (error: unknown) => process.nextTick(callback as InterceptorCallback, error as Error, []),
+  );
+}

@@ -1,0 +1,205 @@
+/**
+ * The PJSIP callback contract (asterisk-core-dns.md section 5): exactly once, never
+ * synchronously, never while a query is still out, count >= 1 on success, PJSIP's types and
+ * flags, priority and weight filled; setServerFailed() puts a server last.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom, type Clock } from '@dnscore/core';
+import { hostInfoFromUri } from '../src/host-info.js';
+import { createPjsipAdapter, type PjsipAdapterOptions, type PjsipAdapter } from '../src/pjsip-adapter.js';
+import {
+  PjStatus,
+  PjsipTransportFlag as Flag,
+  PjsipTransportType as Type,
+  type PjsipHostInfo,
+  type PjsipServerAddresses,
+} from '../src/pjsip-types.js';
+import { gated } from './support/gated-plugin.js';
+
+const BILOXI = fileURLToPath(new URL('../../../examples/zones/biloxi.example.zone', import.meta.url));
+
+function biloxi(options: PjsipAdapterOptions = {}, seed = 1): PjsipAdapter {
+  return createPjsipAdapter(
+    new DnsCore([new ZoneResolver({ files: [BILOXI] })], { random: seededRandom(seed) }),
+    options,
+  );
+}
+
+interface Called {
+  readonly status: number;
+  readonly token: unknown;
+  readonly addresses: PjsipServerAddresses | null;
+  /** Calls counted one turn of the event loop after the first. */
+  readonly calls: number;
+  /** The callback ran before resolve() returned. */
+  readonly synchronous: boolean;
+}
+
+function call(
+  adapter: PjsipAdapter,
+  target: PjsipHostInfo,
+  token: unknown = { id: 7 },
+  onCallback?: () => void,
+): Promise<Called> {
+  return new Promise((resolve) => {
+    let calls = 0;
+    let returned = false;
+    adapter.resolve({ opaque: 'resolver' }, { opaque: 'pool' }, target, token, (status, back, addresses) => {
+      calls++;
+      onCallback?.();
+      const synchronous = !returned;
+      if (calls === 1)
+        setImmediate(() => setImmediate(() => resolve({ status, token: back, addresses, calls, synchronous })));
+    });
+    returned = true;
+  });
+}
+
+const entries = (addresses: PjsipServerAddresses | null) =>
+  addresses!.entry.map(
+    (e) => `${e.type} ${e.addr.address}:${e.addr.port} ${e.name} ${e.priority}/${e.weight} len ${e.addr_len}`,
+  );
+
+describe('createPjsipAdapter: nominal', () => {
+  it('resolves RFC 3263 (NAPTR -> SIPS SRV) with PJSIP types, priority and weight filled, once and later', async () => {
+    const { status, token, addresses, calls, synchronous } = await call(
+      biloxi(),
+      hostInfoFromUri('sip:bob@biloxi.example'),
+    );
+    expect([status, calls, synchronous]).toEqual([PjStatus.PJ_SUCCESS, 1, false]);
+    expect(token).toEqual({ id: 7 });
+    expect(addresses!.count).toBe(3);
+    expect(entries(addresses)).toEqual([
+      `${Type.TLS} 203.0.113.12:5061 sip2.biloxi.example 10/40 len 16`,
+      `${Type.TLS} 203.0.113.11:5061 sip1.biloxi.example 10/60 len 16`,
+      `${Type.TLS} 198.51.100.50:5061 backup.biloxi.example 20/0 len 16`,
+    ]);
+  });
+
+  it('follows the type PJSIP gives: transport=udp is UDP SRV, an explicit port is A at that port', async () => {
+    const udp = await call(biloxi(), hostInfoFromUri('sip:bob@biloxi.example;transport=udp'));
+    expect(entries(udp.addresses).map((e) => e.split(' ').slice(0, 2).join(' '))).toEqual([
+      `${Type.UDP} 203.0.113.12:5060`,
+      `${Type.UDP} 203.0.113.11:5060`,
+      `${Type.UDP} 198.51.100.50:5060`,
+    ]);
+    const port = await call(biloxi(), {
+      flag: 0,
+      type: Type.UNSPECIFIED,
+      addr: { host: 'sip1.biloxi.example', port: 5070 },
+    });
+    expect(entries(port.addresses)).toEqual([`${Type.UDP} 203.0.113.11:5070 sip1.biloxi.example 0/0 len 16`]);
+  });
+
+  it('an IP literal is one entry, still called back asynchronously (pjproject #2641)', async () => {
+    const v4 = await call(biloxi(), hostInfoFromUri('sip:192.0.2.9:5080'));
+    expect([v4.synchronous, entries(v4.addresses)]).toEqual([
+      false,
+      [`${Type.UDP} 192.0.2.9:5080 192.0.2.9 0/0 len 16`],
+    ]);
+    const v6 = await call(biloxi(), hostInfoFromUri('sips:[2001:db8::9]'));
+    expect(entries(v6.addresses)).toEqual([`${Type.TLS6} 2001:db8::9:5061 2001:db8::9 0/0 len 28`]);
+  });
+
+  it('setServerFailed puts a server last in the next callbacks until its time is up', async () => {
+    let now = 1_700_000_000_000;
+    const clock: Clock = { now: () => now };
+    const adapter = biloxi({ clock });
+    const target = hostInfoFromUri('sips:bob@biloxi.example');
+    adapter.setServerFailed({ address: '203.0.113.12', port: 5061, type: Type.TLS }, 30_000);
+    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(true);
+    expect(entries((await call(adapter, target)).addresses).map((e) => e.split(' ')[1])).toEqual([
+      '203.0.113.11:5061',
+      '198.51.100.50:5061',
+      '203.0.113.12:5061',
+    ]);
+    now += 30_001;
+    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(false);
+    expect(entries((await call(adapter, target)).addresses)[0]).toContain('203.0.113.12:5061');
+  });
+
+  it('a failed server without a type is failed for every transport; clearFailedServers forgets them all', async () => {
+    const adapter = biloxi();
+    adapter.setServerFailed({ address: '203.0.113.12', port: 5060 }, 60_000);
+    for (const type of [Type.UDP, Type.TCP, Type.TLS])
+      expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5060, type })).toBe(true);
+    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5061, type: Type.TLS })).toBe(false);
+    expect(adapter.locator.penaltyBox.size).toBe(3);
+    adapter.clearFailedServers();
+    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5060 })).toBe(false);
+  });
+
+  it('hands over at most maxAddresses entries', async () => {
+    const { addresses } = await call(biloxi({ maxAddresses: 2 }), hostInfoFromUri('sips:bob@biloxi.example'));
+    expect([addresses!.count, addresses!.entry.length]).toEqual([2, 2]);
+  });
+});
+
+describe('createPjsipAdapter: off-nominal', () => {
+  it('nothing found: PJLIB_UTIL_EDNSNOANSWERREC, no addresses, once', async () => {
+    const { status, addresses, calls } = await call(biloxi(), hostInfoFromUri('sip:bob@nowhere.biloxi.example'));
+    expect([status, addresses, calls]).toEqual([PjStatus.PJLIB_UTIL_EDNSNOANSWERREC, null, 1]);
+  });
+
+  it('no adapter could answer: PJ_ERESOLVE', async () => {
+    const { status } = await call(biloxi(), hostInfoFromUri('sip:bob@other.example'));
+    expect(status).toBe(PjStatus.PJ_ERESOLVE);
+  });
+
+  it('a host info PJSIP could not have built: PJ_EINVAL, called back once, later', async () => {
+    const bad = await call(biloxi(), { flag: 0, type: 0, addr: { host: '', port: 0 } });
+    expect([bad.status, bad.addresses, bad.calls, bad.synchronous]).toEqual([PjStatus.PJ_EINVAL, null, 1, false]);
+    expect((await call(biloxi(), null as unknown as PjsipHostInfo)).status).toBe(PjStatus.PJ_EINVAL);
+  });
+
+  it('a transport dnscore cannot reach: PJSIP_EUNSUPTRANSPORT', async () => {
+    expect(
+      (await call(biloxi(), { flag: Flag.RELIABLE, type: Type.SCTP, addr: { host: 'biloxi.example', port: 0 } }))
+        .status,
+    ).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
+    expect(
+      (await call(biloxi({ transports: ['udp', 'tcp'] }), hostInfoFromUri('sips:bob@biloxi.example'))).status,
+    ).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
+  });
+
+  it('never calls back while a query is still out: a bogus AAAA ends the resolution, the held A is waited for', async () => {
+    const zone =
+      '$ORIGIN h.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\nhost IN A 192.0.2.1\nhost IN AAAA 2001:db8::1\n';
+    const plugin = gated(zone, { bogus: ['host.h.example AAAA'] });
+    const adapter = createPjsipAdapter(new DnsCore([plugin]));
+    plugin.hold('host.h.example A');
+    let pendingAtCallback = -1;
+    const called = call(
+      adapter,
+      { flag: 0, type: 0, addr: { host: 'host.h.example', port: 5060 } },
+      't',
+      () => (pendingAtCallback = plugin.pending),
+    );
+    await new Promise((r) => setImmediate(() => setImmediate(r)));
+    expect(plugin.asked).toEqual(['host.h.example AAAA', 'host.h.example A']);
+    expect(pendingAtCallback).toBe(-1); // the bogus answer is in, the A is not: no callback yet
+    plugin.release('host.h.example A');
+    const { status, calls } = await called;
+    expect([status, calls, pendingAtCallback]).toEqual([PjStatus.PJLIB_UTIL_EDNS_SERVFAIL, 1, 0]);
+  });
+
+  it('refuses a missing callback and bad options at once', () => {
+    const adapter = biloxi();
+    expect(() => adapter.resolve(null, null, hostInfoFromUri('sip:biloxi.example'), 1, undefined as never)).toThrow(
+      InvalidArgumentError,
+    );
+    expect(() => biloxi({ maxAddresses: 0 })).toThrow(/maxAddresses/);
+    expect(() => createPjsipAdapter(undefined as never)).toThrow(/DnsApi/);
+  });
+
+  it('refuses bad failed-server reports', () => {
+    const adapter = biloxi();
+    expect(() => adapter.setServerFailed({ address: 'not-an-ip', port: 5060 }, 1000)).toThrow(/not an IP address/);
+    expect(() => adapter.setServerFailed({ address: '192.0.2.1', port: 5060 }, -1)).toThrow(/non-negative/);
+    expect(() => adapter.setServerFailed({ address: '192.0.2.1', port: 0 }, 1000)).toThrow(/port 0/);
+    expect(() => adapter.setServerFailed({ address: '192.0.2.1', port: 5060, type: Type.SCTP }, 1000)).toThrow(
+      /not UDP, TCP or TLS/,
+    );
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * What a request must pass before any work: a Host header that names this server (DNS
+ * rebinding: a page of another site whose name now points at 127.0.0.1 sends its own name),
+ * no cross-site writes, and a request rate per client address.
+ */
+import { isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { ForbiddenHostError, ForbiddenOriginError, RateLimitedError, UnsupportedMediaTypeError } from '../errors.js';
+
+/**
+ * Host must be "localhost", an IP literal, or a name in `allowed`, with the server's port. A
+ * rebinding attack needs a name of its own in Host, so an IP literal is safe to accept.
+ */
+export function checkHost(req: IncomingMessage, port: number, allowed: ReadonlySet<string>): string {
+  const host = req.headers.host;
+  if (typeof host !== 'string' || host === '') throw new ForbiddenHostError('the Host header is missing');
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host);
+  if (!match) throw new ForbiddenHostError('the Host header is malformed');
+  const name = match[1]!.toLowerCase();
+  const hostPort = match[2] === undefined ? 80 : Number(match[2]);
+  const bare = name.startsWith('[') ? name.slice(1, -1) : name;
+  const known = name === 'localhost' || isIP(bare) !== 0 || allowed.has(name);
+  if (!known || hostPort !== port)
+    throw new ForbiddenHostError(
+      `Host "${host.slice(0, 100)}" is not this server: open it as http://127.0.0.1:${port}/`,
+    );
+  return host;
+}
+
+/**
+ * A write (POST) must come from this server's own page: same origin, and JSON (which a page of
+ * another origin can only send after a CORS preflight this server never grants).
+ */
+export function checkWrite(req: IncomingMessage, host: string): void {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `http://${host}`)
+    throw new ForbiddenOriginError(`cross-origin requests are refused (Origin ${String(origin).slice(0, 100)})`);
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    throw new ForbiddenOriginError(`cross-site requests are refused (Sec-Fetch-Site ${String(site).slice(0, 40)})`);
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    throw new UnsupportedMediaTypeError('the body must be JSON (Content-Type: application/json)');
+}
+
+/** A token bucket per client address: `perSecond` sustained, `burst` at once. */
+export class RateLimiter {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    readonly perSecond: number,
+    readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  take(address: string): void {
+    const now = this.now();
+    const bucket = this.#buckets.get(address) ?? { tokens: this.burst, at: now };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
+    bucket.at = now;
+    if (bucket.tokens < 1) {
+      this.#buckets.set(address, bucket);
+      throw new RateLimitedError(Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)));
+    }
+    bucket.tokens -= 1;
+    this.#buckets.set(address, bucket);
+    // Full buckets carry no information: forget them, so the map stays small.
+    if (this.#buckets.size > 1_000)
+      for (const [key, b] of this.#buckets) if (b.tokens >= this.burst - 1) this.#buckets.delete(key);
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * The HTTP server of `dnscore serve` (node:http, no framework): the page's files and the JSON
+ * API, behind the limits a hostile client meets first: header size and time (slowloris), body
+ * size, request-target length, methods, Host (rebinding), origin, rate, connections, and a
+ * deadline on every DNS-backed answer.
+ */
+import { setMaxListeners } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIP, type AddressInfo } from 'node:net';
+import type { DnsCore } from '@dnscore/core';
+import * as d from '../defaults.js';
+import { BadRequestError, MethodNotAllowedError, NotFoundError, UriTooLongError } from '../errors.js';
+import type { Params } from '../api/question.js';
+import { loadAssets, type Asset } from './assets.js';
+import { readJson } from './body.js';
+import { checkHost, checkWrite, RateLimiter } from './guard.js';
+import { errorAnswer, send, sendJson } from './respond.js';
+import { ROUTES, type RouteContext } from './routes.js';
+
+export interface ServeOptions {
+  /** The backends behind "live DNS" (the CLI's backend flags). Closed by the caller. */
+  readonly backend: DnsCore;
+  /** What the backend is, for the page ("zone, then system"). */
+  readonly description?: string;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Default 8053; 0 picks a free port. */
+  readonly port?: number;
+  /** Names accepted in the Host header besides localhost and IP literals. */
+  readonly allowedHosts?: readonly string[];
+  readonly ratePerSecond?: number;
+  readonly rateBurst?: number;
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+  readonly apiTimeoutMs?: number;
+  readonly maxBodyBytes?: number;
+}
+
+export interface RunningServer {
+  readonly server: Server;
+  /** "http://127.0.0.1:8053/" */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** True when bound to something other than loopback. */
+  readonly exposed: boolean;
+  close(): Promise<void>;
+}
+
+/** Loopback addresses: 127.0.0.0/8, ::1, localhost. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const host = options.host ?? d.DEFAULT_HOST;
+  const assets = loadAssets();
+  const limiter = new RateLimiter(options.ratePerSecond ?? d.RATE_PER_SECOND, options.rateBurst ?? d.RATE_BURST);
+  const maxBody = options.maxBodyBytes ?? d.MAX_BODY_BYTES;
+  const apiTimeout = options.apiTimeoutMs ?? d.API_TIMEOUT_MS;
+  const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
+  const ctx: RouteContext = {
+    backend: options.backend,
+    description: options.description ?? 'the configured backends',
+    limits: {
+      maxUriLength: d.MAX_API_URI_LENGTH,
+      maxZoneText: d.MAX_ZONE_TEXT,
+      maxDraws: d.MAX_DRAWS,
+      maxRequests: d.MAX_SIMULATED_REQUESTS,
+    },
+  };
+  let port = 0;
+  const server = createServer(
+    {
+      maxHeaderSize: d.MAX_HEADER_BYTES,
+      headersTimeout: options.headersTimeoutMs ?? d.HEADERS_TIMEOUT_MS,
+      requestTimeout: options.requestTimeoutMs ?? d.REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: d.KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: 250,
+    },
+    (req, res) => void handle(req, res),
+  );
+  server.maxConnections = d.MAX_CONNECTIONS;
+  server.maxRequestsPerSocket = 100;
+  // A socket that errs (a reset mid-request) must never take the server down.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || socket.writableEnded) return void socket.destroy();
+    socket.end(clientErrorAnswer(error.code));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const controller = new AbortController();
+    // One signal reaches every question of the answer (a check asks a dozen at once).
+    setMaxListeners(256, controller.signal);
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, apiTimeout);
+    res.on('close', () => {
+      clearTimeout(deadline);
+      controller.abort();
+    });
+    const head = req.method === 'HEAD';
+    try {
+      const hostHeader = checkHost(req, port, allowed);
+      const target = req.url ?? '';
+      if (target.length > d.MAX_REQUEST_TARGET_BYTES)
+        throw new UriTooLongError(`the request target is longer than ${d.MAX_REQUEST_TARGET_BYTES} bytes`);
+      if (!target.startsWith('/') || target.startsWith('//'))
+        throw new BadRequestError('the request target must be a path');
+      const url = new URL(target, 'http://server');
+      const api = ROUTES.get(url.pathname);
+      if (api) {
+        limiter.take(req.socket.remoteAddress ?? '?');
+        if (!api.methods.includes(req.method ?? '')) throw new MethodNotAllowedError(req.method ?? '', api.methods);
+        let params: Params;
+        if (req.method === 'POST') {
+          checkWrite(req, hostHeader);
+          params = await readJson(req, maxBody);
+        } else params = queryParams(url);
+        const answer = await api.route(params, ctx, controller.signal);
+        clearTimeout(deadline);
+        return sendJson(res, 200, answer);
+      }
+      const asset: Asset | undefined = assets.get(url.pathname);
+      if (!asset) throw new NotFoundError(`nothing at ${url.pathname.slice(0, 100)}`);
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        throw new MethodNotAllowedError(req.method ?? '', ['GET', 'HEAD']);
+      clearTimeout(deadline);
+      return send(res, 200, asset.type, asset.body, {}, head);
+    } catch (error) {
+      clearTimeout(deadline);
+      const answer = errorAnswer(error, timedOut);
+      // A body left unread would be taken as the next request: close instead.
+      if (!req.complete) res.setHeader('connection', 'close');
+      send(
+        res,
+        answer.status,
+        'application/json; charset=utf-8',
+        `${JSON.stringify(answer.body)}\n`,
+        answer.headers,
+        head,
+      );
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port: options.port ?? d.DEFAULT_PORT }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const shown = isIP(host) === 6 ? `[${host}]` : host;
+  return {
+    server,
+    url: `http://${shown}:${port}/`,
+    host,
+    port,
+    exposed: !isLoopback(host),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** What node's parser refused, as a typed JSON error on a closing connection. */
+function clientErrorAnswer(code: string | undefined): string {
+  const [status, reason, ours, message] =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          'SERVE_ERR_HEADERS_TOO_LARGE',
+          `headers over ${d.MAX_HEADER_BYTES} bytes`,
+        ]
+      : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'SERVE_ERR_REQUEST_TIMEOUT', 'the request took too long to arrive']
+        : [400, 'Bad Request', 'SERVE_ERR_BAD_REQUEST', 'the request is not valid HTTP/1.1'];
+  const body = `${JSON.stringify({ error: { code: ours, message } })}\n`;
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
+
+/** A query string as parameters: each name at most once. */
+function queryParams(url: URL): Params {
+  const params: Record<string, string> = Object.create(null);
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    if (values.length > 1) throw new BadRequestError(`${key.slice(0, 40)} is given ${values.length} times`);
+    params[key] = values[0]!;
+  }
+  return params;
+}

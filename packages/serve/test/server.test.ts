@@ -1,0 +1,459 @@
+/** The HTTP server against what a hostile client sends, and its API against the walk-through zone. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SECURITY_HEADERS, type RunningServer } from '@dnscore/serve';
+import { call, exampleServer, postJson, raw, recordingPlugin } from './support/http.js';
+import { zoneText } from './support/zones.js';
+
+let server: RunningServer;
+let close: () => Promise<void>;
+const recorder = recordingPlugin();
+
+beforeAll(async () => {
+  // The recording plugin is behind the zone (priority 10 < 50 would put it first: it is after).
+  const started = await exampleServer({ headersTimeoutMs: 400, requestTimeoutMs: 800, rateBurst: 1000 }, []);
+  server = started.server;
+  close = async () => {
+    await started.server.close();
+    await started.backend.close();
+  };
+});
+afterAll(async () => close());
+
+const host = () => `127.0.0.1:${server.port}`;
+
+describe('serve: nominal', () => {
+  it('binds loopback and serves the page with the safe headers and no CORS', async () => {
+    expect(server.host).toBe('127.0.0.1');
+    expect(server.exposed).toBe(false);
+    const page = await call(server, 'GET', '/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<h1>Where does a SIP request go?</h1>');
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(page.headers[name]).toBe(value);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(Object.keys(page.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    const head = await call(server, 'HEAD', '/app.js');
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(1000);
+  });
+
+  it('serves the walk-through zone byte for byte as examples/ has it', async () => {
+    const zone = await call(server, 'GET', '/example.zone');
+    expect(zone.body).toBe(zoneText('../../../../examples/zones/biloxi.example'));
+  });
+
+  it('GET /api/sip: targets in RFC 2782 order, seeded as dnscore sip --seed', async () => {
+    const a = await call(server, 'GET', '/api/sip?uri=sip:bob@biloxi.example&transports=udp,tcp&seed=7&ipv6=0');
+    expect(a.status).toBe(200);
+    const json = a.json();
+    expect(Object.keys(json)).toEqual(['uri', 'transport', 'targets', 'steps', 'warnings']);
+    expect(json.transport).toBe('tcp');
+    expect(
+      json.targets
+        .map((t: { host: string; port: number; priority: number; weight: number }) => [
+          t.host,
+          t.port,
+          t.priority,
+          t.weight,
+        ])
+        .at(-1),
+    ).toEqual(['backup.biloxi.example', 5060, 20, 0]);
+    expect(json.steps[1]).toMatchObject({ kind: 'query', round: 1, name: 'biloxi.example', type: 'NAPTR' });
+    const again = await call(server, 'GET', '/api/sip?uri=sip:bob@biloxi.example&transports=udp,tcp&seed=7&ipv6=0');
+    expect(again.json().targets.map((t: { host: string }) => t.host)).toEqual(
+      json.targets.map((t: { host: string }) => t.host),
+    );
+  });
+
+  it('POST /api/sip answers from the zone text alone, never from the backend', async () => {
+    const text = zoneText('dot.example');
+    const a = await postJson(server, '/api/sip', {
+      uri: 'sip:dot.example',
+      zone: text,
+      transports: ['udp', 'tcp', 'tls'],
+    });
+    expect(a.status).toBe(200);
+    expect(a.json().targets.map((t: { transport: string; address: string }) => `${t.transport} ${t.address}`)).toEqual(
+      expect.arrayContaining(['tcp 192.0.2.1', 'tcp 2001:db8::2']),
+    );
+    // biloxi.example is the backend's, not the text's: the zone text answers NOT_AUTHORITATIVE.
+    const outside = await postJson(server, '/api/sip', { uri: 'sip:bob@biloxi.example', zone: text });
+    expect(outside.status).toBe(200);
+    expect(outside.json().targets).toEqual([]);
+    expect(outside.json().steps[1].error.code).toBe('DNS_ERR_NOT_AUTHORITATIVE');
+  });
+
+  it('/api/draws: N draws, and the RFC 2782 shares beside them (backup never first)', async () => {
+    const a = await postJson(server, '/api/draws', { uri: 'sip:bob@biloxi.example', seed: 3, n: 1000 });
+    const json = a.json();
+    expect(json.n).toBe(1000);
+    expect(Object.keys(json.first)).toEqual(['sip1.biloxi.example', 'sip2.biloxi.example']);
+    expect(json.first['sip1.biloxi.example'] + json.first['sip2.biloxi.example']).toBe(1000);
+    expect(json.first['sip1.biloxi.example'] / 1000).toBeGreaterThan(0.55);
+    expect(json.first['sip1.biloxi.example'] / 1000).toBeLessThan(0.66);
+    expect(json.expected).toEqual([
+      { host: 'sip1.biloxi.example', priority: 10, weight: 60, share: 0.6 },
+      { host: 'sip2.biloxi.example', priority: 10, weight: 40, share: 0.4 },
+      { host: 'backup.biloxi.example', priority: 20, weight: 0, share: 0 },
+    ]);
+  });
+
+  it('/api/check answers what runCheck reports', async () => {
+    const a = await call(server, 'GET', `/api/check?target=${encodeURIComponent('sip:bob@biloxi.example:5060')}`);
+    expect(a.status).toBe(200);
+    expect(a.json().findings.map((f: { code: string }) => f.code)).toEqual(['uri-port']);
+  });
+});
+
+describe('serve: the failover ladder', () => {
+  it(
+    'sip1 silent over UDP: retransmissions at T1 doubling, the timer, the penalty box, then sip2; the ' +
+      'next request skips sip1',
+    async () => {
+      const a = await postJson(server, '/api/failover', {
+        uri: 'sip:bob@biloxi.example',
+        transports: ['udp'],
+        ipv6: false,
+        seed: 1,
+        down: { '203.0.113.11': 'silent', '203.0.113.12': '503' },
+        requests: 2,
+      });
+      expect(a.status).toBe(200);
+      const ladder = a.json();
+      expect(ladder.timerMs).toBe(6000);
+      const lines = (ladder.text as string[]).map((l) => {
+        const m = /^\s*([\d.]+) s {2}(.*)$/.exec(l);
+        return m ? { t: Number(m[1]), line: m[2]!.trim() } : { t: -1, line: l };
+      });
+      const sip1 = lines.filter((l) => l.line.includes('(sip1.biloxi.example)') && l.t >= 0);
+      const t0 = sip1[0]!.t;
+      expect(sip1.map((l) => [Number((l.t - t0).toFixed(3)), l.line])).toEqual([
+        [0, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE (sip1.biloxi.example)'],
+        [0.5, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE retransmission 1 (Timer A 0.5 s)'],
+        [1.5, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE retransmission 2 (Timer A 1 s)'],
+        [3.5, '-> UDP 203.0.113.11:5060 (sip1.biloxi.example): INVITE retransmission 3 (Timer A 2 s)'],
+        [6, 'UDP 203.0.113.11:5060 (sip1.biloxi.example): no response within 6 s: the per-target timer fires'],
+        [6, `UDP 203.0.113.11:5060 (sip1.biloxi.example): to the penalty box until ${t0 + 66} s (timeout)`],
+        // Request 2 starts with sip1 boxed: tried last.
+        [
+          sip1.at(-1)!.t - t0,
+          `UDP 203.0.113.11:5060 (sip1.biloxi.example): in the penalty box until ${t0 + 66} s: tried last`,
+        ],
+      ]);
+      // Request 1 ends at the backup after sip2 answered 503. A 503 without Retry-After boxes nothing
+      // (@dnscore/sip's default policy): request 2 tries sip2 again, then the backup.
+      expect(ladder.requests).toEqual([
+        {
+          request: 1,
+          at: 0,
+          answeredBy: 'udp 198.51.100.50 5060',
+          attempts: expect.any(Array),
+        },
+        {
+          request: 2,
+          at: expect.any(Number),
+          answeredBy: 'udp 198.51.100.50 5060',
+          attempts: [
+            { lane: 'udp 203.0.113.12 5060', outcome: '503', penalized: false },
+            { lane: 'udp 198.51.100.50 5060', outcome: 'answered', penalized: false },
+          ],
+        },
+      ]);
+      const outcomes = ladder.requests[0].attempts.map(
+        (t: { lane: string; outcome: string }) => `${t.lane} ${t.outcome}`,
+      );
+      expect(outcomes).toEqual(
+        outcomes[0].startsWith('udp 203.0.113.11')
+          ? ['udp 203.0.113.11 5060 timeout', 'udp 203.0.113.12 5060 503', 'udp 198.51.100.50 5060 answered']
+          : ['udp 203.0.113.12 5060 503', 'udp 203.0.113.11 5060 timeout', 'udp 198.51.100.50 5060 answered'],
+      );
+      expect(ladder.penaltyBox.map((p: { lane: string; reason: string }) => `${p.lane} ${p.reason}`).sort()).toEqual([
+        'udp 203.0.113.11 5060 timeout',
+      ]);
+    },
+  );
+
+  it('refusing TCP: a reset and the next target at once; UDP to the same server still answers', async () => {
+    const tcp = (
+      await postJson(server, '/api/failover', {
+        uri: 'sip:bob@biloxi.example;transport=tcp',
+        seed: 5,
+        down: { '203.0.113.11': 'refuse-tcp', '203.0.113.12': 'refuse-tcp' },
+        requests: 1,
+      })
+    ).json();
+    expect(tcp.requests[0].attempts.map((t: { outcome: string }) => t.outcome)).toEqual([
+      'transport-error',
+      'transport-error',
+      'answered',
+    ]);
+    expect(tcp.text.filter((l: string) => l.includes('TCP connection refused (RST)'))).toHaveLength(2);
+    const udp = (
+      await postJson(server, '/api/failover', {
+        uri: 'sip:bob@biloxi.example;transport=udp',
+        seed: 5,
+        down: { '203.0.113.11': 'refuse-tcp', '203.0.113.12': 'refuse-tcp' },
+        requests: 1,
+      })
+    ).json();
+    expect(udp.requests[0].attempts).toHaveLength(1);
+    expect(udp.requests[0].attempts[0].outcome).toBe('answered');
+  });
+
+  it('32 s per-target timer (Timer B): six retransmissions, then the transaction bound ends the request', async () => {
+    const ladder = (
+      await postJson(server, '/api/failover', {
+        uri: 'sip:bob@biloxi.example;transport=udp',
+        down: { '203.0.113.11': 'silent', '203.0.113.12': 'silent', '198.51.100.50': 'silent' },
+        timerMs: 32000,
+        requests: 1,
+      })
+    ).json();
+    const first = ladder.text.filter((l: string) => l.includes('retransmission') && l.includes(ladder.lanes[0].label));
+    expect(first.map((l: string) => /Timer A ([\d.]+ s)/.exec(l)![1])).toEqual([
+      '0.5 s',
+      '1 s',
+      '2 s',
+      '4 s',
+      '8 s',
+      '16 s',
+    ]);
+    expect(ladder.text.at(-1)).toBe('request 1: not answered');
+    // One try fills the whole 32 s transaction bound: the other two servers are never tried.
+    expect(ladder.requests[0].attempts).toHaveLength(1);
+    expect(ladder.text).toContain(
+      '      32 s  the transaction bound (32 s, Timer B) ran out: request 1 gets no answer',
+    );
+  });
+});
+
+describe('serve: hostile requests', () => {
+  it.each([
+    ['/../../etc/passwd'],
+    ['/%2e%2e/%2e%2e/etc/passwd'],
+    ['/page/../package.json'],
+    ['/app.js/..%2f..%2fpackage.json'],
+    ['/index.html'],
+    ['/api/../app.js%00'],
+  ])('path traversal %s is a 404, never a file', async (path) => {
+    const a = await raw(server.port, [`GET ${path} HTTP/1.1\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`]);
+    expect(a).toMatch(/^HTTP\/1\.1 (404|400) /);
+    expect(a).not.toContain('root:');
+    expect(a).not.toContain('"name": "@dnscore/serve"');
+  });
+
+  it.each(['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'])('%s is a 405 with Allow', async (method) => {
+    const path = method === 'CONNECT' ? `${host()}` : '/api/sip';
+    const a = await raw(server.port, [`${method} ${path} HTTP/1.1\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`]);
+    if (method === 'CONNECT')
+      expect(a).toBe(''); // node closes a CONNECT nobody listens for
+    else {
+      expect(a).toMatch(/^HTTP\/1\.1 405 /);
+      expect(a.toLowerCase()).toContain('allow: get, post');
+      expect(a).toContain('"code":"SERVE_ERR_METHOD"');
+    }
+  });
+
+  it('oversized headers: 431, and the server goes on', async () => {
+    const a = await raw(server.port, [`GET / HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
+    expect(a).toMatch(/^HTTP\/1\.1 431 /);
+    expect(a).toContain('"code":"SERVE_ERR_HEADERS_TOO_LARGE"');
+    expect((await call(server, 'GET', '/')).status).toBe(200);
+  });
+
+  it('an oversized body: 413 before it is all read', async () => {
+    const declared = await call(
+      server,
+      'POST',
+      '/api/sip',
+      { 'content-type': 'application/json', 'content-length': '10000000' },
+      '',
+    );
+    expect(declared.status).toBe(413);
+    const big = JSON.stringify({ uri: 'sip:a@b.example', zone: 'x'.repeat(200_000) });
+    const streamed = await call(server, 'POST', '/api/sip', { 'content-type': 'application/json' }, big);
+    expect(streamed.status).toBe(413);
+    expect(streamed.json().error.code).toBe('SERVE_ERR_TOO_LARGE');
+  });
+
+  it('slowloris: a header block dribbled in is cut off', async () => {
+    const pieces = [
+      'GET / HTTP/1.1\r\n',
+      `Host: ${host()}\r\n`,
+      ...Array.from({ length: 40 }, (_, i) => `X-${i}: a\r\n`),
+    ];
+    const a = await raw(server.port, pieces, 50);
+    expect(a).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(a).toContain('"code":"SERVE_ERR_REQUEST_TIMEOUT"');
+  });
+
+  it.each([
+    ['{"uri": "sip:a@b.example",', 'the body is not JSON'],
+    ['[1,2]', 'must be a JSON object'],
+    ['"sip:a@b.example"', 'must be a JSON object'],
+    ['{"uri": 42}', 'uri must be a string'],
+    ['{"uri": "sip:a@b.example", "transports": ["udp", "carrier-pigeon"]}', 'transports must be a list'],
+    ['{"uri": "sip:a@b.example", "ipv4": false, "ipv6": false}', 'cannot both be off'],
+    ['{"uri": "sip:a@b.example", "seed": 1.5}', 'seed must be a whole number'],
+  ])('malformed JSON %s: 400 with the reason', async (body, message) => {
+    const a = await call(server, 'POST', '/api/sip', { 'content-type': 'application/json' }, body);
+    expect(a.status).toBe(400);
+    expect(a.json().error.code).toBe('SERVE_ERR_BAD_REQUEST');
+    expect(a.json().error.message).toContain(message);
+  });
+
+  it('JSON nested 40,000 deep: 400, no stack overflow', async () => {
+    const body = `{"uri": ${'['.repeat(40_000)}${']'.repeat(40_000)}}`;
+    const a = await call(server, 'POST', '/api/sip', { 'content-type': 'application/json' }, body);
+    expect(a.status).toBe(400);
+    expect(a.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message: 'uri must be a string' });
+  });
+
+  it('a client that resets mid-body leaves the server answering', async () => {
+    const { connect } = await import('node:net');
+    await new Promise<void>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1', () => {
+        socket.write(
+          `POST /api/sip HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\n` +
+            'Content-Length: 5000\r\n\r\n{"uri": "sip:',
+        );
+        setTimeout(() => {
+          socket.resetAndDestroy();
+          resolve();
+        }, 50);
+      });
+    });
+    expect((await call(server, 'GET', '/api/info')).status).toBe(200);
+  });
+
+  it('a body that is not UTF-8: 400', async () => {
+    const a = await call(
+      server,
+      'POST',
+      '/api/sip',
+      { 'content-type': 'application/json' },
+      Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+    );
+    expect(a.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message: 'the body is not UTF-8' });
+  });
+
+  it.each([
+    ['/api/sip?uri=sip%3Abob%40', 'SIP_ERR_INVALID_URI'],
+    ['/api/sip?uri=%E0%A4%A', 'SIP_ERR_INVALID_URI'],
+    ['/api/sip', 'SERVE_ERR_BAD_REQUEST'],
+    ['/api/sip?uri=sip:a@b.example&uri=sip:c@d.example', 'SERVE_ERR_BAD_REQUEST'],
+    [`/api/sip?uri=sip:${'a'.repeat(1100)}.example`, 'SERVE_ERR_BAD_REQUEST'],
+    ['/api/draws?uri=sip:bob@biloxi.example&n=100000', 'SERVE_ERR_BAD_REQUEST'],
+    ['/api/check?target=bad..name', 'DNS_ERR_INVALID_ARGUMENT'],
+  ])('malformed question %s: 400 with a typed code', async (path, code) => {
+    const a = await call(server, 'GET', path);
+    expect(a.status).toBe(400);
+    expect(a.json().error.code).toBe(code);
+  });
+
+  it('a request target over 4096 bytes: 414', async () => {
+    const a = await call(server, 'GET', `/api/sip?uri=${'a'.repeat(5000)}`);
+    expect(a.status).toBe(414);
+    expect(a.json().error.code).toBe('SERVE_ERR_URI_TOO_LONG');
+  });
+
+  it('DNS rebinding: a Host that is not this server is refused (421); no Host at all too', async () => {
+    for (const h of [
+      'evil.example',
+      `evil.example:${server.port}`,
+      `127.0.0.1:${server.port + 1}`,
+      'localhost.evil.example',
+    ]) {
+      const a = await call(server, 'GET', '/api/info', { host: h });
+      expect(a.status).toBe(421);
+      expect(a.json().error.code).toBe('SERVE_ERR_HOST');
+    }
+    expect((await call(server, 'GET', '/', { host: `localhost:${server.port}` })).status).toBe(200);
+    const none = await raw(server.port, ['GET / HTTP/1.0\r\n\r\n']);
+    expect(none).toMatch(/^HTTP\/1\.1 421 /);
+  });
+
+  it('a cross-origin or non-JSON write is refused (403, 415)', async () => {
+    const q = { uri: 'sip:bob@biloxi.example' };
+    const other = await postJson(server, '/api/sip', q, { origin: 'http://evil.example' });
+    expect(other.status).toBe(403);
+    const site = await postJson(server, '/api/sip', q, { 'sec-fetch-site': 'cross-site' });
+    expect(site.status).toBe(403);
+    const form = await call(server, 'POST', '/api/sip', { 'content-type': 'text/plain' }, JSON.stringify(q));
+    expect(form.status).toBe(415);
+    expect((await postJson(server, '/api/sip', q, { origin: `http://${host()}` })).status).toBe(200);
+  });
+
+  it('a zone text cannot read a file ($INCLUDE) nor make the server ask anyone', async () => {
+    const text = '$ORIGIN x.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\n$INCLUDE /etc/passwd\n';
+    const a = await postJson(server, '/api/sip', { uri: 'sip:x.example', zone: text });
+    expect(a.status).toBe(400);
+    expect(a.json().error).toMatchObject({ code: 'SERVE_ERR_ZONE', line: 4 });
+    expect(a.body).not.toContain('root:');
+  });
+
+  it('a zone text over 64 KB is refused before it is parsed; GET /api/failover is a 405', async () => {
+    const zone = `${zoneText('dot.example')}${';'.repeat(70_000)}\n`;
+    const a = await postJson(server, '/api/sip', { uri: 'sip:dot.example', zone });
+    expect(a.status).toBe(400);
+    expect(a.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message: 'zone is longer than 65536 characters' });
+    const get = await call(server, 'GET', '/api/failover?uri=sip:bob@biloxi.example');
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+  });
+
+  it('a zone text error names its line', async () => {
+    const text = zoneText('dot.example').replace('a           IN  A     192.0.2.1', 'a IN A 300.1.2.3');
+    const a = await postJson(server, '/api/sip', { uri: 'sip:dot.example', zone: text });
+    expect(a.status).toBe(400);
+    expect(a.json().error).toEqual({
+      code: 'SERVE_ERR_ZONE',
+      message: 'zone text line 11: "300.1.2.3" is not an IPv4 address',
+      line: 11,
+    });
+  });
+});
+
+describe('serve: limits of its own', () => {
+  it('over the request rate: 429 with Retry-After', async () => {
+    const { server: s, backend } = await exampleServer({ ratePerSecond: 1, rateBurst: 3 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await call(s, 'GET', '/api/info')).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      const limited = await call(s, 'GET', '/api/info');
+      expect(limited.headers['retry-after']).toBe('1');
+      expect(limited.json().error.code).toBe('SERVE_ERR_RATE');
+    } finally {
+      await s.close();
+      await backend.close();
+    }
+  });
+
+  it('a zone text never reaches the backend, even one that is tried first', async () => {
+    const { server: s, backend } = await exampleServer({}, [recorder]);
+    try {
+      const a = await postJson(s, '/api/sip', { uri: 'sip:bob@elsewhere.example', zone: zoneText('dot.example') });
+      expect(a.status).toBe(200);
+      expect(recorder.asked).toEqual([]);
+      // Without zone text the backend is asked: the recorder is first, so it sees the questions.
+      await call(s, 'GET', '/api/sip?uri=sip:bob@elsewhere.example&transports=udp&ipv6=0');
+      expect(recorder.asked).toContain('elsewhere.example 35');
+    } finally {
+      await s.close();
+      await backend.close();
+    }
+  });
+
+  it('an exposed bind says so; a hostile Host is still refused there', async () => {
+    const { server: s, backend } = await exampleServer({ host: '127.0.0.2' });
+    try {
+      expect(s.exposed).toBe(false);
+      expect(s.url).toBe(`http://127.0.0.2:${s.port}/`);
+    } finally {
+      await s.close();
+      await backend.close();
+    }
+  });
+});

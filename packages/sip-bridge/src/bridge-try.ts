@@ -1,0 +1,196 @@
+/**
+ * One try of the bridge's walk: a new client transaction to one target, and what it tells the
+ * failover cursor. Its first response (or transport error) settles `first`; after a
+ * provisional response, its final one settles `final()`. Responses the application must see
+ * go to `deliver`; a final response of the failover set (503 by default) does not.
+ */
+import { performance } from 'node:perf_hooks';
+import type { SipAttempt, TransactionAffinity, TryOutcome } from '@dnscore/sip';
+import type { SipEndpoint, TryEvent, TryHandle, TryTarget } from './sip-endpoint.js';
+import type { SipRequest, SipResponse, SipVia } from './sip-stack.js';
+import type { AttemptOutcome, BridgeAttempt } from './send-report.js';
+
+export interface TryContext {
+  readonly endpoint: SipEndpoint;
+  readonly transactions: TransactionAffinity;
+  /** The application's request; its Via list is set to the current try's, as `sip` does (for a CANCEL). */
+  readonly request: SipRequest;
+  /** Via headers of earlier hops, under ours. */
+  readonly upstream: readonly SipVia[];
+  readonly deliver: (response: SipResponse) => void;
+  /** Timer F after a provisional response to a non-INVITE, ms. */
+  readonly timerFMs: number;
+  /** Whether a final response moves the walk on (the cursor's failover set). */
+  readonly failsOver: (status: number) => boolean;
+  /** What is left of the transaction bound, ms: Timer F never runs past it. */
+  readonly remainingMs: () => number;
+}
+
+export interface FinalOutcome {
+  readonly outcome: TryOutcome;
+  readonly response?: SipResponse;
+}
+
+type Phase = 'waiting' | 'provisional' | 'chosen' | 'dropped';
+
+export class BridgeTry {
+  readonly record: { -readonly [K in keyof BridgeAttempt]: BridgeAttempt[K] };
+  /** Settles with the first response, rejects with the first transport error. */
+  readonly first: Promise<TryOutcome>;
+  firstResponse: SipResponse | undefined;
+  /** The final response of the failover set this try got, if any: the application's answer when no target answered. */
+  failoverResponse: SipResponse | undefined;
+  readonly #ctx: TryContext;
+  readonly #started = performance.now();
+  #phase: Phase = 'waiting';
+  #handle: TryHandle | undefined;
+  #timerF: ReturnType<typeof setTimeout> | undefined;
+  #final: FinalOutcome | undefined;
+  #onFinal: ((final: FinalOutcome) => void) | undefined;
+  #resolveFirst!: (outcome: TryOutcome) => void;
+  #rejectFirst!: (error: Error) => void;
+
+  constructor(ctx: TryContext, attempt: SipAttempt, target: TryTarget, signal: AbortSignal) {
+    this.#ctx = ctx;
+    this.record = {
+      target: attempt.target,
+      outcome: 'timeout',
+      status: null,
+      ms: 0,
+      penalized: attempt.penalized,
+      pinned: attempt.pinned,
+      switched: attempt.switched,
+      timeoutMs: attempt.timeoutMs,
+      capped: attempt.capped,
+      skipped: attempt.skipped,
+    };
+    this.first = new Promise<TryOutcome>((resolve, reject) => {
+      this.#resolveFirst = resolve;
+      this.#rejectFirst = reject;
+    });
+    const via: SipVia[] = [{ params: {} }, ...ctx.upstream];
+    ctx.request.headers.via = via;
+    try {
+      this.#handle = ctx.endpoint.attempt(
+        { ...ctx.request, headers: { ...ctx.request.headers, via } },
+        target,
+        (event) => this.#onEvent(event),
+      );
+      // Retransmissions ride the transaction; a CANCEL or non-2xx ACK finds the target by branch.
+      if (this.#handle.branch)
+        ctx.transactions.bind(this.#handle.branch, {
+          ...attempt.target,
+          ...(target.serverName ? { serverName: target.serverName } : {}),
+        });
+    } catch (error) {
+      this.#phase = 'dropped';
+      this.#rejectFirst(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    // The cursor's per-target timer ran out without any response.
+    signal.addEventListener(
+      'abort',
+      () => {
+        if (this.#phase !== 'waiting') return;
+        this.#phase = 'dropped';
+        this.#settle('timeout', null);
+        this.#handle?.stop();
+      },
+      { once: true },
+    );
+  }
+
+  /** The final outcome after a provisional response. */
+  final(): Promise<FinalOutcome> {
+    return this.#final ? Promise.resolve(this.#final) : new Promise((resolve) => (this.#onFinal = resolve));
+  }
+
+  /** Clears Timer F (the walk is over). */
+  dispose(): void {
+    clearTimeout(this.#timerF);
+  }
+
+  #onEvent(event: TryEvent): void {
+    if (this.#phase === 'dropped') return;
+    if (event.type === 'transport-error') {
+      if (this.#phase === 'chosen') return;
+      const first = this.#phase === 'waiting';
+      this.#phase = 'dropped';
+      this.dispose();
+      this.#settle('transport-error', null, event.error);
+      if (first) this.#rejectFirst(event.error);
+      else this.#finish({ outcome: { type: 'transport-error', error: event.error } });
+      return;
+    }
+    const response = event.response;
+    const { deliver, request, failsOver } = this.#ctx;
+    // 2xx retransmissions: the application ACKs each.
+    if (this.#phase === 'chosen' || (this.#phase === 'provisional' && response.status < 200)) {
+      deliver(response);
+      return;
+    }
+    if (response.status >= 200) {
+      const failover = failsOver(response.status);
+      this.dispose();
+      this.#settle(failover ? 'failover' : 'response', response.status);
+      this.#phase = failover ? 'dropped' : 'chosen';
+      if (failover) this.failoverResponse = response;
+      if (response.status < 300 && request.method === 'INVITE') {
+        // The ACK of a 2xx is a new transaction: it must not follow this branch.
+        if (this.#handle?.branch) this.#ctx.transactions.release(this.#handle.branch);
+      }
+    }
+    if (this.#phase !== 'dropped') deliver(response);
+    const outcome: TryOutcome = { type: 'response', status: response.status, ...retryAfter(response) };
+    if (this.firstResponse === undefined) {
+      this.firstResponse = response;
+      if (response.status < 200) {
+        this.#phase = 'provisional';
+        this.#startTimerF();
+      }
+      this.#resolveFirst(outcome);
+    } else {
+      this.#finish({ outcome, response });
+    }
+  }
+
+  #finish(final: FinalOutcome): void {
+    this.#final = final;
+    this.#onFinal?.(final);
+  }
+
+  #settle(outcome: AttemptOutcome, status: number | null, error?: Error): void {
+    Object.assign(this.record, {
+      outcome,
+      status,
+      ms: Math.round(performance.now() - this.#started),
+      ...(error ? { error } : {}),
+    });
+  }
+
+  /**
+   * `sip` 0.0.6 drops Timer F on a 1xx; a non-INVITE must still end (RFC 3261 section 17.1.2.2),
+   * and no later than the request's transaction bound.
+   */
+  #startTimerF(): void {
+    if (this.#ctx.request.method === 'INVITE') return; // an INVITE waits for its final response or a CANCEL
+    const elapsed = performance.now() - this.#started;
+    const left = Math.max(0, Math.min(this.#ctx.timerFMs - elapsed, this.#ctx.remainingMs()));
+    this.#timerF = setTimeout(() => {
+      if (this.#phase !== 'provisional') return;
+      this.#phase = 'dropped';
+      this.#settle('timeout', null);
+      this.#handle?.stop();
+      this.#finish({ outcome: { type: 'timeout' } });
+    }, left);
+  }
+}
+
+/** The Retry-After seconds of a 503 (RFC 3261 section 20.33), when it has one. */
+export function retryAfter(response: SipResponse): { retryAfter?: number } {
+  if (response.status !== 503) return {};
+  const value = response.headers['retry-after'];
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
+  const match = /^\s*(\d{1,9})/.exec(text);
+  return match ? { retryAfter: Number(match[1]) } : {};
+}

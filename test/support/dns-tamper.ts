@@ -1,0 +1,68 @@
+/**
+ * What an on-path attacker does to a signed answer, one function per attack, for the rewrite
+ * of ./dns-proxy.ts. Each returns a new packet; the signatures no longer match what is in it
+ * (or are gone), which a validator must see.
+ */
+import { parseMessage } from '@dnscore/core/plugin';
+import * as dnsPacket from 'dns-packet';
+import type { ProxiedQuery } from './dns-proxy.js';
+
+const CNAME = 5;
+
+/** One octet appended to the first CNAME's RDATA (RDLENGTH grows with it): issue 17's attack. */
+export function appendOctetToCname(answer: Uint8Array): Uint8Array {
+  const message = parseMessage(answer);
+  const cname = message.answers.find((r) => r.type === CNAME);
+  if (!cname) throw new Error('no CNAME in the answer to append to');
+  const end = cname.rdataOffset + cname.rdlength;
+  const out = new Uint8Array(answer.length + 1);
+  out.set(answer.subarray(0, end), 0);
+  out[end] = 0;
+  out.set(answer.subarray(end), end + 1);
+  const rdlength = cname.rdlength + 1;
+  out[cname.rdataOffset - 2] = rdlength >> 8;
+  out[cname.rdataOffset - 1] = rdlength & 0xff;
+  return out;
+}
+
+/** Every RRSIG taken out of the answer and authority sections. */
+export function stripRrsigs(answer: Uint8Array): Uint8Array {
+  const packet = dnsPacket.decode(Buffer.from(answer));
+  packet.answers = (packet.answers ?? []).filter((r) => r.type !== 'RRSIG');
+  packet.authorities = (packet.authorities ?? []).filter((r) => r.type !== 'RRSIG');
+  return dnsPacket.encode(packet);
+}
+
+/** Every A record's address replaced with `address` (the RRSIGs left as they were). */
+export function forgeAddresses(answer: Uint8Array, address: string): Uint8Array {
+  const packet = dnsPacket.decode(Buffer.from(answer));
+  packet.answers = (packet.answers ?? []).map((r) => (r.type === 'A' ? { ...r, data: address } : r));
+  return dnsPacket.encode(packet);
+}
+
+/** The AD bit (RFC 4035 section 3.2.3) set: "I validated this", from whoever answers. */
+export function setAuthenticData(answer: Uint8Array): Uint8Array {
+  const out = Uint8Array.from(answer);
+  out[3] = out[3]! | 0x20;
+  return out;
+}
+
+/** The DS RRset and its RRSIG removed, the denial records too: an empty NOERROR instead. */
+export function dropDs(answer: Uint8Array): Uint8Array {
+  const packet = dnsPacket.decode(Buffer.from(answer));
+  packet.answers = [];
+  packet.authorities = (packet.authorities ?? []).filter((r) => r.type === 'SOA');
+  return dnsPacket.encode(packet);
+}
+
+/** A made-up answer to `query`: `address` as its A record, authoritative, no signatures. */
+export function forgedAnswer(query: ProxiedQuery, address: string): Uint8Array {
+  const asked = dnsPacket.decode(Buffer.from(query.packet));
+  return dnsPacket.encode({
+    id: asked.id ?? 0,
+    type: 'response',
+    flags: dnsPacket.AUTHORITATIVE_ANSWER | ((asked.flags ?? 0) & dnsPacket.RECURSION_DESIRED),
+    questions: asked.questions ?? [],
+    answers: query.type === 1 ? [{ name: query.name, type: 'A', ttl: 300, class: 'IN', data: address }] : [],
+  });
+}
