@@ -10,7 +10,9 @@ import { warmThroughput } from './cases/warm-throughput.js';
 import { dnssecCost } from './cases/dnssec-cost.js';
 import { concurrency } from './cases/concurrency.js';
 import { failoverCase } from './cases/failover.js';
+import { libunboundCase } from './cases/libunbound.js';
 import { nodeDnsFacade } from './cases/node-dns-facade.js';
+import { sharedPenalty } from './cases/shared-penalty.js';
 import type { BenchCase, BenchContext, Section } from './cases/section.js';
 import { describeEnvironment } from './report/environment.js';
 import { renderReport, renderSection } from './report/markdown.js';
@@ -26,6 +28,8 @@ const CASES: Record<(typeof CASE_IDS)[number], BenchCase | undefined> = {
   failover: failoverCase,
   concurrency,
   nodedns: nodeDnsFacade,
+  shared: sharedPenalty,
+  unbound: libunboundCase,
 };
 
 async function main(): Promise<void> {
