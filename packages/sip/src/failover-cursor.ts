@@ -7,6 +7,7 @@
  * by affinity is tried first. An expired target list is resolved again before the next try.
  */
 import { AbortError, InvalidArgumentError, StateError, type Clock, type Timers } from '@dnscore/core';
+import { failoverChannel } from '@dnscore/core/diagnostics';
 import { TargetsExhaustedError } from './errors.js';
 import type { CallIdAffinity } from './call-id-affinity.js';
 import { normalizeDestination, destinationKey, type PenaltyBox } from './penalty-box.js';
@@ -77,6 +78,7 @@ export class FailoverCursor {
   #state: State = 'idle';
   #busy = false;
   #current: SipAttempt | undefined;
+  #startedAt: number | undefined;
 
   constructor(host: CursorHost, uri: SipUri, options: FailoverCursorOptions = {}) {
     this.#host = host;
@@ -129,6 +131,8 @@ export class FailoverCursor {
       this.#busy = false;
     }
     const pick = this.#pick(resolution);
+    if (failoverChannel.hasSubscribers)
+      publishFailover(this.#uri, this.#tries, pick?.target, this.#startedAt ?? 0, this.#host.clock);
     if (!pick) {
       this.#state = 'exhausted';
       return undefined;
@@ -151,6 +155,7 @@ export class FailoverCursor {
     });
     this.#tried.add(destinationKey(pick.target)).add(destinationKey(sized.target));
     this.#tries.push({ attempt });
+    this.#startedAt ??= this.#host.clock.now();
     this.#current = attempt;
     this.#state = 'trying';
     return attempt;
@@ -178,7 +183,7 @@ export class FailoverCursor {
         if (status === 503) {
           penaltyBox.markFailed(target, {
             ...(retryAfter !== undefined ? { retryAfter } : {}),
-            reason: '503 Service Unavailable',
+            reason: failureReason(outcome),
           });
           this.#state = 'idle';
           return 'failover';
@@ -190,7 +195,7 @@ export class FailoverCursor {
       }
       case 'transport-error':
         entry.outcome = outcome;
-        penaltyBox.markFailed(target, { reason: 'transport error' });
+        penaltyBox.markFailed(target, { reason: failureReason(outcome) });
         this.#state = 'idle';
         return 'failover';
       case 'timeout':
@@ -199,7 +204,7 @@ export class FailoverCursor {
           this.#state = 'ended';
           return 'ended';
         }
-        penaltyBox.markFailed(target, { reason: 'no response' });
+        penaltyBox.markFailed(target, { reason: failureReason(outcome) });
         this.#state = 'idle';
         return 'failover';
       default:
@@ -335,4 +340,34 @@ export class FailoverCursor {
 function checkSize(size: number): void {
   if (!Number.isInteger(size) || size < 0)
     throw new InvalidArgumentError(`a request size must be a non-negative integer, not ${String(size)}`);
+}
+
+/** Why a try failed, as the penalty box and the failover event say it. */
+function failureReason(outcome: TryOutcome): string {
+  if (outcome.type === 'response') return `${outcome.status}${outcome.status === 503 ? ' Service Unavailable' : ''}`;
+  return outcome.type === 'timeout' ? 'no response' : 'transport error';
+}
+
+/** `dnscore:sip:failover` when the last try failed: from it to `to` (undefined: none left). */
+function publishFailover(
+  uri: SipUri,
+  tries: readonly { readonly attempt: SipAttempt; readonly outcome?: TryOutcome }[],
+  to: SipTarget | undefined,
+  startedAt: number,
+  clock: Clock,
+): void {
+  const last = tries[tries.length - 1];
+  if (!last?.outcome) return;
+  failoverChannel.publish({
+    uri: uri.text,
+    from: destinationInfo(last.attempt.target),
+    to: to && destinationInfo(to),
+    reason: failureReason(last.outcome),
+    index: last.attempt.index,
+    elapsedMs: clock.now() - startedAt,
+  });
+}
+
+function destinationInfo(target: SipTarget): { transport: string; address: string; port: number; host: string } {
+  return { transport: target.transport, address: target.address, port: target.port, host: target.host };
 }

@@ -4,7 +4,6 @@
  * Retry-After sets the time, clamped so a hostile 503 cannot ban a server for ever. Entries
  * expire on their own (read against the clock); nothing needs clearing.
  */
-import diagnostics from 'node:diagnostics_channel';
 import {
   InvalidArgumentError,
   checkNonNegativeNumber,
@@ -12,11 +11,10 @@ import {
   systemClock,
   type Clock,
 } from '@dnscore/core';
+import { penaltyChannel } from '@dnscore/core/diagnostics';
 import { DEFAULT_MAX_RETRY_AFTER_S, DEFAULT_PENALTY_MAX_ENTRIES, DEFAULT_PENALTY_MS } from './defaults.js';
 import { normalizeAddress } from './host.js';
 import { isSipTransport, type SipTransport } from './transport.js';
-
-const penaltyChannel = diagnostics.channel('dnscore:sip:penalty');
 
 export interface PenaltyBoxOptions {
   /** Time in the box without a Retry-After, ms (default 60 s). */
@@ -88,7 +86,7 @@ export class PenaltyBox {
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     this.#trim(now);
-    if (penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'mark', entry });
+    if (penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'enter', entry, reason: entry.reason });
     return entry;
   }
 
@@ -107,7 +105,7 @@ export class PenaltyBox {
     const key = destinationKey(destination);
     const entry = this.#live(key, this.#clock.now());
     this.#entries.delete(key);
-    if (entry && penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'clear', entry });
+    if (entry && penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'leave', entry, reason: 'answered' });
     return entry !== undefined;
   }
 

@@ -79,7 +79,7 @@ describe('PenaltyBox: nominal', () => {
     expect(small.entries().map((e) => e.port)).toEqual([3, 1]);
   });
 
-  it('publishes marks and clears on dnscore:sip:penalty', () => {
+  it('publishes enter and leave on dnscore:sip:penalty', () => {
     const seen: unknown[] = [];
     const listener = (message: unknown): void => void seen.push(message);
     diagnostics.subscribe('dnscore:sip:penalty', listener);
@@ -90,8 +90,8 @@ describe('PenaltyBox: nominal', () => {
       diagnostics.unsubscribe('dnscore:sip:penalty', listener);
     }
     expect(seen).toEqual([
-      { event: 'mark', entry: { ...sip1, until: 60_000, reason: '503' } },
-      { event: 'clear', entry: { ...sip1, until: 60_000, reason: '503' } },
+      { event: 'enter', entry: { ...sip1, until: 60_000, reason: '503' }, reason: '503' },
+      { event: 'leave', entry: { ...sip1, until: 60_000, reason: '503' }, reason: 'answered' },
     ]);
   });
 });
