@@ -11,6 +11,7 @@ import { dnssecCost } from './cases/dnssec-cost.js';
 import { concurrency } from './cases/concurrency.js';
 import { failoverCase } from './cases/failover.js';
 import { nodeDnsFacade } from './cases/node-dns-facade.js';
+import { diagnosticsCost } from './cases/diagnostics-cost.js';
 import type { BenchCase, BenchContext, Section } from './cases/section.js';
 import { describeEnvironment } from './report/environment.js';
 import { renderReport, renderSection } from './report/markdown.js';
@@ -26,6 +27,7 @@ const CASES: Record<(typeof CASE_IDS)[number], BenchCase | undefined> = {
   failover: failoverCase,
   concurrency,
   nodedns: nodeDnsFacade,
+  diagnostics: diagnosticsCost,
 };
 
 async function main(): Promise<void> {
