@@ -3,13 +3,21 @@
  * and TCP servers and the client that starts a dialog; node TLS peers play the TLS servers
  * (this sipp is built without TLS). Targets come from a zone through @dnscore/sip (the zone
  * resolver, and once nsd through the system resolver). Per-target timer: 400 ms. No timing
- * is asserted: only where each try went and what came of it.
+ * is asserted: only where each try went and what came of it. The failover policy of issue 14
+ * (the failover set, the penalty by reason, the transaction bound, no SIPS downgrade) is
+ * checked here against sipp.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { DnsCore, ZoneResolver, seededRandom, type ResolverPlugin } from '@dnscore/core';
 import { SystemResolver } from '@dnscore/resolver-system';
-import { SipLocator, drawFirstTargets } from '@dnscore/sip';
+import {
+  SipLocator,
+  TargetsExhaustedError,
+  TransactionTimeoutError,
+  drawFirstTargets,
+  type SipLocatorOptions,
+} from '@dnscore/sip';
 import { SipBridge, type SipBridgeOptions, type SipRequest, type SendReport } from '@dnscore/sip-bridge';
 import type { TestCertificate } from './support/certs.js';
 import { startFailoverPeers, type FailoverPeers } from './support/failover-peers.js';
@@ -46,11 +54,15 @@ interface Setup {
 }
 
 async function setup(
-  options: SipBridgeOptions & { readonly seed?: number; readonly plugin?: ResolverPlugin } = {},
+  options: SipBridgeOptions & {
+    readonly seed?: number;
+    readonly plugin?: ResolverPlugin;
+    readonly policy?: SipLocatorOptions;
+  } = {},
 ): Promise<Setup> {
-  const { seed = 1, plugin, ...bridgeOptions } = options;
+  const { seed = 1, plugin, policy, ...bridgeOptions } = options;
   const core = new DnsCore([plugin ?? new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(seed) });
-  const locator = new SipLocator(core, { ipv6: false, targetTimeoutMs: TIMER_MS });
+  const locator = new SipLocator(core, { ipv6: false, targetTimeoutMs: TIMER_MS, ...policy });
   const localPort = await freePort('127.0.0.1');
   const bridge = await SipBridge.create(sip, locator, {
     address: '127.0.0.1',
@@ -84,6 +96,63 @@ function tries(report: SendReport): string[] {
   );
 }
 
+describe('the failover policy against sipp (issue 14)', () => {
+  it('a 500 from sipp is the answer by default; with failoverOn [500, 503] the next server answers', async () => {
+    const plain = await setup();
+    const carrier = await setup({ policy: { failoverOn: [500, 503] } });
+    try {
+      const statuses: number[] = [];
+      expect(
+        tries(await plain.bridge.send(options(`sip:svc@err500.${ORIGIN}`), (rs) => statuses.push(rs.status))),
+      ).toEqual([`udp ${hosts.error} response 500`]);
+      const moved = await carrier.bridge.send(options(`sip:svc@err500.${ORIGIN}`), (rs) => statuses.push(rs.status));
+      expect(tries(moved)).toEqual([`udp ${hosts.error} failover 500`, `udp ${hosts.live} response 200`]);
+      expect(statuses).toEqual([500, 200]);
+      expect(carrier.locator.penaltyBox.entries()).toEqual([]);
+    } finally {
+      plain.bridge.close();
+      carrier.bridge.close();
+    }
+  });
+
+  it('four silent servers, a 700 ms bound: failover stops there with a 408, the last timer capped', async () => {
+    const { bridge } = await setup({ policy: { transactionTimeoutMs: 700 } });
+    try {
+      const statuses: number[] = [];
+      const report = await bridge.send(options(`sip:svc@silent.${ORIGIN}`), (rs) => statuses.push(rs.status));
+      expect(report.error).toBeInstanceOf(TransactionTimeoutError);
+      expect(report.error).toMatchObject({ code: 'SIP_ERR_TRANSACTION_TIMEOUT', timeoutMs: 700 });
+      expect(statuses).toEqual([408]);
+      const silentOrder = [hosts.dead, hosts.dialog, hosts.tlsWrong, hosts.tlsRight];
+      expect(report.attempts.map((a) => a.target.address)).toEqual(silentOrder.slice(0, report.attempts.length));
+      expect(report.attempts.length).toBeLessThan(silentOrder.length);
+      expect(report.attempts.map((a) => `${a.outcome} ${a.capped}`)).toEqual([
+        ...report.attempts.slice(0, -1).map(() => 'timeout false'),
+        'timeout true',
+      ]);
+    } finally {
+      bridge.close();
+    }
+  });
+
+  it('a sips: URI whose TLS servers all refuse ends with no target; the live UDP server is never tried', async () => {
+    const { bridge } = await setup();
+    try {
+      const statuses: number[] = [];
+      const report = await bridge.send(options(`sips:svc@downgrade.${ORIGIN}`), (rs) => statuses.push(rs.status));
+      expect(tries(report)).toEqual([`tls ${hosts.dead} transport-error -`, `tls ${hosts.error} transport-error -`]);
+      expect(report.error).toBeInstanceOf(TargetsExhaustedError);
+      expect([report.answeredBy, statuses]).toEqual([null, [503]]);
+      // The same name for a sip: URI over UDP reaches the live sipp server: the UDP branch is real.
+      expect(tries(await bridge.send(options(`sip:svc@downgrade.${ORIGIN};transport=udp`)))).toEqual([
+        `udp ${hosts.live} response 200`,
+      ]);
+    } finally {
+      bridge.close();
+    }
+  });
+});
+
 describe('the bridge fails over between sipp servers', () => {
   it('first server dead (nothing listens on UDP): the request reaches the second after the per-target timer', async () => {
     const { bridge, locator } = await setup();
@@ -93,7 +162,8 @@ describe('the bridge fails over between sipp servers', () => {
       expect(tries(report)).toEqual([`udp ${hosts.dead} timeout -`, `udp ${hosts.live} response 200`]);
       expect(report.answeredBy?.address).toBe(hosts.live);
       expect(statuses).toEqual([200]);
-      expect(locator.penaltyBox.get({ transport: 'udp', address: hosts.dead, port })?.reason).toBe('no response');
+      // An OPTIONS met by silence boxes nothing by default (a live hop may hold a non-INVITE).
+      expect(locator.penaltyBox.get({ transport: 'udp', address: hosts.dead, port })).toBeUndefined();
     } finally {
       bridge.close();
     }
@@ -104,10 +174,10 @@ describe('the bridge fails over between sipp servers', () => {
     try {
       const statuses: number[] = [];
       const report = await bridge.send(options(`sip:svc@busy.${ORIGIN}`), (rs) => statuses.push(rs.status));
-      expect(tries(report)).toEqual([`udp ${hosts.busy} 503 503`, `udp ${hosts.live} response 200`]);
+      expect(tries(report)).toEqual([`udp ${hosts.busy} failover 503`, `udp ${hosts.live} response 200`]);
       expect(statuses).toEqual([200]); // the 503 that caused failover is not the application's
       const entry = locator.penaltyBox.get({ transport: 'udp', address: hosts.busy, port })!;
-      expect(entry.reason).toBe('503 Service Unavailable');
+      expect([entry.reason, entry.detail]).toEqual(['retry-after', '503 Service Unavailable, Retry-After 30 s']);
       expect(entry.until - Date.now()).toBeLessThanOrEqual(30_000);
       expect(entry.until - Date.now()).toBeGreaterThan(20_000); // Retry-After 30, not the default 60 s
     } finally {
@@ -121,7 +191,7 @@ describe('the bridge fails over between sipp servers', () => {
       const report = await bridge.send(options(`sip:svc@refuse.${ORIGIN};transport=tcp`));
       expect(tries(report)).toEqual([`tcp ${hosts.dead} transport-error -`, `tcp ${hosts.live} response 200`]);
       expect(report.attempts[0]!.error).toMatchObject({ code: 'BRIDGE_ERR_TRANSPORT' });
-      expect(locator.penaltyBox.get({ transport: 'tcp', address: hosts.dead, port })?.reason).toBe('transport error');
+      expect(locator.penaltyBox.get({ transport: 'tcp', address: hosts.dead, port })?.reason).toBe('transport-error');
       // The next request goes straight to the live server: the refusing one is in the penalty box.
       expect(tries(await bridge.send(options(`sip:svc@refuse.${ORIGIN};transport=tcp`)))).toEqual([
         `tcp ${hosts.live} response 200`,
@@ -131,7 +201,7 @@ describe('the bridge fails over between sipp servers', () => {
     }
   });
 
-  it('the next request, while the dead server is in the penalty box, goes straight to the second (nsd + system resolver)', async () => {
+  it('non-INVITE timeouts boxed: the next request goes straight to the second (nsd + system resolver)', async () => {
     let nsd: NsdServer | undefined;
     try {
       nsd = await startNsd([{ name: ORIGIN, text: zone }]);
@@ -139,7 +209,7 @@ describe('the bridge fails over between sipp servers', () => {
         { nameservers: [nsd.endpoint], resolvConf: '/nonexistent/resolv.conf' },
         { timeoutMs: 2000, attempts: 2 },
       );
-      const { bridge } = await setup({ plugin: system });
+      const { bridge } = await setup({ plugin: system, policy: { penalty: { nonInviteTimeoutMs: 60_000 } } });
       try {
         expect(tries(await bridge.send(options(`sip:svc@dead.${ORIGIN}`)))).toEqual([
           `udp ${hosts.dead} timeout -`,

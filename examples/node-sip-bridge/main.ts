@@ -73,8 +73,10 @@ sip2 IN A 127.0.0.1
         print(`  try ${i + 1}: ${name(a.target.port)} -> ${a.outcome}${a.status === null ? '' : ` ${a.status}`}`);
       print(`  answered by ${report.answeredBy ? name(report.answeredBy.port) : 'nobody'}`);
     }
-    for (const e of locator.penaltyBox.entries())
-      print(`penalty box: ${name(e.port)} (${e.reason}), ${Math.round((e.until - Date.now()) / 1000)} s or less`);
+    for (const e of locator.penaltyBox.entries()) {
+      const left = Math.round((e.until - Date.now()) / 1000);
+      print(`penalty box: ${name(e.port)} (${e.reason}: ${e.detail}), ${left} s or less`);
+    }
   } finally {
     bridge.close();
     overloaded.close();

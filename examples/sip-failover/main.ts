@@ -39,7 +39,7 @@ export async function main(print: (line: string) => void = console.log): Promise
 
   print('');
   print('INVITE, Call-ID call-1:');
-  const invite = locator.cursor('sip:bob@biloxi.example', { callId: 'call-1' });
+  const invite = locator.cursor('sip:bob@biloxi.example', { callId: 'call-1', method: 'INVITE' });
   for (let attempt = await invite.next(); attempt; attempt = await invite.next()) {
     const outcome = BEHAVIOUR[attempt.target.host]!;
     const verdict = invite.report(attempt, outcome);
@@ -54,8 +54,10 @@ export async function main(print: (line: string) => void = console.log): Promise
   const showBox = (): void => {
     const entries = locator.penaltyBox.entries();
     if (entries.length === 0) print('  penalty box: empty');
-    for (const e of entries)
-      print(`  penalty box: ${e.transport} ${e.address}:${e.port} for ${(e.until - now) / 1000} s more (${e.reason})`);
+    for (const e of entries) {
+      const where = `${e.transport} ${e.address}:${e.port}`;
+      print(`  penalty box: ${where} for ${(e.until - now) / 1000} s more (${e.reason}: ${e.detail})`);
+    }
   };
   showBox();
 

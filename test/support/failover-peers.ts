@@ -1,7 +1,7 @@
 /**
  * The SIP servers of the failover scenarios (support/failover-zone.ts names their addresses):
  * sipp answering 200 over UDP and TCP on the live and weighted hosts, sipp answering 503 on the
- * busy host, and node TLS peers (this sipp has no TLS): one whose certificate names the host
+ * busy host and 500 on the error host, and node TLS peers (this sipp has no TLS): one whose certificate names the host
  * name, one whose certificate names only its own IP address.
  */
 import { makeCertificate, type TestCertificate } from './certs.js';
@@ -41,6 +41,12 @@ export async function startFailoverPeers(
       await startSippServer({
         scenario: answeringScenario(503, 'Service Unavailable', 30),
         address: hosts.busy,
+        port,
+        transport: 'udp',
+      }),
+      await startSippServer({
+        scenario: answeringScenario(500, 'Server Internal Error'),
+        address: hosts.error,
         port,
         transport: 'udp',
       }),

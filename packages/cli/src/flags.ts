@@ -11,6 +11,14 @@ export function parseTransports(text: string): SipTransport[] {
   return [...new Set(list)] as SipTransport[];
 }
 
+/** "500,503" -> final response codes (300..699), each once, for --failover-on; anything else is a UsageError. */
+export function parseStatusCodes(text: string, flag: string): number[] {
+  const list = text.split(',').map((t) => t.trim());
+  if (list.some((t) => !/^[3-6]\d\d$/.test(t)))
+    throw new UsageError(`${flag} takes a list of final SIP status codes 300..699 (e.g. 500,503), not "${text}"`);
+  return [...new Set(list.map(Number))];
+}
+
 /** A whole number in [min, max], or a UsageError naming the flag. */
 export function integer(text: string, flag: string, min: number, max: number): number {
   if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max)

@@ -191,8 +191,16 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
       (m: PenaltyEvent) =>
         write(
           'penalty',
-          { event: m.event, destination: destination(m.entry), until: m.entry.until, reason: m.reason },
-          `penalty box ${m.event === 'enter' ? 'takes' : 'lets out'} ${where(m.entry)}: ${m.reason}`,
+          {
+            event: m.event,
+            destination: destination(m.entry),
+            until: m.entry.until,
+            reason: m.reason,
+            ...(m.entry.detail ? { detail: m.entry.detail } : {}),
+          },
+          m.event === 'enter'
+            ? `penalty box takes ${where(m.entry)}: ${m.reason}${m.entry.detail ? ` (${m.entry.detail})` : ''}`
+            : `penalty box lets out ${where(m.entry)}: ${m.reason}`,
         ),
     ],
     [

@@ -1,7 +1,8 @@
 /**
  * `dnscore ping` against sipp servers on loopback (and a node TLS peer: this sipp has no TLS),
  * with the targets from a zone file: every try printed, the penalty box visible on the next
- * request, --json in the issue's shape, and the exit codes. No timing is asserted.
+ * request (the skipped target and its reason), --json in the issue's shape, the failover set
+ * and the transaction bound flags, and the exit codes. No timing is asserted.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +39,12 @@ beforeAll(async () => {
       port,
       transport: 'udp',
     }),
+    await startSippServer({
+      scenario: answeringScenario(500, 'Server Internal Error'),
+      address: hosts.error,
+      port,
+      transport: 'udp',
+    }),
   );
   tls = await startSipPeer({ transport: 'tls', address: hosts.tlsRight, port, behaviour: answer(200), tls: cert });
 });
@@ -50,11 +57,11 @@ afterAll(async () => {
 const ping = (...args: string[]) =>
   dnscore('ping', ...args, '--zone', zoneFile, '--bind', '127.0.0.1', '--per-target-timeout', '300');
 
-/** The try lines without the milliseconds. */
+/** The try and skip lines without the milliseconds. */
 const tryLines = (stdout: string) =>
   stdout
     .split('\n')
-    .filter((l) => /^ {2}try /.test(l))
+    .filter((l) => /^ {2}(try|skip) /.test(l))
     .map((l) =>
       l
         .replace(/\s+\d+ ms/, '')
@@ -63,20 +70,67 @@ const tryLines = (stdout: string) =>
     );
 
 describe('dnscore ping: nominal', () => {
-  it('prints every try; after a dead first server the next request goes straight to the live one (exit 0)', async () => {
-    const { code, stdout, stderr } = await ping(`sip:svc@dead.${ORIGIN}`, '--count', '2');
+  it('prints every try; after a 503 with Retry-After the next request skips that server, saying why', async () => {
+    const { code, stdout, stderr } = await ping(`sip:svc@busy.${ORIGIN}`, '--count', '2');
     expect([code, stderr]).toEqual([0, '']);
-    expect(stdout.split('\n')[0]).toBe(`PING sip:svc@dead.${ORIGIN}: 2 OPTIONS requests, per-target timer 300 ms`);
-    expect(tryLines(stdout)).toEqual([
-      `try 1 udp ${hosts.dead}:${port} (dead-server.${ORIGIN}) timeout -`,
+    expect(stdout.split('\n')[0]).toBe(`PING sip:svc@busy.${ORIGIN}: 2 OPTIONS requests, per-target timer 300 ms`);
+    const lines = tryLines(stdout);
+    expect(lines.slice(0, 2)).toEqual([
+      `try 1 udp ${hosts.busy}:${port} (busy-server.${ORIGIN}) failover 503`,
       `try 2 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
-      `try 1 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
     ]);
+    const busy = `${hosts.busy.replaceAll('.', '\\.')}:${port}`;
+    const why = 'retry-after \\(503 Service Unavailable, Retry-After 30 s\\)';
+    expect(lines[2]).toMatch(new RegExp(`^skip udp ${busy} in the penalty box: ${why}, (29|30) s left$`));
+    expect(lines.slice(3)).toEqual([`try 1 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`]);
     expect(stdout.match(/answered by .*/g)).toEqual([
       `answered by udp ${hosts.live}:${port}`,
       `answered by udp ${hosts.live}:${port}`,
     ]);
     expect(stdout).toContain('2 of 2 requests answered\n');
+  });
+
+  it('a dead first server: an OPTIONS met by silence is not boxed, so the next request tries it again', async () => {
+    const { code, stdout } = await ping(`sip:svc@dead.${ORIGIN}`, '--count', '2');
+    expect(code).toBe(0);
+    const twice = [
+      `try 1 udp ${hosts.dead}:${port} (dead-server.${ORIGIN}) timeout -`,
+      `try 2 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
+    ];
+    expect(tryLines(stdout)).toEqual([...twice, ...twice]);
+  });
+
+  it('--failover-on 500,503: the 500 moves on to the live server; without it the 500 is the answer', async () => {
+    const moved = await ping(`sip:svc@err500.${ORIGIN}`, '--failover-on', '500,503');
+    expect(moved.code).toBe(0);
+    expect(tryLines(moved.stdout)).toEqual([
+      `try 1 udp ${hosts.error}:${port} (error-server.${ORIGIN}) failover 500`,
+      `try 2 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
+    ]);
+    const plain = await ping(`sip:svc@err500.${ORIGIN}`);
+    expect(tryLines(plain.stdout)).toEqual([`try 1 udp ${hosts.error}:${port} (error-server.${ORIGIN}) response 500`]);
+  });
+
+  it('--transaction-timeout: four silent servers, a 500 ms bound: the walk stops there (exit 3)', async () => {
+    const { code, stdout, stderr } = await ping(`sip:svc@silent.${ORIGIN}`, '--transaction-timeout', '500', '--json');
+    expect(code).toBe(3);
+    const [request] = JSON.parse(stdout).requests;
+    expect(request.answeredBy).toBeNull();
+    expect(request.attempts.length).toBeGreaterThan(0);
+    expect(request.attempts.length).toBeLessThan(4);
+    expect(request.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(request.attempts.map(() => 'timeout'));
+    expect(stderr).toBe(`dnscore: 1 of 1 request to sip:svc@silent.${ORIGIN} got no answer\n`);
+    const text = await ping(`sip:svc@silent.${ORIGIN}`, '--transaction-timeout', '500');
+    const lines = tryLines(text.stdout);
+    // Only the last try's timer was cut by the bound, and the line says so.
+    expect(lines.at(-1)).toMatch(/ timeout - \[timer cut to \d+ ms by the transaction bound\]$/);
+    expect(lines.slice(0, -1).every((l) => l.endsWith(' timeout -'))).toBe(true);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        'no answer: no answer from sip:svc@silent\\.ping\\.test within the transaction bound of 500 ms ' +
+          '\\(\\d tried\\) \\[SIP_ERR_TRANSACTION_TIMEOUT\\]',
+      ),
+    );
   });
 
   it('--json prints one document in the shape of the issue', async () => {
@@ -89,14 +143,45 @@ describe('dnscore ping: nominal', () => {
       requests: [
         {
           attempts: [
-            { transport: 'udp', address: hosts.busy, port, outcome: '503', status: 503, ms: expect.any(Number) },
-            { ...live, outcome: 'response', status: 200, ms: expect.any(Number) },
+            {
+              transport: 'udp',
+              address: hosts.busy,
+              port,
+              outcome: 'failover',
+              status: 503,
+              ms: expect.any(Number),
+              skipped: [],
+            },
+            { ...live, outcome: 'response', status: 200, ms: expect.any(Number), skipped: [] },
           ],
           answeredBy: live,
         },
-        { attempts: [{ ...live, outcome: 'response', status: 200, ms: expect.any(Number) }], answeredBy: live },
+        {
+          attempts: [
+            {
+              ...live,
+              outcome: 'response',
+              status: 200,
+              ms: expect.any(Number),
+              skipped: [
+                {
+                  transport: 'udp',
+                  address: hosts.busy,
+                  port,
+                  reason: 'retry-after',
+                  detail: '503 Service Unavailable, Retry-After 30 s',
+                  until: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+                },
+              ],
+            },
+          ],
+          answeredBy: live,
+        },
       ],
     });
+    const until = Date.parse(json.requests[1].attempts[0].skipped[0].until);
+    expect(until - Date.now()).toBeGreaterThan(20_000);
+    expect(until - Date.now()).toBeLessThanOrEqual(30_000);
   });
 
   it('TLS with --ca, and --method: the certificate is checked against the SIP domain', async () => {
@@ -112,8 +197,17 @@ describe('dnscore ping: nominal', () => {
           outcome: 'transport-error',
           status: null,
           ms: expect.any(Number),
+          skipped: [],
         },
-        { transport: 'tls', address: hosts.tlsRight, port, outcome: 'response', status: 200, ms: expect.any(Number) },
+        {
+          transport: 'tls',
+          address: hosts.tlsRight,
+          port,
+          outcome: 'response',
+          status: 200,
+          ms: expect.any(Number),
+          skipped: [],
+        },
       ],
       answeredBy: { transport: 'tls', address: hosts.tlsRight, port },
     });
@@ -144,7 +238,7 @@ describe('dnscore ping: backend flags', () => {
         JSON.parse(stdout).requests[0].attempts.map(
           (a: { address: string; outcome: string }) => `${a.address} ${a.outcome}`,
         ),
-      ).toEqual([`${hosts.busy} 503`, `${hosts.live} response`]);
+      ).toEqual([`${hosts.busy} failover`, `${hosts.live} response`]);
     } finally {
       await nsd.stop();
     }
@@ -175,6 +269,11 @@ describe('dnscore ping: off-nominal', () => {
       ['sip:a@b.example', '--bind', 'localhost'],
       ['sip:a@b.example', '--transports', 'sctp'],
       ['sip:a@b.example', '--per-target-timeout', 'soon'],
+      ['sip:a@b.example', '--transaction-timeout', '0'],
+      ['sip:a@b.example', '--transaction-timeout', '32s'],
+      ['sip:a@b.example', '--failover-on', '200'],
+      ['sip:a@b.example', '--failover-on', '503,abc'],
+      ['sip:a@b.example', '--failover-on', ''],
       ['sip:a@b.example', '--ca', '/nonexistent/ca.pem'],
       ['sip:a@b.example', '--bogus'],
     ]) {

@@ -37,8 +37,16 @@ describe('dnscore --trace', () => {
 
   it('--trace=json, anywhere on the line: one object per line, the SIP location last', async () => {
     const uri = 'sip:bob@biloxi.example;transport=udp';
-    const { code, stderr } = await dnscore('--trace=json', 'sip', uri, '--zone', EXAMPLE_ZONE);
+    const { code, stdout, stderr } = await dnscore('--trace=json', 'sip', uri, '--zone', EXAMPLE_ZONE);
     expect(code).toBe(0);
+    // RFC 2782 draws the order of equal priorities: the trace lists the targets as the command printed them.
+    const hosts = new Map([
+      ['203.0.113.12', 'sip2.biloxi.example'],
+      ['203.0.113.11', 'sip1.biloxi.example'],
+      ['198.51.100.50', 'backup.biloxi.example'],
+    ]);
+    const printed = [...stdout.matchAll(/^ +\d+ +udp +(\S+) +5060 /gm)].map(([, address]) => address!);
+    expect(new Set(printed)).toEqual(new Set(hosts.keys()));
     const query = (name: string, type: string) => ({
       event: 'query',
       name,
@@ -59,11 +67,7 @@ describe('dnscore --trace', () => {
         event: 'sip-locate',
         uri,
         rule: 'transport-param',
-        targets: [
-          { transport: 'udp', address: '203.0.113.12', port: 5060, host: 'sip2.biloxi.example' },
-          { transport: 'udp', address: '203.0.113.11', port: 5060, host: 'sip1.biloxi.example' },
-          { transport: 'udp', address: '198.51.100.50', port: 5060, host: 'backup.biloxi.example' },
-        ],
+        targets: printed.map((address) => ({ transport: 'udp', address, port: 5060, host: hosts.get(address) })),
         roundTrips: 1,
         queries: 3,
         ms: 0,
@@ -109,7 +113,7 @@ describe('trace lines of fallback, failover, penalty box and affinity', () => {
       const locator = new SipLocator(core, { clock: { now: () => 1_700_000_000_000 } });
       const cursor = locator.cursor('sip:bob@biloxi.example;transport=udp', { callId: 'c1@atlanta.example' });
       const first = await cursor.next();
-      cursor.report(first!, { type: 'response', status: 503 });
+      cursor.report(first!, { type: 'response', status: 503, retryAfter: 30 });
       cursor.report((await cursor.next())!, { type: 'response', status: 200 });
     } finally {
       stop();
@@ -120,7 +124,7 @@ describe('trace lines of fallback, failover, penalty box and affinity', () => {
       'trace: fallback _sip._udp.biloxi.example IN SRV: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
       'trace: fallback biloxi.example IN AAAA: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
       'trace: fallback biloxi.example IN A: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
-      'trace: penalty box takes udp 203.0.113.12:5060: 503 Service Unavailable',
+      'trace: penalty box takes udp 203.0.113.12:5060: retry-after (503 Service Unavailable, Retry-After 30 s)',
       'trace: failover sip:bob@biloxi.example;transport=udp: udp 203.0.113.12:5060 503 Service Unavailable (try 1), ' +
         'next udp 203.0.113.11:5060 after 0 ms',
       'trace: Call-ID c1@atlanta.example pinned to udp 203.0.113.11:5060 (outgoing)',

@@ -122,19 +122,20 @@ export interface FailoverEvent {
   readonly from: SipDestinationInfo;
   /** The next try; undefined when every target was tried. */
   readonly to: SipDestinationInfo | undefined;
-  /** Why `from` failed: '503 Service Unavailable', 'transport error' or 'no response'. */
+  /** Why `from` failed: '503 Service Unavailable', '<status> response' (another of the failover set), 'transport error', 'no response'. */
   readonly reason: string;
   /** Index of the try that failed (0 for the first). */
   readonly index: number;
-  /** Milliseconds since the walk's first try was handed out. */
+  /** Milliseconds since the walk began (its first next(), target lookups included). */
   readonly elapsedMs: number;
 }
 
-/** A destination went into the penalty box, or left it because it answered. */
+/** A destination went into the penalty box, or was taken out (it answered, or an operator cleared it). */
 export interface PenaltyEvent {
   readonly event: 'enter' | 'leave';
-  readonly entry: SipDestinationInfo & { readonly until: number; readonly reason: string };
-  /** enter: why it failed; leave: 'answered'. */
+  /** `reason` is the penalty reason (retry-after, service-unavailable, timeout, ...); `detail` says it for people. */
+  readonly entry: SipDestinationInfo & { readonly until: number; readonly reason: string; readonly detail?: string };
+  /** enter: the entry's reason; leave: 'cleared'. */
   readonly reason: string;
 }
 

@@ -192,7 +192,7 @@ describe('SIP location and failover', () => {
     });
     const cursor = locator.cursor(URI);
     const first = await cursor.next();
-    cursor.report(first!, { type: 'response', status: 503 });
+    cursor.report(first!, { type: 'response', status: 503, retryAfter: 30 });
     const second = await cursor.next();
     cursor.report(second!, { type: 'response', status: 200 });
     const spans = exporter.getFinishedSpans();
@@ -230,7 +230,7 @@ describe('SIP location and failover', () => {
       [{ 'dnscore.sip.failover.reason': '503 Service Unavailable', 'network.transport': 'udp' }, 1],
     ]);
     expect(points(await metric('dnscore.sip.penalty.changes'))).toEqual([
-      [{ 'dnscore.sip.penalty.event': 'enter', 'dnscore.sip.penalty.reason': '503 Service Unavailable' }, 1],
+      [{ 'dnscore.sip.penalty.event': 'enter', 'dnscore.sip.penalty.reason': 'retry-after' }, 1],
     ]);
   });
 

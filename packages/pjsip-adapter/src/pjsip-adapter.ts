@@ -113,7 +113,7 @@ export function createPjsipAdapter(dns: DnsApi, options: PjsipAdapterOptions = {
     setServerFailed(server: FailedServer, durationMs: number): void {
       checkNonNegativeNumber(durationMs, 'a failure duration', 'ms');
       for (const destination of destinations(server))
-        penaltyBox.markFailed(destination, { durationMs, reason: 'set failed by the SIP stack' });
+        penaltyBox.markFailed(destination, { durationMs, reason: 'manual', detail: 'set failed by the SIP stack' });
     },
     isServerFailed(server: FailedServer): boolean {
       return destinations(server).some((d) => penaltyBox.isPenalized(d));

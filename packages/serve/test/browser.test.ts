@@ -221,7 +221,7 @@ describe('the page', () => {
       `1.5 s  -> ${sip1}: INVITE retransmission 2 (Timer A 1 s)`,
       `3.5 s  -> ${sip1}: INVITE retransmission 3 (Timer A 2 s)`,
       `6 s     ${sip1}: no response within 6 s: the per-target timer fires`,
-      `6 s     ${sip1}: to the penalty box until 66 s (no response)`,
+      `6 s     ${sip1}: to the penalty box until 66 s (timeout)`,
       `6 s  -> ${sip2}: INVITE (sip2.biloxi.example)`,
       `6.01 s  <- ${sip2}: 100 Trying`,
       `6.04 s  <- ${sip2}: 200 OK`,

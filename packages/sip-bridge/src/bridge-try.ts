@@ -2,7 +2,7 @@
  * One try of the bridge's walk: a new client transaction to one target, and what it tells the
  * failover cursor. Its first response (or transport error) settles `first`; after a
  * provisional response, its final one settles `final()`. Responses the application must see
- * go to `deliver`; a 503 that leads to failover does not.
+ * go to `deliver`; a final response of the failover set (503 by default) does not.
  */
 import { performance } from 'node:perf_hooks';
 import type { SipAttempt, TransactionAffinity, TryOutcome } from '@dnscore/sip';
@@ -20,6 +20,10 @@ export interface TryContext {
   readonly deliver: (response: SipResponse) => void;
   /** Timer F after a provisional response to a non-INVITE, ms. */
   readonly timerFMs: number;
+  /** Whether a final response moves the walk on (the cursor's failover set). */
+  readonly failsOver: (status: number) => boolean;
+  /** What is left of the transaction bound, ms: Timer F never runs past it. */
+  readonly remainingMs: () => number;
 }
 
 export interface FinalOutcome {
@@ -34,8 +38,8 @@ export class BridgeTry {
   /** Settles with the first response, rejects with the first transport error. */
   readonly first: Promise<TryOutcome>;
   firstResponse: SipResponse | undefined;
-  /** The 503 this try got, if any: the application's answer when every target failed. */
-  response503: SipResponse | undefined;
+  /** The final response of the failover set this try got, if any: the application's answer when no target answered. */
+  failoverResponse: SipResponse | undefined;
   readonly #ctx: TryContext;
   readonly #started = performance.now();
   #phase: Phase = 'waiting';
@@ -56,6 +60,9 @@ export class BridgeTry {
       penalized: attempt.penalized,
       pinned: attempt.pinned,
       switched: attempt.switched,
+      timeoutMs: attempt.timeoutMs,
+      capped: attempt.capped,
+      skipped: attempt.skipped,
     };
     this.first = new Promise<TryOutcome>((resolve, reject) => {
       this.#resolveFirst = resolve;
@@ -116,17 +123,18 @@ export class BridgeTry {
       return;
     }
     const response = event.response;
-    const { deliver, request } = this.#ctx;
+    const { deliver, request, failsOver } = this.#ctx;
     // 2xx retransmissions: the application ACKs each.
     if (this.#phase === 'chosen' || (this.#phase === 'provisional' && response.status < 200)) {
       deliver(response);
       return;
     }
     if (response.status >= 200) {
+      const failover = failsOver(response.status);
       this.dispose();
-      this.#settle(response.status === 503 ? '503' : 'response', response.status);
-      this.#phase = response.status === 503 ? 'dropped' : 'chosen';
-      if (response.status === 503) this.response503 = response;
+      this.#settle(failover ? 'failover' : 'response', response.status);
+      this.#phase = failover ? 'dropped' : 'chosen';
+      if (failover) this.failoverResponse = response;
       if (response.status < 300 && request.method === 'INVITE') {
         // The ACK of a 2xx is a new transaction: it must not follow this branch.
         if (this.#handle?.branch) this.#ctx.transactions.release(this.#handle.branch);
@@ -160,10 +168,14 @@ export class BridgeTry {
     });
   }
 
-  /** `sip` 0.0.6 drops Timer F on a 1xx; a non-INVITE must still end (RFC 3261 section 17.1.2.2). */
+  /**
+   * `sip` 0.0.6 drops Timer F on a 1xx; a non-INVITE must still end (RFC 3261 section 17.1.2.2),
+   * and no later than the request's transaction bound.
+   */
   #startTimerF(): void {
     if (this.#ctx.request.method === 'INVITE') return; // an INVITE waits for its final response or a CANCEL
-    const left = Math.max(0, this.#ctx.timerFMs - (performance.now() - this.#started));
+    const elapsed = performance.now() - this.#started;
+    const left = Math.max(0, Math.min(this.#ctx.timerFMs - elapsed, this.#ctx.remainingMs()));
     this.#timerF = setTimeout(() => {
       if (this.#phase !== 'provisional') return;
       this.#phase = 'dropped';

@@ -2,8 +2,10 @@
  * The bridge into the npm `sip` stack: an application on `sip` sends its requests here and they
  * go to RFC 3263 targets from @dnscore/sip. The Request-URI is never rewritten (DNS only says
  * where to send; a strict route is applied as RFC 3261 says). Each try is a new client
- * transaction with a new branch; 503 and transport errors fail over at once, silence after the
- * locator's per-target timer (not Timer B's 32 s); failed targets go to the penalty box.
+ * transaction with a new branch; the failover set (503 by default) and transport errors fail
+ * over at once, silence after the locator's per-target timer (6 s, not Timer B's 32 s); the
+ * whole walk ends at the transaction bound (Timer B/F, 32 s) with the last response or a 408;
+ * failed targets go to the penalty box as the locator's failover policy says.
  * Retransmissions and the ACK of a non-2xx ride the try's own transaction and connection; a
  * CANCEL goes where its INVITE went (transaction affinity); the ACK of a 2xx is a new
  * transaction routed by the route set.
@@ -14,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { DnsError, InvalidArgumentError, checkPositiveInteger, isAbortError } from '@dnscore/core';
 import {
   TargetsExhaustedError,
-  destinationKey,
+  TransactionTimeoutError,
   isSipToken,
   type SipAttempt,
   type SipLocator,
@@ -133,21 +135,10 @@ export class SipBridge {
   async #walk(request: SipRequest, hop: NextHop, onResponse: ResponseCallback | undefined): Promise<SendReport> {
     const { stack } = this.endpoint;
     const upstream = [...(request.headers.via ?? [])];
-    let callId: string | undefined;
-    try {
-      callId = await this.#affinity(hop, String(request.headers['call-id']));
-    } catch (caught) {
-      if (!isAbortError(caught)) throw caught;
-      return Object.freeze({
-        hop,
-        attempts: [],
-        answeredBy: null,
-        response: null,
-        error: new BridgeClosedError('the bridge was closed during the request', { cause: caught }),
-      });
-    }
+    // The cursor owns the Call-ID rule: a pin is used only when the next hop's targets list it.
     const cursor = this.locator.cursor(hop.uri, {
-      ...(callId ? { callId } : {}),
+      callId: String(request.headers['call-id']),
+      method: request.method,
       messageSize: this.#size(request, upstream),
     });
     const context: TryContext = {
@@ -157,6 +148,8 @@ export class SipBridge {
       upstream,
       deliver: (response) => this.#deliver(onResponse, response),
       timerFMs: this.#timerF,
+      failsOver: (status) => cursor.failsOver(status),
+      remainingMs: () => cursor.remainingMs,
     };
     const tries = new Map<SipAttempt, BridgeTry>();
     const sendTry = (attempt: SipAttempt, signal: AbortSignal): Promise<TryOutcome> => {
@@ -179,7 +172,7 @@ export class SipBridge {
           break;
         }
         error = caught;
-        response = this.#closingResponse(request, [...tries.values()].at(-1), caught);
+        response = this.#closingResponse(request, [...tries.values()], caught);
         context.deliver(response);
         break;
       }
@@ -216,31 +209,20 @@ export class SipBridge {
     return Object.freeze({ hop, attempts, answeredBy, response, ...(error ? { error } : {}) });
   }
 
-  /** No target answered: the last real 503, else 408 after silence, else 503 (RFC 3261 section 8.1.3.1). */
-  #closingResponse(request: SipRequest, last: BridgeTry | undefined, error: DnsError): SipResponse {
-    const { stack } = this.endpoint;
-    if (!(error instanceof TargetsExhaustedError) || !last)
-      return stack.makeResponse(request, 503, 'Service Unavailable');
-    if (last.record.outcome === '503' && last.response503) return last.response503;
-    return last.record.outcome === 'timeout'
-      ? stack.makeResponse(request, 408, 'Request Timeout')
-      : stack.makeResponse(request, 503, 'Service Unavailable');
-  }
-
   /**
-   * The Call-ID to give the cursor, or none. Affinity keeps a dialog on one server among the
-   * servers of its next hop (the IPVS idea: the real servers of one service); it must not send
-   * a request to a pinned server that the next hop does not list (an IP literal, another
-   * domain, a route set through a proxy). The cursor would hand out any pin, so the bridge
-   * checks the pin against the next hop's targets first (the resolution is then done twice).
+   * No target answered: the last real response of the failover set; else a 408 when the
+   * transaction bound ran out or the last try met silence (RFC 3261 section 17.1.1.2: Timer B
+   * fires, the TU is told of a timeout); else a 503 (transport errors, no target at all: RFC
+   * 3261 section 8.1.3.1).
    */
-  async #affinity(hop: NextHop, callId: string): Promise<string | undefined> {
-    if (hop.uri.hostKind !== 'hostname' || hop.uri.maddr !== undefined) return undefined;
-    const pin = this.locator.dialogs.lookup(callId);
-    if (!pin) return callId; // nothing pinned yet: a success pins it
-    const { targets } = await this.locator.resolve(hop.uri, { signal: this.#abort.signal });
-    const key = destinationKey(pin);
-    return targets.some((t) => destinationKey(t) === key) ? callId : undefined;
+  #closingResponse(request: SipRequest, tried: readonly BridgeTry[], error: DnsError): SipResponse {
+    const { stack } = this.endpoint;
+    const walked = error instanceof TargetsExhaustedError || error instanceof TransactionTimeoutError;
+    const real = tried.findLast((one) => one.failoverResponse !== undefined)?.failoverResponse;
+    if (walked && real) return real;
+    if (error instanceof TransactionTimeoutError || (walked && tried.at(-1)?.record.outcome === 'timeout'))
+      return stack.makeResponse(request, 408, 'Request Timeout');
+    return stack.makeResponse(request, 503, 'Service Unavailable');
   }
 
   /** Settles like `promise`, or with undefined once the bridge is closed. */
@@ -277,8 +259,7 @@ export class SipBridge {
     }
     // The ACK of a 2xx is a transaction of its own (RFC 3261 section 13.2.2.4): one Via, a new branch, the route set.
     request.headers.via = [{ params: { branch: newBranch() } }];
-    const callId = await this.#affinity(hop, String(request.headers['call-id']));
-    const attempt = await this.locator.cursor(hop.uri, callId ? { callId } : {}).next();
+    const attempt = await this.locator.cursor(hop.uri, { callId: String(request.headers['call-id']) }).next();
     if (!attempt) throw new TargetsExhaustedError(`no target for the ACK to ${hop.uri.text}`, 0);
     this.endpoint.sendStateless(request, this.#tryTarget(attempt.target, hop));
     return Object.freeze({ hop, attempts: [], answeredBy: null, response: null, sentTo: attempt.target });
@@ -309,6 +290,9 @@ export class SipBridge {
           penalized: false,
           pinned: false,
           switched: false,
+          timeoutMs: 0,
+          capped: false,
+          skipped: [],
           ...(error ? { error } : {}),
         });
         resolve(
@@ -328,8 +312,8 @@ export class SipBridge {
           return finish('transport-error', null, response, event.error);
         }
         this.#deliver(onResponse, event.response);
-        if (event.response.status >= 200)
-          finish(event.response.status === 503 ? '503' : 'response', event.response.status, event.response);
+        // A CANCEL never fails over: any final response is its answer.
+        if (event.response.status >= 200) finish('response', event.response.status, event.response);
       });
     });
     return this.#untilClosed(cancelled).then(

@@ -44,7 +44,7 @@ describe('README', () => {
     const statuses: number[] = [];
     const report = await bridgeExample(zoneFile, await freePort(), (s) => statuses.push(s));
     expect(report.attempts.map((a) => `${a.target.host} ${a.outcome}`)).toEqual([
-      'sip1.example.test 503',
+      'sip1.example.test failover',
       'sip2.example.test response',
     ]);
     expect(statuses).toEqual([200]);

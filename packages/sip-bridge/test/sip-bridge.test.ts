@@ -8,7 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom } from '@dnscore/core';
-import { NoTargetsError, SipLocator, TargetsExhaustedError } from '@dnscore/sip';
+import {
+  NoTargetsError,
+  SipLocator,
+  TargetsExhaustedError,
+  TransactionTimeoutError,
+  type SipLocatorOptions,
+} from '@dnscore/sip';
 import { BridgeClosedError, InvalidSipMessageError, UnknownTransactionError } from '../src/errors.js';
 import type { SendReport } from '../src/send-report.js';
 import { SipBridge, type SipBridgeOptions } from '../src/sip-bridge.js';
@@ -38,6 +44,11 @@ const A = {
   strict: PEER(19),
   tls: PEER(20),
   busy2: PEER(21),
+  error500: PEER(22),
+  /** Nothing listens on these: UDP is silent. */
+  quiet: [PEER(23), PEER(24), PEER(25), PEER(26), PEER(27), PEER(28)],
+  tlsRefused: [PEER(29), PEER(30)],
+  udpDowngrade: PEER(31),
 };
 
 let port: number;
@@ -68,6 +79,21 @@ _sip._udp.live IN SRV 10 0 ${port} live
 _sip._udp.cluster IN SRV 10 0 ${port} live
 _sip._udp.cluster IN SRV 20 0 ${port} busy
 _sips._tcp.tls IN SRV 10 0 ${port} tls-target
+_sip._udp.err500 IN SRV 10 0 ${port} error500
+_sip._udp.err500 IN SRV 20 0 ${port} live
+${A.quiet.map((_, i) => `_sip._udp.quiet IN SRV ${10 + i} 0 ${port} quiet${i}`).join('\n')}
+_sip._udp.busyquiet IN SRV 10 0 ${port} busy
+${A.quiet.map((_, i) => `_sip._udp.busyquiet IN SRV ${20 + i} 0 ${port} quiet${i}`).join('\n')}
+${A.quiet.map((a, i) => `quiet${i} IN A ${a}`).join('\n')}
+error500 IN A ${A.error500}
+downgrade IN NAPTR 10 10 "s" "SIPS+D2T" "" _sips._tcp.downgrade
+downgrade IN NAPTR 10 20 "s" "SIP+D2U" "" _sip._udp.downgrade
+_sips._tcp.downgrade IN SRV 10 0 ${port} tls-refused0
+_sips._tcp.downgrade IN SRV 20 0 ${port} tls-refused1
+_sip._udp.downgrade IN SRV 10 0 ${port} udp-downgrade
+tls-refused0 IN A ${A.tlsRefused[0]}
+tls-refused1 IN A ${A.tlsRefused[1]}
+udp-downgrade IN A ${A.udpDowngrade}
 busy IN A ${A.busy}
 busy2 IN A ${A.busy2}
 live IN A ${A.live}
@@ -108,16 +134,18 @@ tls-target IN A ${A.tls}
   await start('proxy', A.proxy, silent);
   await start('strict', A.strict, answer(200));
   await start('tls', A.tls, answer(200), 'tls');
+  await start('error500', A.error500, answer(500));
+  await start('udpDowngrade', A.udpDowngrade, answer(200));
 });
 
 afterAll(async () => {
   for (const peer of Object.values(peers)) await peer.close();
 });
 
-async function bridge(options: SipBridgeOptions = {}): Promise<SipBridge> {
+async function bridge(options: SipBridgeOptions = {}, policy: SipLocatorOptions = {}): Promise<SipBridge> {
   const locator = new SipLocator(
     new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(3) }),
-    { ipv6: false, targetTimeoutMs: 300 },
+    { ipv6: false, targetTimeoutMs: 300, ...policy },
   );
   return SipBridge.create(sip, locator, {
     address: '127.0.0.1',
@@ -164,7 +192,7 @@ describe('SipBridge: failover', () => {
     const b = await bridge();
     try {
       const { report, statuses } = await send(b, request(`sip:svc@busy.${ORIGIN}`));
-      expect(tries(report)).toEqual([`udp ${A.busy} 503 503`, `udp ${A.live} response 200`]);
+      expect(tries(report)).toEqual([`udp ${A.busy} failover 503`, `udp ${A.live} response 200`]);
       expect([report.answeredBy?.address, report.response?.status, statuses]).toEqual([A.live, 200, [200]]);
       const boxed = b.locator.penaltyBox.get({ transport: 'udp', address: A.busy, port })!;
       expect(boxed.until - Date.now()).toBeLessThanOrEqual(20_000);
@@ -177,16 +205,100 @@ describe('SipBridge: failover', () => {
     }
   });
 
-  it('silence fails over after the per-target timer, and the silent target is boxed for the next request', async () => {
+  it('silence fails over after the per-target timer; an OPTIONS leaves the silent target out of the box', async () => {
     const b = await bridge();
     try {
-      expect(tries((await send(b, request(`sip:svc@silent.${ORIGIN}`))).report)).toEqual([
-        `udp ${A.silent} timeout -`,
-        `udp ${A.live} response 200`,
+      for (let i = 0; i < 2; i++) {
+        expect(tries((await send(b, request(`sip:svc@silent.${ORIGIN}`))).report)).toEqual([
+          `udp ${A.silent} timeout -`,
+          `udp ${A.live} response 200`,
+        ]);
+      }
+      expect(b.locator.penaltyBox.entries()).toEqual([]);
+    } finally {
+      b.close();
+    }
+  });
+
+  it('an INVITE met by silence boxes the target with its reason; the next request skips it and says why', async () => {
+    const b = await bridge();
+    try {
+      const invite = await send(b, request(`sip:svc@silent.${ORIGIN}`, 'INVITE'));
+      expect(tries(invite.report)).toEqual([`udp ${A.silent} timeout -`, `udp ${A.live} response 200`]);
+      const entry = b.locator.penaltyBox.get({ transport: 'udp', address: A.silent, port })!;
+      expect(entry).toMatchObject({ reason: 'timeout', detail: 'no response to INVITE within 300 ms' });
+      const next = await send(b, request(`sip:svc@silent.${ORIGIN}`));
+      expect(tries(next.report)).toEqual([`udp ${A.live} response 200`]);
+      expect(next.report.attempts[0]!.skipped).toEqual([entry]);
+    } finally {
+      b.close();
+    }
+  });
+
+  it('a 500 is the answer by default; with failoverOn [500, 503] it moves on, unseen by the application', async () => {
+    const plain = await bridge();
+    const carrier = await bridge({}, { failoverOn: [500, 503] });
+    try {
+      const answered = await send(plain, request(`sip:svc@err500.${ORIGIN}`));
+      expect(tries(answered.report)).toEqual([`udp ${A.error500} response 500`]);
+      expect([answered.report.answeredBy?.address, answered.statuses]).toEqual([A.error500, [500]]);
+      const moved = await send(carrier, request(`sip:svc@err500.${ORIGIN}`));
+      expect(tries(moved.report)).toEqual([`udp ${A.error500} failover 500`, `udp ${A.live} response 200`]);
+      expect([moved.report.answeredBy?.address, moved.statuses]).toEqual([A.live, [200]]);
+      expect(carrier.locator.penaltyBox.entries()).toEqual([]); // one request failed there, not the server
+    } finally {
+      plain.close();
+      carrier.close();
+    }
+  });
+
+  it('the transaction bound: six silent servers, 300 ms each, 1000 ms in all: the last try capped, a 408', async () => {
+    const b = await bridge({}, { transactionTimeoutMs: 1_000 });
+    try {
+      const { report, statuses } = await send(b, request(`sip:svc@quiet.${ORIGIN}`, 'INVITE'));
+      expect(report.error).toBeInstanceOf(TransactionTimeoutError);
+      expect([report.answeredBy, report.response?.status, statuses]).toEqual([null, 408, [408]]);
+      const { attempts } = report;
+      // Fewer tries than servers; the order of the SRV priorities; only the last timer cut by the bound.
+      expect(attempts.length).toBeLessThan(A.quiet.length);
+      expect(attempts.map((a) => a.target.address)).toEqual(A.quiet.slice(0, attempts.length));
+      expect(attempts.map((a) => a.outcome)).toEqual(attempts.map(() => 'timeout'));
+      expect(attempts.slice(0, -1).map((a) => [a.timeoutMs, a.capped])).toEqual(
+        attempts.slice(0, -1).map(() => [300, false]),
+      );
+      expect(attempts.at(-1)!.capped).toBe(true);
+      expect(attempts.at(-1)!.timeoutMs).toBeLessThan(300);
+      expect(attempts.reduce((sum, a) => sum + a.timeoutMs, 0)).toBeLessThanOrEqual(1_000);
+      // INVITE timeouts are boxed; the capped try is not.
+      expect(b.locator.penaltyBox.entries().map((e) => e.address)).toEqual(A.quiet.slice(0, attempts.length - 1));
+    } finally {
+      b.close();
+    }
+  });
+
+  it('the transaction bound after a real 503: the application gets that 503, not a 408', async () => {
+    const b = await bridge({}, { transactionTimeoutMs: 800 });
+    try {
+      const { report, statuses } = await send(b, request(`sip:svc@busyquiet.${ORIGIN}`));
+      expect(tries(report)[0]).toBe(`udp ${A.busy} failover 503`);
+      expect(report.error).toBeInstanceOf(TransactionTimeoutError);
+      expect([report.response?.status, report.response?.headers['retry-after'], statuses]).toEqual([503, '20', [503]]);
+    } finally {
+      b.close();
+    }
+  });
+
+  it('issue 14: a sips: URI whose TLS servers all refuse ends there; the UDP server gets nothing', async () => {
+    const b = await bridge();
+    try {
+      const { report, statuses } = await send(b, request(`sips:svc@downgrade.${ORIGIN}`));
+      expect(tries(report)).toEqual([
+        `tls ${A.tlsRefused[0]} transport-error -`,
+        `tls ${A.tlsRefused[1]} transport-error -`,
       ]);
-      expect(tries((await send(b, request(`sip:svc@silent.${ORIGIN}`))).report)).toEqual([
-        `udp ${A.live} response 200`,
-      ]);
+      expect(report.error).toBeInstanceOf(TargetsExhaustedError);
+      expect([report.answeredBy, report.response?.status, statuses]).toEqual([null, 503, [503]]);
+      expect(peers.udpDowngrade!.requests).toEqual([]);
     } finally {
       b.close();
     }
@@ -208,7 +320,7 @@ describe('SipBridge: failover', () => {
     const b = await bridge();
     try {
       const { report, statuses } = await send(b, request(`sip:svc@ring503.${ORIGIN}`));
-      expect(tries(report)).toEqual([`udp ${A.ring503} 503 503`, `udp ${A.live} response 200`]);
+      expect(tries(report)).toEqual([`udp ${A.ring503} failover 503`, `udp ${A.live} response 200`]);
       expect(statuses).toEqual([180, 200]);
       const ringing = await send(b, request(`sip:svc@ring200.${ORIGIN}`));
       expect([tries(ringing.report), ringing.statuses]).toEqual([[`udp ${A.ring200} response 200`], [180, 200]]);
@@ -232,7 +344,7 @@ describe('SipBridge: failover', () => {
     const b = await bridge();
     try {
       const busy = await send(b, request(`sip:svc@allbusy.${ORIGIN}`));
-      expect(tries(busy.report)).toEqual([`udp ${A.busy} 503 503`, `udp ${A.busy2} 503 503`]);
+      expect(tries(busy.report)).toEqual([`udp ${A.busy} failover 503`, `udp ${A.busy2} failover 503`]);
       expect(busy.report.response?.headers['retry-after']).toBe('7 (maintenance)');
       expect(busy.statuses).toEqual([503]);
       const quiet = await send(b, request(`sip:svc@allsilent.${ORIGIN}`));
@@ -369,7 +481,7 @@ describe('SipBridge: what stays on the target that took the request', () => {
         ...request(`sip:svc@cluster.${ORIGIN}`),
         headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-1' },
       });
-      expect(tries(pinned)[0]).toBe(`udp ${A.busy} 503 503 pinned`);
+      expect(tries(pinned)[0]).toBe(`udp ${A.busy} failover 503 pinned`);
       const literal = await b.send({
         ...request(`sip:svc@${A.live}:${port}`),
         headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-2' },

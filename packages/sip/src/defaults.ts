@@ -32,7 +32,27 @@ export const DEFAULT_MAX_SRV_RECORDS = 16;
  */
 export const DEFAULT_TARGET_TIMEOUT_MS = 6_000;
 
-/** How long a failed address:port:transport is tried last when no Retry-After says otherwise. */
+/** RFC 3261 section 17.1.1.1: T1, the round-trip time estimate (500 ms). */
+export const T1_MS = 500;
+
+/**
+ * The bound on a whole request's failover: 64*T1 = 32 s, Timer B for an INVITE and Timer F for
+ * any other request (RFC 3261 sections 17.1.1.2 and 17.1.2.2). No try starts after it, and a
+ * try's timer never runs past it.
+ */
+export const DEFAULT_TRANSACTION_TIMEOUT_MS = 64 * T1_MS;
+
+/**
+ * Final responses that move to the next target: 503 only (RFC 3263 section 4.3). Timeouts and
+ * transport errors always do; other codes (500, 504, 408) are the operator's choice.
+ */
+export const DEFAULT_FAILOVER_ON: readonly number[] = Object.freeze([503]);
+
+/**
+ * How long a failed address:port:transport is tried last for the reasons boxed by default (an
+ * INVITE without any response, a transport error) and for a manual mark: a minute, as the
+ * Siemens HiPath 8000 does after a failover and Kamailio's dst_blocklist_expire.
+ */
 export const DEFAULT_PENALTY_MS = 60_000;
 
 /** Cap on a 503's Retry-After (seconds): a hostile 503 must not ban a server for ever. */

@@ -108,6 +108,25 @@ export class TargetsExhaustedError extends SipError {
 }
 
 /**
+ * The request's transaction bound (Timer B/F, `transactionTimeoutMs`) ran out before a target
+ * answered: failover stops there, however many targets are left (RFC 3261 sections 17.1.1.2
+ * and 17.1.2.2: the transaction has timed out).
+ */
+export class TransactionTimeoutError extends SipError {
+  override name = 'TransactionTimeoutError';
+  override readonly code = 'SIP_ERR_TRANSACTION_TIMEOUT';
+  constructor(
+    message: string,
+    /** How many targets were tried. */
+    readonly tries: number,
+    /** The bound that ran out, ms. */
+    readonly timeoutMs: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * A request over the UDP size limit while the client cannot use TCP: RFC 3261 section 18.1.1
  * says it MUST go over a congestion-controlled transport, so it is refused rather than sent.
  */

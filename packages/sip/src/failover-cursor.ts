@@ -1,28 +1,27 @@
 /**
  * The failover cursor: hands out a request's targets one by one (RFC 3263 section 4.3). The
- * caller reports each try: a 503 (with its Retry-After) or a transport error moves on at once,
- * a try without any response moves on after the per-target timer (default 6 s, not Timer B's
- * 32 s), any other response ends the walk. Failed destinations go to the locator's penalty box,
- * which every cursor of that locator reads: boxed targets are handed out last. A Call-ID pinned
- * by affinity is tried first. An expired target list is resolved again before the next try.
+ * caller reports each try: a final response of the failover set (503 by default) or a
+ * transport error moves on at once, a try without any response moves on after its timer, any
+ * other final response ends the walk. The whole walk is bound by the transaction timeout
+ * (Timer B/F, 32 s): each try's timer is the per-target timer (6 s) capped by what is left of
+ * it, and no try starts once it has run out. Failures go to the locator's penalty box as the
+ * failover policy says, which every cursor of that locator reads: boxed targets are handed out
+ * last. A Call-ID pinned by affinity is tried first when the resolution lists it. An expired
+ * target list is resolved again before the next try.
  */
-import { AbortError, InvalidArgumentError, StateError, type Clock, type Timers } from '@dnscore/core';
+import { AbortError, InvalidArgumentError, StateError, optionError, type Clock, type Timers } from '@dnscore/core';
 import { failoverChannel } from '@dnscore/core/diagnostics';
-import { TargetsExhaustedError } from './errors.js';
+import { TargetsExhaustedError, TransactionTimeoutError } from './errors.js';
 import type { CallIdAffinity } from './call-id-affinity.js';
-import { normalizeDestination, destinationKey, type PenaltyBox } from './penalty-box.js';
+import { checkFailoverOn, checkTransactionTimeout, type FailoverPolicy } from './failover-policy.js';
+import { destinationKey, type PenaltyBox } from './penalty-box.js';
+import type { PenaltyEntry } from './penalty-store.js';
 import type { ClientCapabilities, SipResolution, SipTarget } from './resolution.js';
 import { applySizeRule } from './size-rule.js';
+import type { TryOutcome } from './try-outcome.js';
 import type { SipUri } from './uri.js';
 
-/** The outcome of one try, as the transaction layer saw it. */
-export type TryOutcome =
-  /** A response; 1xx means the server is alive, 503 is a failure, any other final response ends the walk. */
-  | { readonly type: 'response'; readonly status: number; readonly retryAfter?: number }
-  /** ICMP error, connection refused or reset, TLS handshake failure. */
-  | { readonly type: 'transport-error'; readonly error?: unknown }
-  /** No response at all within the per-target timer (or Timer B/F). */
-  | { readonly type: 'timeout' };
+export type { TryOutcome } from './try-outcome.js';
 
 export interface SipAttempt {
   /** Where to send this try (after the 1300-byte rule). */
@@ -31,8 +30,12 @@ export interface SipAttempt {
   readonly resolved: SipTarget;
   /** 0 for the first try. */
   readonly index: number;
-  /** Declare a timeout after this long without any response. */
+  /** Declare a timeout after this long without any response: the per-target timer, or what the bound leaves. */
   readonly timeoutMs: number;
+  /** The timer was cut short by the transaction bound (a timeout then boxes nothing). */
+  readonly capped: boolean;
+  /** Targets passed over for this one, being in the penalty box, with their entries (each once per walk). */
+  readonly skipped: readonly PenaltyEntry[];
   /** Handed out although in the penalty box: nothing better was left. */
   readonly penalized: boolean;
   /** The Call-ID's pinned destination. */
@@ -45,8 +48,14 @@ export interface SipAttempt {
 export type ReportVerdict = 'success' | 'provisional' | 'failover' | 'ended';
 
 export interface FailoverCursorOptions {
-  /** The request's Call-ID: a pinned destination is tried first, and a success pins it. */
+  /** The request's Call-ID: a pinned destination the resolution lists is tried first, and a success pins it. */
   readonly callId?: string;
+  /** The request's method: the penalty for a timeout differs for INVITE (default: not an INVITE). */
+  readonly method?: string;
+  /** This request's transaction bound, ms (default: the locator's, 32 s). */
+  readonly transactionTimeoutMs?: number;
+  /** This request's failover set (default: the locator's, [503]). */
+  readonly failoverOn?: Iterable<number>;
   /** Size of the request in bytes, for the 1300-byte rule. */
   readonly messageSize?: number;
   /** Cancels resolution (AbortError). */
@@ -59,32 +68,58 @@ export interface CursorHost {
   readonly penaltyBox: PenaltyBox;
   readonly dialogs: CallIdAffinity;
   readonly client: ClientCapabilities;
+  readonly policy: FailoverPolicy;
   readonly targetTimeoutMs: number;
   readonly maxUdpRequestBytes: number;
   readonly clock: Clock;
   readonly timers: Timers;
 }
 
-type State = 'idle' | 'trying' | 'provisional' | 'succeeded' | 'exhausted' | 'ended';
+/** `exhausted`: every target tried; `expired`: the transaction bound ran out; `ended`: silence after a 1xx. */
+type State = 'idle' | 'trying' | 'provisional' | 'succeeded' | 'exhausted' | 'expired' | 'ended';
 
 export class FailoverCursor {
   readonly #host: CursorHost;
   readonly #uri: SipUri;
   readonly #options: FailoverCursorOptions;
   readonly #tried = new Set<string>();
+  readonly #skipped = new Set<string>();
+  readonly #transactionTimeoutMs: number;
+  readonly #failoverOn: ReadonlySet<number> | undefined;
+  #deadline: number | undefined;
   readonly #tries: { readonly attempt: SipAttempt; outcome?: TryOutcome }[] = [];
   #resolution: SipResolution | undefined;
   #resolutions = 0;
   #state: State = 'idle';
   #busy = false;
   #current: SipAttempt | undefined;
-  #startedAt: number | undefined;
 
   constructor(host: CursorHost, uri: SipUri, options: FailoverCursorOptions = {}) {
     this.#host = host;
     this.#uri = uri;
     this.#options = options;
     if (options.messageSize !== undefined) checkSize(options.messageSize);
+    this.#transactionTimeoutMs =
+      options.transactionTimeoutMs === undefined
+        ? host.policy.transactionTimeoutMs
+        : checkTransactionTimeout(options.transactionTimeoutMs);
+    this.#failoverOn = options.failoverOn === undefined ? undefined : checkFailoverOn(options.failoverOn);
+    if (options.method !== undefined && (typeof options.method !== 'string' || options.method === ''))
+      throw optionError('method', options.method, 'a non-empty string');
+  }
+
+  /**
+   * Clock time (ms) when the transaction bound runs out: set by the first next(), so the
+   * lookups count; undefined before.
+   */
+  get deadline(): number | undefined {
+    return this.#deadline;
+  }
+
+  /** What is left of the transaction bound, ms (all of it before the first next()). */
+  get remainingMs(): number {
+    if (this.#deadline === undefined) return this.#transactionTimeoutMs;
+    return Math.max(0, this.#deadline - this.#host.clock.now());
   }
 
   /** The resolution the targets come from (after the first next()). */
@@ -106,6 +141,11 @@ export class FailoverCursor {
     return this.#tries.map((t) => ({ ...t }));
   }
 
+  /** Whether a final response moves this walk to the next target (its own failover set, else the locator's). */
+  failsOver(status: number): boolean {
+    return this.#failoverOn ? this.#failoverOn.has(status) : this.#host.policy.failsOver(status);
+  }
+
   /** The target that answered, once the walk succeeded. */
   get succeeded(): SipTarget | undefined {
     return this.#state === 'succeeded' ? this.#current?.target : undefined;
@@ -124,15 +164,28 @@ export class FailoverCursor {
     const size = options.messageSize ?? this.#options.messageSize;
     if (size !== undefined) checkSize(size);
     this.#busy = true;
+    this.#deadline ??= this.#host.clock.now() + this.#transactionTimeoutMs;
     let resolution: SipResolution;
     try {
       resolution = await this.#fresh();
     } finally {
       this.#busy = false;
     }
+    const left = this.remainingMs;
+    if (left <= 0) {
+      // Timer B/F has fired: the transaction is over, whatever targets are left.
+      this.#state = 'expired';
+      return undefined;
+    }
     const pick = this.#pick(resolution);
     if (failoverChannel.hasSubscribers)
-      publishFailover(this.#uri, this.#tries, pick?.target, this.#startedAt ?? 0, this.#host.clock);
+      publishFailover(
+        this.#uri,
+        this.#tries,
+        pick?.target,
+        this.#deadline! - this.#transactionTimeoutMs,
+        this.#host.clock,
+      );
     if (!pick) {
       this.#state = 'exhausted';
       return undefined;
@@ -148,14 +201,15 @@ export class FailoverCursor {
       target: sized.target,
       resolved: pick.target,
       index: this.#tries.length,
-      timeoutMs: this.#host.targetTimeoutMs,
+      timeoutMs: Math.min(this.#host.targetTimeoutMs, left),
+      capped: left < this.#host.targetTimeoutMs,
+      skipped: pick.skipped,
       penalized: pick.penalized,
       pinned: pick.pinned,
       switched: sized.switched,
     });
     this.#tried.add(destinationKey(pick.target)).add(destinationKey(sized.target));
     this.#tries.push({ attempt });
-    this.#startedAt ??= this.#host.clock.now();
     this.#current = attempt;
     this.#state = 'trying';
     return attempt;
@@ -174,20 +228,17 @@ export class FailoverCursor {
         const { status, retryAfter } = outcome;
         if (!Number.isInteger(status) || status < 100 || status > 699)
           throw new InvalidArgumentError(`SIP status ${String(status)} is outside 100..699`);
+        if (retryAfter !== undefined && (!Number.isFinite(retryAfter) || retryAfter < 0))
+          throw new InvalidArgumentError(
+            `Retry-After must be a non-negative number of seconds, not ${String(retryAfter)}`,
+          );
         entry.outcome = outcome;
         if (status < 200) {
           // The server is alive: no failover on a timeout any more (RFC 3263 section 4.3).
           this.#state = 'provisional';
           return 'provisional';
         }
-        if (status === 503) {
-          penaltyBox.markFailed(target, {
-            ...(retryAfter !== undefined ? { retryAfter } : {}),
-            reason: failureReason(outcome),
-          });
-          this.#state = 'idle';
-          return 'failover';
-        }
+        if (this.failsOver(status)) return this.#failover(attempt, outcome);
         penaltyBox.clear(target);
         if (this.#options.callId !== undefined) dialogs.learnOutgoing(this.#options.callId, target);
         this.#state = 'succeeded';
@@ -195,18 +246,15 @@ export class FailoverCursor {
       }
       case 'transport-error':
         entry.outcome = outcome;
-        penaltyBox.markFailed(target, { reason: failureReason(outcome) });
-        this.#state = 'idle';
-        return 'failover';
+        return this.#failover(attempt, outcome);
       case 'timeout':
         entry.outcome = outcome;
         if (this.#state === 'provisional') {
           this.#state = 'ended';
           return 'ended';
         }
-        penaltyBox.markFailed(target, { reason: failureReason(outcome) });
-        this.#state = 'idle';
-        return 'failover';
+        // A try whose timer the transaction bound cut short did not get the time any server gets: not boxed.
+        return this.#failover(attempt, attempt.capped ? undefined : outcome);
       default:
         throw new InvalidArgumentError(
           `unknown outcome ${JSON.stringify(outcome)}: response, transport-error or timeout`,
@@ -214,11 +262,20 @@ export class FailoverCursor {
     }
   }
 
+  /** Boxes the target as the policy says for `outcome` (nothing when undefined) and moves on. */
+  #failover(attempt: SipAttempt, outcome: TryOutcome | undefined): 'failover' {
+    const mark = outcome && this.#host.policy.penaltyFor(outcome, this.#options.method, attempt.timeoutMs);
+    if (mark) this.#host.penaltyBox.markFailed(attempt.target, mark);
+    this.#state = 'idle';
+    return 'failover';
+  }
+
   /**
    * Walks the targets with `send`, which makes one try and resolves with its first response (a
    * 1xx counts: the server is alive) or rejects for a transport error. A try without an outcome
-   * within the per-target timer is a timeout: its signal aborts and the next target is tried.
-   * Resolves with the try that got a response other than 503; rejects with TargetsExhaustedError.
+   * within its timer is a timeout: its signal aborts and the next target is tried. Resolves
+   * with the try that got a 1xx or a final response outside the failover set; rejects with
+   * TransactionTimeoutError when the bound ran out, TargetsExhaustedError when no target is left.
    */
   async run(
     send: (attempt: SipAttempt, signal: AbortSignal) => Promise<TryOutcome>,
@@ -226,6 +283,14 @@ export class FailoverCursor {
   ): Promise<{ readonly attempt: SipAttempt; readonly outcome: TryOutcome }> {
     for (;;) {
       const attempt = await this.next();
+      if (!attempt && this.#state === 'expired') {
+        throw new TransactionTimeoutError(
+          `no answer from ${this.#uri.text} within the transaction bound of ${this.#transactionTimeoutMs} ms ` +
+            `(${this.#tries.length} tried)`,
+          this.#tries.length,
+          this.#transactionTimeoutMs,
+        );
+      }
       if (!attempt) {
         throw new TargetsExhaustedError(
           `every target of ${this.#uri.text} failed (${this.#tries.length} tried)`,
@@ -296,44 +361,41 @@ export class FailoverCursor {
     return resolution;
   }
 
-  /** Pinned first (unless boxed), then untried targets in order, boxed ones last. */
-  #pick(resolution: SipResolution): { target: SipTarget; penalized: boolean; pinned: boolean } | undefined {
+  /**
+   * Pinned first (when listed and not boxed), then untried targets in order, boxed ones last.
+   * A pin is used only when this resolution lists it: affinity keeps a dialog on one server of
+   * its next hop (the IPVS idea: the real servers of one service), never sends a request to a
+   * server the next hop does not list (an IP literal, another domain, a route set through a proxy).
+   */
+  #pick(
+    resolution: SipResolution,
+  ): { target: SipTarget; penalized: boolean; pinned: boolean; skipped: readonly PenaltyEntry[] } | undefined {
     const { penaltyBox, dialogs } = this.#host;
     const untried = resolution.targets.filter((t) => !this.#tried.has(destinationKey(t)));
     const callId = this.#options.callId;
     const pin = callId !== undefined ? dialogs.lookup(callId) : undefined;
-    const { client } = this.#host;
-    // Under DNSSEC policy "require" only a listed (validated) destination may be pinned.
-    const requireSecure = (resolution.uri.scheme === 'sips' ? client.sipsDnssec : client.dnssec) === 'require';
-    if (
-      pin &&
-      (!requireSecure || untried.some((t) => destinationKey(t) === destinationKey(pin))) &&
-      !this.#tried.has(destinationKey(pin)) &&
-      !penaltyBox.isPenalized(pin) &&
-      this.#host.client.transports.has(pin.transport)
-    ) {
+    // Listed only, whatever the DNSSEC policy: a listed target carries the status of its answers.
+    if (pin) {
       const key = destinationKey(pin);
       const listed = untried.find((t) => destinationKey(t) === key);
-      const normalized = normalizeDestination(pin);
-      const family = normalized.address.includes(':') ? 6 : 4;
-      const target: SipTarget = listed ?? {
-        ...normalized,
-        host: pin.host ?? normalized.address,
-        family,
-        priority: 0,
-        weight: 0,
-        source: 'affinity',
-        expires: Number.POSITIVE_INFINITY,
-        // Pinned by a Call-ID, not found through DNS now: nothing validated.
-        dnssec: 'insecure',
-        links: [],
-      };
-      return { target, penalized: false, pinned: true };
+      if (listed && !penaltyBox.isPenalized(listed))
+        return { target: listed, penalized: false, pinned: true, skipped: [] };
     }
-    const open = untried.find((t) => !penaltyBox.isPenalized(t));
-    if (open) return { target: open, penalized: false, pinned: false };
+    const skipped: PenaltyEntry[] = [];
+    for (const target of untried) {
+      const entry = penaltyBox.get(target);
+      if (!entry) return { target, penalized: false, pinned: false, skipped: this.#once(skipped) };
+      skipped.push(entry);
+    }
     const boxed = untried[0];
-    return boxed ? { target: boxed, penalized: true, pinned: false } : undefined;
+    return boxed ? { target: boxed, penalized: true, pinned: false, skipped: [] } : undefined;
+  }
+
+  /** Each skipped destination is reported with the first try that passed it over. */
+  #once(entries: readonly PenaltyEntry[]): readonly PenaltyEntry[] {
+    const fresh = entries.filter((e) => !this.#skipped.has(destinationKey(e)));
+    for (const e of fresh) this.#skipped.add(destinationKey(e));
+    return Object.freeze(fresh);
   }
 }
 
@@ -342,9 +404,10 @@ function checkSize(size: number): void {
     throw new InvalidArgumentError(`a request size must be a non-negative integer, not ${String(size)}`);
 }
 
-/** Why a try failed, as the penalty box and the failover event say it. */
+/** Why a try failed, as the failover event says it. */
 function failureReason(outcome: TryOutcome): string {
-  if (outcome.type === 'response') return `${outcome.status}${outcome.status === 503 ? ' Service Unavailable' : ''}`;
+  if (outcome.type === 'response')
+    return outcome.status === 503 ? '503 Service Unavailable' : `${outcome.status} response`;
   return outcome.type === 'timeout' ? 'no response' : 'transport error';
 }
 

@@ -15,10 +15,22 @@ export {
   type CursorHost,
 } from './failover-cursor.js';
 export {
+  FailoverPolicy,
+  type FailoverPolicyOptions,
+  type PenaltyPolicy,
+  type ResolvedPenaltyPolicy,
+} from './failover-policy.js';
+export {
+  MemoryPenaltyStore,
+  type MemoryPenaltyStoreOptions,
+  type PenaltyStore,
+  type PenaltyEntry,
+  type PenaltyReason,
+} from './penalty-store.js';
+export {
   PenaltyBox,
   destinationKey,
   type PenaltyBoxOptions,
-  type PenaltyEntry,
   type Destination,
   type MarkOptions,
 } from './penalty-box.js';
@@ -49,5 +61,10 @@ export { chainStatus, weakestLink, describeLink, type DnssecLink } from './dnsse
 export { renderStepThrough } from './step-through.js';
 export { resolutionToJson, type SipResolutionJson, type SipTargetJson } from './json.js';
 export { drawFirstTargets, MAX_DRAWS, type DrawCounts } from './draws.js';
-export { DEFAULT_TARGET_TIMEOUT_MS } from './defaults.js';
+export {
+  DEFAULT_FAILOVER_ON,
+  DEFAULT_PENALTY_MS,
+  DEFAULT_TARGET_TIMEOUT_MS,
+  DEFAULT_TRANSACTION_TIMEOUT_MS,
+} from './defaults.js';
 export * from './errors.js';

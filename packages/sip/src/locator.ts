@@ -1,7 +1,7 @@
 /**
  * SipLocator: RFC 3263 server location over any DnsApi (a DnsCore with any backend).
- * One locator holds what its cursors share: the penalty box, transaction affinity and Call-ID
- * affinity. Options are checked once, here.
+ * One locator holds what its cursors share: the failover policy, the penalty box, transaction
+ * affinity and Call-ID affinity. Options are checked once, here.
  */
 import {
   InvalidArgumentError,
@@ -34,8 +34,10 @@ import {
 } from './defaults.js';
 import { NoTargetsError, SipError } from './errors.js';
 import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './failover-cursor.js';
+import { FailoverPolicy, type PenaltyPolicy } from './failover-policy.js';
 import { Lookups } from './lookups.js';
 import { PenaltyBox } from './penalty-box.js';
+import type { PenaltyStore } from './penalty-store.js';
 import { runProcedure } from './procedure.js';
 import type { ClientCapabilities, DnssecPolicy, SelectionRule, SipResolution, SipTarget } from './resolution.js';
 import { TransactionAffinity } from './transaction-affinity.js';
@@ -68,8 +70,16 @@ export interface SipLocatorOptions {
   readonly maxSrvRecords?: number;
   /** Per-target timer of the failover cursor, ms (default 6000). */
   readonly targetTimeoutMs?: number;
-  /** Time in the penalty box without Retry-After, ms (default 60000). */
+  /** Bound on a request's whole failover, ms (default 64*T1 = 32000: Timer B/F). */
+  readonly transactionTimeoutMs?: number;
+  /** Final responses that move to the next target (default [503]); timeouts and transport errors always do. */
+  readonly failoverOn?: Iterable<number>;
+  /** Time in the penalty box by reason (see PenaltyPolicy), ms or false. */
+  readonly penalty?: PenaltyPolicy;
+  /** Default time in the penalty box: INVITE timeouts, transport errors, manual marks, ms (default 60000). */
   readonly penaltyMs?: number;
+  /** Where penalty entries live (default: in this process). */
+  readonly penaltyStore?: PenaltyStore;
   /** Cap on Retry-After and on any penalty, seconds (default 300). */
   readonly maxRetryAfter?: number;
   /** Call-ID affinity persistence, ms (default 180000). */
@@ -85,6 +95,8 @@ export interface SipLocatorOptions {
 
 export class SipLocator implements CursorHost {
   readonly client: ClientCapabilities;
+  /** The transaction bound, the failover set and the penalty durations by reason. */
+  readonly policy: FailoverPolicy;
   readonly penaltyBox: PenaltyBox;
   /** Via branch -> target: retransmissions, CANCEL and non-2xx ACK go where the request went. */
   readonly transactions: TransactionAffinity;
@@ -139,10 +151,18 @@ export class SipLocator implements CursorHost {
     );
     this.clock = options.clock ?? systemClock;
     this.timers = options.timers ?? systemTimers;
+    const penaltyMs = options.penaltyMs ?? DEFAULT_PENALTY_MS;
     this.penaltyBox = new PenaltyBox({
-      penaltyMs: options.penaltyMs ?? DEFAULT_PENALTY_MS,
+      penaltyMs,
       maxRetryAfter: options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S,
       clock: this.clock,
+      ...(options.penaltyStore !== undefined ? { store: options.penaltyStore } : {}),
+    });
+    this.policy = new FailoverPolicy({
+      penaltyMs,
+      ...(options.transactionTimeoutMs !== undefined ? { transactionTimeoutMs: options.transactionTimeoutMs } : {}),
+      ...(options.failoverOn !== undefined ? { failoverOn: options.failoverOn } : {}),
+      ...(options.penalty !== undefined ? { penalty: options.penalty } : {}),
     });
     this.transactions = new TransactionAffinity({
       lifetimeMs: options.transactionAffinityMs ?? DEFAULT_TRANSACTION_AFFINITY_MS,

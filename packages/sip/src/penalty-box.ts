@@ -1,28 +1,35 @@
 /**
  * The penalty box: an address:port:transport that failed is tried last for a while (Kamailio's
- * dst_blocklist, reSIProcate's TupleMarkManager, PJSIP's failed-server list). A 503's
- * Retry-After sets the time, clamped so a hostile 503 cannot ban a server for ever. Entries
- * expire on their own (read against the clock); nothing needs clearing.
+ * dst_blocklist, reSIProcate's TupleMarkManager, PJSIP's failed-server list). Each entry keeps
+ * its reason. How long each reason keeps a server out is the failover policy's choice; the box
+ * clamps every duration (a hostile Retry-After cannot ban a server for ever) and keeps entries
+ * in a PenaltyStore (this process's memory by default). Entries expire on their own.
  */
-import {
-  InvalidArgumentError,
-  checkNonNegativeNumber,
-  checkPositiveInteger,
-  systemClock,
-  type Clock,
-} from '@dnscore/core';
+import { InvalidArgumentError, checkNonNegativeNumber, systemClock, type Clock } from '@dnscore/core';
 import { penaltyChannel } from '@dnscore/core/diagnostics';
-import { DEFAULT_MAX_RETRY_AFTER_S, DEFAULT_PENALTY_MAX_ENTRIES, DEFAULT_PENALTY_MS } from './defaults.js';
+import { DEFAULT_MAX_RETRY_AFTER_S, DEFAULT_PENALTY_MS } from './defaults.js';
 import { normalizeAddress } from './host.js';
+import { MemoryPenaltyStore, type PenaltyEntry, type PenaltyReason, type PenaltyStore } from './penalty-store.js';
 import { isSipTransport, type SipTransport } from './transport.js';
 
+const REASONS: ReadonlySet<string> = new Set<PenaltyReason>([
+  'retry-after',
+  'service-unavailable',
+  'failover-response',
+  'timeout',
+  'transport-error',
+  'manual',
+]);
+
 export interface PenaltyBoxOptions {
-  /** Time in the box without a Retry-After, ms (default 60 s). */
+  /** Time in the box when a mark gives neither Retry-After nor a duration, ms (default 60 s). */
   readonly penaltyMs?: number;
   /** Cap on any time in the box, in seconds, Retry-After included (default 300). */
   readonly maxRetryAfter?: number;
-  /** Entries kept at most (default 4096); the one ending first goes beyond this. */
+  /** Entries kept at most by the default store (default 4096); the one ending first goes beyond this. */
   readonly maxEntries?: number;
+  /** Where entries live (default: a MemoryPenaltyStore on `clock`). */
+  readonly store?: PenaltyStore;
   readonly clock?: Clock;
 }
 
@@ -33,120 +40,112 @@ export interface Destination {
   readonly port: number;
 }
 
-export interface PenaltyEntry extends Destination {
-  /** Clock time (ms) when it leaves the box. */
-  readonly until: number;
-  readonly reason: string;
-}
-
 export interface MarkOptions {
   /** Seconds from a 503's Retry-After; clamped to maxRetryAfter. */
   readonly retryAfter?: number;
   /** An explicit time in the box, ms; clamped to maxRetryAfter too. */
   readonly durationMs?: number;
-  readonly reason?: string;
+  /** Why (default 'manual'). */
+  readonly reason?: PenaltyReason;
+  /** What happened, for people (default: the reason). */
+  readonly detail?: string;
 }
 
 export class PenaltyBox {
   readonly penaltyMs: number;
   readonly maxMs: number;
-  readonly #maxEntries: number;
+  readonly store: PenaltyStore;
   readonly #clock: Clock;
-  readonly #entries = new Map<string, PenaltyEntry>();
 
   constructor(options: PenaltyBoxOptions = {}) {
     this.penaltyMs = checkNonNegativeNumber(options.penaltyMs ?? DEFAULT_PENALTY_MS, 'penaltyMs');
     this.maxMs = checkNonNegativeNumber(options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER_S, 'maxRetryAfter') * 1000;
-    this.#maxEntries = checkPositiveInteger(
-      options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES,
-      'penalty box maxEntries',
-    );
     this.#clock = options.clock ?? systemClock;
+    const { store } = options;
+    if (store !== undefined && !isStore(store))
+      throw new InvalidArgumentError('a penalty store needs get, mark, clear and entries');
+    this.store =
+      store ??
+      new MemoryPenaltyStore({
+        clock: this.#clock,
+        ...(options.maxEntries !== undefined ? { maxEntries: options.maxEntries } : {}),
+      });
   }
 
   /**
-   * Puts a destination in the box: for the Retry-After when given (a 503), else for an explicit
-   * duration, else for the default; never longer than the cap. An entry already there keeps the
-   * later end.
+   * Puts a destination in the box (an operator's "add" too): for the Retry-After when given (a
+   * 503), else for an explicit duration, else for the default; never longer than the cap. An
+   * entry already there that ends later stays as it is.
    */
   markFailed(destination: Destination, options: MarkOptions = {}): PenaltyEntry {
-    const key = destinationKey(destination);
+    const normalized = normalizeDestination(destination);
     const { retryAfter, durationMs } = options;
     if (retryAfter !== undefined) checkNonNegativeNumber(retryAfter, 'Retry-After', 'seconds');
     if (durationMs !== undefined) checkNonNegativeNumber(durationMs, 'a penalty duration', 'ms');
+    const reason = options.reason ?? 'manual';
+    if (!REASONS.has(reason))
+      throw new InvalidArgumentError(`unknown penalty reason "${String(reason)}" (${[...REASONS].join(', ')})`);
     const wanted = retryAfter !== undefined ? retryAfter * 1000 : (durationMs ?? this.penaltyMs);
-    const now = this.#clock.now();
-    const previous = this.#live(key, now);
-    const until = Math.max(previous?.until ?? 0, now + Math.min(wanted, this.maxMs));
     const entry: PenaltyEntry = Object.freeze({
-      ...normalizeDestination(destination),
-      until,
-      reason: options.reason ?? 'failed',
+      ...normalized,
+      until: this.#clock.now() + Math.min(wanted, this.maxMs),
+      reason,
+      detail: options.detail ?? reason,
     });
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    this.#trim(now);
-    if (penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'enter', entry, reason: entry.reason });
-    return entry;
+    const stored = this.store.mark(keyOf(normalized), entry);
+    if (penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'enter', entry: stored, reason: stored.reason });
+    return stored;
   }
 
   /** True while the destination is in the box. */
   isPenalized(destination: Destination): boolean {
-    return this.#live(destinationKey(destination), this.#clock.now()) !== undefined;
+    return this.get(destination) !== undefined;
   }
 
-  /** The entry while it lasts. */
+  /** The entry (target, reason, until) while it lasts. */
   get(destination: Destination): PenaltyEntry | undefined {
-    return this.#live(destinationKey(destination), this.#clock.now());
+    return this.store.get(destinationKey(destination));
   }
 
-  /** Takes a destination out (it answered). Returns whether it was in. */
+  /** Takes a destination out (it answered, or an operator removed it). Returns whether it was in. */
   clear(destination: Destination): boolean {
-    const key = destinationKey(destination);
-    const entry = this.#live(key, this.#clock.now());
-    this.#entries.delete(key);
-    if (entry && penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'leave', entry, reason: 'answered' });
+    const entry = this.store.clear(destinationKey(destination));
+    if (entry && penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'leave', entry, reason: 'cleared' });
     return entry !== undefined;
   }
 
   /** Empties the box. */
   clearAll(): void {
-    this.#entries.clear();
+    for (const entry of this.store.entries()) this.store.clear(keyOf(entry));
   }
 
-  /** Entries in the box now, ending first first. */
+  /** Entries in the box now, ending first first: the operator's list. */
   entries(): PenaltyEntry[] {
-    this.#trim(this.#clock.now());
-    return [...this.#entries.values()].sort((a, b) => a.until - b.until);
+    return [...this.store.entries()].sort((a, b) => a.until - b.until);
   }
 
   get size(): number {
-    return this.entries().length;
-  }
-
-  #live(key: string, now: number): PenaltyEntry | undefined {
-    const entry = this.#entries.get(key);
-    if (entry && entry.until <= now) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return entry;
-  }
-
-  #trim(now: number): void {
-    for (const [key, entry] of this.#entries) if (entry.until <= now) this.#entries.delete(key);
-    while (this.#entries.size > this.#maxEntries) {
-      let first: [string, PenaltyEntry] | undefined;
-      for (const pair of this.#entries) if (!first || pair[1].until < first[1].until) first = pair;
-      this.#entries.delete(first![0]);
-    }
+    return this.store.entries().length;
   }
 }
 
 /** "udp 203.0.113.11 5060": the identity of a destination, address normalized. */
 export function destinationKey(destination: Destination): string {
-  const d = normalizeDestination(destination);
+  return keyOf(normalizeDestination(destination));
+}
+
+function keyOf(d: Destination): string {
   return `${d.transport} ${d.address} ${d.port}`;
+}
+
+function isStore(store: PenaltyStore): boolean {
+  return (
+    typeof store === 'object' &&
+    store !== null &&
+    ['get', 'mark', 'clear', 'entries'].every(
+      (m) => typeof (store as unknown as Record<string, unknown>)[m] === 'function',
+    )
+  );
 }
 
 /** The destination with a known transport, an RFC 5952 address and a valid port; throws InvalidArgumentError otherwise. */

@@ -84,29 +84,45 @@ describe('FailoverCursor: nominal', () => {
     expect(otherCall!.pinned).toBe(false);
   });
 
-  it('a Call-ID learned from the far side pins an address the resolution does not list', async () => {
+  it('a Call-ID learned from the far side pins a server the resolution lists', async () => {
     const { locator } = setup();
-    locator.dialogs.learnIncoming('call-9', { transport: 'udp', address: '192.0.2.200', port: 5080 });
+    const [, second] = (await locator.resolve(URI)).targets;
+    locator.dialogs.learnIncoming('call-9', { transport: 'udp', address: second!.address, port: second!.port });
     const attempt = await locator.cursor(URI, { callId: 'call-9' }).next();
-    expect(attempt).toMatchObject({
-      pinned: true,
-      target: {
-        transport: 'udp',
-        address: '192.0.2.200',
-        port: 5080,
-        family: 4,
-        source: 'affinity',
-        host: '192.0.2.200',
-      },
-    });
+    expect(attempt).toMatchObject({ pinned: true, target: second });
+  });
+
+  it('a pin the resolution does not list is never used: the walk starts at the first target', async () => {
+    const { locator } = setup();
+    const [first] = (await locator.resolve(URI)).targets;
+    locator.dialogs.learnIncoming('call-9', { transport: 'udp', address: '192.0.2.200', port: 5080 });
+    const cursor = locator.cursor(URI, { callId: 'call-9' });
+    const attempt = await cursor.next();
+    expect(attempt).toMatchObject({ pinned: false, target: first });
+    // Only the one resolution: the pin is checked against the cursor's own list.
+    expect(cursor.resolutions).toBe(1);
+    cursor.report(attempt!, { type: 'response', status: 200 });
+    // The success pins the dialog to the server that answered.
+    expect(locator.dialogs.lookup('call-9')).toMatchObject({ address: first!.address, learned: 'outgoing' });
+  });
+
+  it('a pin on an IP-literal URI is used only when it is that address', async () => {
+    const { locator } = setup();
+    locator.dialogs.learnIncoming('call-7', { transport: 'udp', address: '192.0.2.200', port: 5080 });
+    const other = await locator.cursor('sip:bob@192.0.2.1:5060', { callId: 'call-7' }).next();
+    expect(other).toMatchObject({ pinned: false, target: { address: '192.0.2.1', port: 5060 } });
+    const same = await locator.cursor('sip:bob@192.0.2.200:5080', { callId: 'call-7' }).next();
+    expect(same).toMatchObject({ pinned: true, target: { address: '192.0.2.200', port: 5080 } });
   });
 
   it('a pinned destination in the penalty box is not tried first', async () => {
     const { locator } = setup();
-    const pin = { transport: 'udp', address: '192.0.2.200', port: 5080 } as const;
-    locator.dialogs.learnIncoming('call-9', pin);
-    locator.penaltyBox.markFailed(pin);
-    expect((await locator.cursor(URI, { callId: 'call-9' }).next())!.pinned).toBe(false);
+    const [first, second] = (await locator.resolve(URI)).targets;
+    locator.dialogs.learnIncoming('call-9', second!);
+    const attempt = await locator.cursor(URI, { callId: 'call-9' }).next();
+    expect(attempt).toMatchObject({ pinned: true, target: second });
+    locator.penaltyBox.markFailed(second!);
+    expect(await locator.cursor(URI, { callId: 'call-9' }).next()).toMatchObject({ pinned: false, target: first });
   });
 
   it('a 1xx keeps the try current; its final response decides', async () => {
@@ -116,7 +132,10 @@ describe('FailoverCursor: nominal', () => {
     expect(cursor.report(attempt!, { type: 'response', status: 180 })).toBe('provisional');
     expect(cursor.state).toBe('provisional');
     expect(cursor.report(attempt!, { type: 'response', status: 503, retryAfter: 30 })).toBe('failover');
-    expect(locator.penaltyBox.get(attempt!.target)?.reason).toBe('503 Service Unavailable');
+    expect(locator.penaltyBox.get(attempt!.target)).toMatchObject({
+      reason: 'retry-after',
+      detail: '503 Service Unavailable, Retry-After 30 s',
+    });
     expect((await cursor.next())!.index).toBe(1);
   });
 

@@ -15,7 +15,7 @@ beforeEach(() => {
 
 describe('PenaltyBox: nominal', () => {
   it('a failed destination is in the box for 60 s by default, then leaves by itself', () => {
-    expect(box.markFailed(sip1)).toEqual({ ...sip1, until: 60_000, reason: 'failed' });
+    expect(box.markFailed(sip1)).toEqual({ ...sip1, until: 60_000, reason: 'manual', detail: 'manual' });
     expect(box.isPenalized(sip1)).toBe(true);
     clock.advance(59_999);
     expect(box.isPenalized(sip1)).toBe(true);
@@ -36,9 +36,11 @@ describe('PenaltyBox: nominal', () => {
   });
 
   it('callers can mark a destination directly, for a given time, also clamped', () => {
-    expect(box.markFailed(sip1, { durationMs: 5_000, reason: 'OPTIONS ping failed' })).toMatchObject({
+    expect(box.markFailed(sip1, { durationMs: 5_000, detail: 'OPTIONS ping failed' })).toEqual({
+      ...sip1,
       until: 5_000,
-      reason: 'OPTIONS ping failed',
+      reason: 'manual',
+      detail: 'OPTIONS ping failed',
     });
     expect(box.markFailed({ ...sip1, port: 1 }, { durationMs: 10_000_000 }).until).toBe(300_000);
   });
@@ -84,14 +86,15 @@ describe('PenaltyBox: nominal', () => {
     const listener = (message: unknown): void => void seen.push(message);
     diagnostics.subscribe('dnscore:sip:penalty', listener);
     try {
-      box.markFailed(sip1, { reason: '503' });
+      box.markFailed(sip1, { reason: 'service-unavailable', detail: '503' });
       box.clear(sip1);
     } finally {
       diagnostics.unsubscribe('dnscore:sip:penalty', listener);
     }
+    const entry = { ...sip1, until: 60_000, reason: 'service-unavailable', detail: '503' };
     expect(seen).toEqual([
-      { event: 'enter', entry: { ...sip1, until: 60_000, reason: '503' }, reason: '503' },
-      { event: 'leave', entry: { ...sip1, until: 60_000, reason: '503' }, reason: 'answered' },
+      { event: 'enter', entry, reason: 'service-unavailable' },
+      { event: 'leave', entry, reason: 'cleared' },
     ]);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * `dnscore ping URI`: sends N requests (OPTIONS by default) one after another through one
- * bridge into the `sip` stack, so the failover and the penalty box show: after a dead first
- * target, the next request goes straight to a live one. Prints every try (target, outcome,
- * status, milliseconds) and which target answered. Exit 0 when every request was answered,
- * 3 when one was not, 2 for bad input. The tool an integrator runs to check DNS failover.
+ * bridge into the `sip` stack, so the failover and the penalty box show: after a failed first
+ * target, the next request passes it over and says why. Prints every try (target, outcome,
+ * status, milliseconds), every target skipped (its penalty reason and how long it is left) and
+ * which target answered. Exit 0 when every request was answered, 3 when one was not, 2 for bad
+ * input. The tool an integrator runs to check DNS failover and a failover policy.
  */
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
@@ -14,19 +15,22 @@ import { seededRandom } from '@dnscore/core';
 import { SipBridge, loadSipStack, type BridgeAttempt, type SendReport, type SipRequest } from '@dnscore/sip-bridge';
 import {
   DEFAULT_TARGET_TIMEOUT_MS,
+  DEFAULT_TRANSACTION_TIMEOUT_MS,
   SipLocator,
   isSipToken,
   parseSipUri,
-  type SipTarget,
+  type PenaltyEntry,
+  type PenaltyReason,
   type SipTransport,
 } from '@dnscore/sip';
 import { backendOptions, buildCore } from '../backends.js';
 import { ExitCode } from '../exit-codes.js';
-import { integer, parseTransports } from '../flags.js';
+import { integer, parseStatusCodes, parseTransports } from '../flags.js';
 import type { Io } from '../io.js';
 import { UsageError } from '../usage-error.js';
 
-export const PING_USAGE = `usage: dnscore ping URI [--method OPTIONS] [--count N] [--per-target-timeout MS] [--transports udp,tcp,tls]
+export const PING_USAGE = `usage: dnscore ping URI [--method OPTIONS] [--count N] [--per-target-timeout MS]
+                    [--transaction-timeout MS] [--failover-on 503,...] [--transports udp,tcp,tls]
                     [--bind ADDRESS[:PORT]] [--ca FILE] [--seed N] [--json]
                     [--resolver auto|zone|system|unbound] [--zone FILE]... [--server HOST[:PORT]]... [trust-anchor flags]`;
 
@@ -43,6 +47,15 @@ export interface PingJson {
       outcome: BridgeAttempt['outcome'];
       status: number | null;
       ms: number;
+      /** Targets passed over for this one: in the penalty box, with why and until when (ISO 8601). */
+      skipped: {
+        transport: SipTransport;
+        address: string;
+        port: number;
+        reason: PenaltyReason;
+        detail: string;
+        until: string;
+      }[];
     }[];
     readonly answeredBy: { transport: SipTransport; address: string; port: number } | null;
   }[];
@@ -57,6 +70,8 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
       method: { type: 'string' },
       count: { type: 'string' },
       'per-target-timeout': { type: 'string' },
+      'transaction-timeout': { type: 'string' },
+      'failover-on': { type: 'string' },
       transports: { type: 'string' },
       bind: { type: 'string' },
       ca: { type: 'string' },
@@ -82,6 +97,14 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
     1,
     600_000,
   );
+  const transactionTimeout = integer(
+    values['transaction-timeout'] ?? String(DEFAULT_TRANSACTION_TIMEOUT_MS),
+    '--transaction-timeout',
+    1,
+    600_000,
+  );
+  const failoverOn =
+    values['failover-on'] === undefined ? undefined : parseStatusCodes(values['failover-on'], '--failover-on');
   const transports = parseTransports(values.transports ?? 'udp,tcp,tls');
   const seed = values.seed === undefined ? undefined : integer(values.seed, '--seed', -(2 ** 31), 2 ** 32 - 1);
   const bind = parseBind(values.bind ?? '0.0.0.0');
@@ -98,6 +121,8 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
       ipv4: family === 4,
       ipv6: family === 6,
       targetTimeoutMs: timeout,
+      transactionTimeoutMs: transactionTimeout,
+      ...(failoverOn ? { failoverOn } : {}),
     });
     const port = bind.port ?? (await freeUdpPort(bind.address));
     bridge = await SipBridge.create(stack, locator, {
@@ -132,14 +157,29 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
 
 /** The `--json` document: exactly the shape of the issue. */
 export function pingToJson(reports: readonly SendReport[]): PingJson {
-  const where = (t: SipTarget): { transport: SipTransport; address: string; port: number } => ({
+  const where = (t: {
+    transport: SipTransport;
+    address: string;
+    port: number;
+  }): { transport: SipTransport; address: string; port: number } => ({
     transport: t.transport,
     address: t.address,
     port: t.port,
   });
   return {
     requests: reports.map((r) => ({
-      attempts: r.attempts.map((a) => ({ ...where(a.target), outcome: a.outcome, status: a.status, ms: a.ms })),
+      attempts: r.attempts.map((a) => ({
+        ...where(a.target),
+        outcome: a.outcome,
+        status: a.status,
+        ms: a.ms,
+        skipped: a.skipped.map((e) => ({
+          ...where(e),
+          reason: e.reason,
+          detail: e.detail,
+          until: new Date(e.until).toISOString(),
+        })),
+      })),
       answeredBy: r.answeredBy ? where(r.answeredBy) : null,
     })),
   };
@@ -148,10 +188,15 @@ export function pingToJson(reports: readonly SendReport[]): PingJson {
 function renderRequest(n: number, report: SendReport): string {
   const lines = [`request ${n}:`];
   for (const [i, a] of report.attempts.entries()) {
+    for (const e of a.skipped)
+      lines.push(
+        `  skip   ${destination(e).padEnd(24)} in the penalty box: ${e.reason} (${e.detail}), ${left(e)} left`,
+      );
     const notes = [
       a.penalized ? 'from the penalty box' : '',
       a.pinned ? 'Call-ID affinity' : '',
       a.switched ? 'over 1300 bytes: TCP' : '',
+      a.capped ? `timer cut to ${a.timeoutMs} ms by the transaction bound` : '',
     ].filter(Boolean);
     lines.push(
       `  try ${i + 1}  ${destination(a.target).padEnd(24)} ${`(${a.target.host})`.padEnd(28)} ${a.outcome.padEnd(15)} ${String(a.status ?? '-').padStart(3)} ${String(a.ms).padStart(6)} ms${notes.length ? `  [${notes.join(', ')}]` : ''}`,
@@ -165,8 +210,13 @@ function renderRequest(n: number, report: SendReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-function destination(t: SipTarget): string {
-  return `${t.transport} ${t.family === 6 ? `[${t.address}]` : t.address}:${t.port}`;
+function destination(t: { transport: SipTransport; address: string; port: number }): string {
+  return `${t.transport} ${t.address.includes(':') ? `[${t.address}]` : t.address}:${t.port}`;
+}
+
+/** "29 s": how long a penalty entry has left, rounded up. */
+function left(e: PenaltyEntry): string {
+  return `${Math.max(0, Math.ceil((e.until - Date.now()) / 1000))} s`;
 }
 
 function request(uri: string, method: string, seq: number, host: string, port: number): SipRequest {

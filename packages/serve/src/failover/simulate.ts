@@ -100,14 +100,19 @@ export async function simulateFailover(dns: DnsApi, q: FailoverQuestion, signal:
         'penalty',
         `in the penalty box until ${seconds(boxed.until - start)}: tried last`,
       );
-    const cursor = locator.cursor(q.uri, { signal });
+    // INVITEs: their timeouts go to the penalty box (@dnscore/sip's policy by method).
+    const cursor = locator.cursor(q.uri, { signal, method: 'INVITE' });
     const attempts: { lane: string; outcome: string; penalized: boolean }[] = [];
     let answeredBy: string | null = null;
     try {
       for (;;) {
         const attempt = await cursor.next();
         if (!attempt) {
-          event(null, 'local', 'error', `every target failed: request ${request} gets no answer`);
+          const why =
+            cursor.state === 'expired'
+              ? `the transaction bound (${seconds(locator.policy.transactionTimeoutMs)}, Timer B) ran out`
+              : 'every target failed';
+          event(null, 'local', 'error', `${why}: request ${request} gets no answer`);
           break;
         }
         const lane = laneOf(attempt.target);
