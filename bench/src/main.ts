@@ -11,6 +11,7 @@ import { dnssecCost } from './cases/dnssec-cost.js';
 import { concurrency } from './cases/concurrency.js';
 import { failoverCase } from './cases/failover.js';
 import { nodeDnsFacade } from './cases/node-dns-facade.js';
+import { sharedPenalty } from './cases/shared-penalty.js';
 import { diagnosticsCost } from './cases/diagnostics-cost.js';
 import type { BenchCase, BenchContext, Section } from './cases/section.js';
 import { describeEnvironment } from './report/environment.js';
@@ -27,6 +28,7 @@ const CASES: Record<(typeof CASE_IDS)[number], BenchCase | undefined> = {
   failover: failoverCase,
   concurrency,
   nodedns: nodeDnsFacade,
+  shared: sharedPenalty,
   diagnostics: diagnosticsCost,
 };
 

@@ -1,0 +1,370 @@
+/**
+ * A PenaltyStore shared by a fleet through Redis. Reads are the local box's (synchronous, no
+ * network); a mark or clear changes the local box at once and goes to Redis in the background
+ * (a Lua script, then PUBLISH); marks and clears of the other nodes arrive by pub/sub. On every
+ * (re)connect the store rebuilds its view with SCAN and shares back what it learned while Redis
+ * was away. Redis down, slow or hostile never fails, delays or corrupts a SIP request: the local
+ * box carries on, the store logs once and reconnects with backoff.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ConnectionOptions } from 'node:tls';
+import { InvalidArgumentError, systemClock, type Clock } from '@dnscore/core';
+import { MemoryPenaltyStore, type PenaltyEntry, type PenaltyStore, type SipTransport } from '@dnscore/sip';
+import { createClient, type RedisClientType } from 'redis';
+import { CLEAR_SCRIPT, MARK_SCRIPT } from './scripts.js';
+import { decodeMessage, decodeValue, encodeMessage, encodeValue, isDestinationKey, remainingMs } from './wire.js';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_REMOTE_MS,
+  DEFAULT_PENALTY_MAX_ENTRIES,
+  DEFAULT_PREFIX,
+  DEFAULT_RECONNECT_MAX_MS,
+  DEFAULT_RECONNECT_MIN_MS,
+} from './defaults.js';
+
+export interface RedisPenaltyStoreOptions {
+  /** redis://host:port or rediss://host:port (TLS) (default redis://127.0.0.1:6379). */
+  readonly url?: string;
+  /** ACL user (Redis 6+) and its password; or only a password for `requirepass`. */
+  readonly username?: string;
+  readonly password?: string;
+  /** TLS to Redis: node:tls options (ca, cert, key, servername, ...); `true` for the defaults. */
+  readonly tls?: boolean | ConnectionOptions;
+  /** What every key and the channel start with: one fleet, one prefix (default "dnscore:"). */
+  readonly prefix?: string;
+  /** Cap on a duration read from Redis or a peer, ms (default 300 s, the box's Retry-After cap). */
+  readonly maxRemoteMs?: number;
+  /** Entries kept locally at most (default 4096). */
+  readonly maxEntries?: number;
+  /** Commands waiting on a slow Redis at most; beyond, changes wait in a bounded backlog (default 1000). */
+  readonly maxInFlight?: number;
+  readonly connectTimeoutMs?: number;
+  /** Backoff between reconnects: doubles from min to max, ms (default 100 .. 5000). */
+  readonly reconnectMinMs?: number;
+  readonly reconnectMaxMs?: number;
+  /** Where the store says Redis went away or came back (default console.warn); once per change. */
+  readonly log?: (message: string) => void;
+  /** Called after another node's mark or clear is applied here (metrics, logs); must not throw. */
+  readonly onRemote?: (key: string, entry: PenaltyEntry | undefined) => void;
+  /** Must be the penalty box's clock. */
+  readonly clock?: Clock;
+}
+
+/** Counters for operators and tests. */
+export interface RedisPenaltyStoreStats {
+  /** Entries, values and messages from Redis dropped for their shape. */
+  readonly dropped: number;
+  /** Marks and clears of other nodes applied from pub/sub. */
+  readonly received: number;
+  /** Rebuilds (SCAN) finished. */
+  readonly rebuilds: number;
+  /** Marks and clears Redis did not get at once (down, slow); they wait, bounded, for a drain or a rebuild. */
+  readonly unshared: number;
+}
+
+export class RedisPenaltyStore implements PenaltyStore {
+  readonly prefix: string;
+  readonly #local: MemoryPenaltyStore;
+  readonly #clock: Clock;
+  readonly #maxRemoteMs: number;
+  readonly #maxInFlight: number;
+  readonly #log: (message: string) => void;
+  readonly #onRemote: RedisPenaltyStoreOptions['onRemote'];
+  readonly #node = randomBytes(8).toString('hex');
+  readonly #channel: string;
+  readonly #client: RedisClientType;
+  readonly #subscriber: RedisClientType;
+  readonly #maxEntries: number;
+  readonly #backlog = new Map<string, 'mark' | 'clear'>();
+  #inFlight = 0;
+  #up: boolean | undefined;
+  #synced = false;
+  #subscribed = false;
+  #rebuilding: Promise<void> | undefined;
+  #rebuildAgain = false;
+  #closed = false;
+  #warnedScan = false;
+  #syncWaiters: (() => void)[] = [];
+  readonly #stats = { dropped: 0, received: 0, rebuilds: 0, unshared: 0 };
+
+  constructor(options: RedisPenaltyStoreOptions = {}) {
+    this.prefix = options.prefix ?? DEFAULT_PREFIX;
+    if (typeof this.prefix !== 'string' || this.prefix === '' || /[*?[\]\\\s]/.test(this.prefix))
+      throw new InvalidArgumentError('a fleet prefix must be a non-empty string without spaces or *?[]\\');
+    this.#clock = options.clock ?? systemClock;
+    this.#maxRemoteMs = positive(options.maxRemoteMs ?? DEFAULT_MAX_REMOTE_MS, 'maxRemoteMs');
+    this.#maxInFlight = positive(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, 'maxInFlight');
+    const minMs = positive(options.reconnectMinMs ?? DEFAULT_RECONNECT_MIN_MS, 'reconnectMinMs');
+    const maxMs = positive(options.reconnectMaxMs ?? DEFAULT_RECONNECT_MAX_MS, 'reconnectMaxMs');
+    this.#log = options.log ?? ((message) => console.warn(message));
+    this.#onRemote = options.onRemote;
+    this.#maxEntries = options.maxEntries ?? DEFAULT_PENALTY_MAX_ENTRIES;
+    this.#local = new MemoryPenaltyStore({ clock: this.#clock, maxEntries: this.#maxEntries });
+    this.#channel = `${this.prefix}penalty`;
+    const url = options.url ?? 'redis://127.0.0.1:6379';
+    if (typeof url !== 'string' || !/^rediss?:\/\/[^\s]+$/.test(url))
+      throw new InvalidArgumentError(`a Redis URL is redis://host:port or rediss://host:port, not ${String(url)}`);
+    const tls = options.tls ?? url.startsWith('rediss:');
+    const socket = {
+      connectTimeout: positive(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, 'connectTimeoutMs'),
+      // Exponential backoff with jitter, for ever: the local box works meanwhile.
+      reconnectStrategy: (retries: number) =>
+        Math.min(maxMs, minMs * 2 ** Math.min(retries, 20)) * (0.5 + Math.random() / 2),
+      ...(tls ? { tls: true as const, ...(typeof tls === 'object' ? tls : {}) } : {}),
+    };
+    this.#client = createClient({
+      url,
+      ...(options.username !== undefined ? { username: options.username } : {}),
+      ...(options.password !== undefined ? { password: options.password } : {}),
+      socket,
+      // A command for a Redis that is away fails at once instead of piling up; reconnect re-shares.
+      disableOfflineQueue: true,
+    }) as RedisClientType;
+    this.#subscriber = this.#client.duplicate() as RedisClientType;
+    for (const client of [this.#client, this.#subscriber]) {
+      client.on('error', (error: Error) => this.#down(error));
+      client.on('ready', () => this.#ready());
+    }
+  }
+
+  /**
+   * Connects (in the background: this resolves at once) and starts listening. Marks made before
+   * Redis answers stay local and are shared by the first rebuild.
+   */
+  start(): this {
+    if (this.#closed) throw new InvalidArgumentError('this store is closed');
+    this.#subscriber
+      .connect()
+      .then(() => this.#subscriber.subscribe(this.#channel, (message) => this.#receive(message)))
+      // node-redis subscribes again by itself after a reconnect.
+      .then(() => {
+        this.#subscribed = true;
+        this.#ready();
+      })
+      .catch((error: Error) => this.#down(error));
+    this.#client.connect().catch((error: Error) => this.#down(error));
+    return this;
+  }
+
+  /** True once a rebuild finished since the last (re)connect: the local view holds the fleet's. */
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  /** Resolves when the view is synced (at once if it is). */
+  whenSynced(): Promise<void> {
+    return this.#synced ? Promise.resolve() : new Promise((resolve) => this.#syncWaiters.push(resolve));
+  }
+
+  get stats(): RedisPenaltyStoreStats {
+    return { ...this.#stats };
+  }
+
+  /** Disconnects both connections; the local box keeps working, unshared. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#synced = false;
+    for (const client of [this.#subscriber, this.#client]) if (client.isOpen) client.destroy();
+  }
+
+  get(key: string): PenaltyEntry | undefined {
+    return this.#local.get(key);
+  }
+
+  entries(): readonly PenaltyEntry[] {
+    return this.#local.entries();
+  }
+
+  mark(key: string, entry: PenaltyEntry): PenaltyEntry {
+    const stored = this.#local.mark(key, entry);
+    if (stored === entry) this.#share(key, entry);
+    return stored;
+  }
+
+  clear(key: string): PenaltyEntry | undefined {
+    const entry = this.#local.clear(key);
+    // A success clears a target that is rarely boxed: only a clear that removed something is news.
+    if (entry) this.#sendClear(key);
+    return entry;
+  }
+
+  #sendClear(key: string): void {
+    this.#send(CLEAR_SCRIPT, key, [this.#channel, encodeMessage({ type: 'clear', node: this.#node, key })]);
+  }
+
+  #share(key: string, entry: PenaltyEntry): void {
+    const ms = Math.ceil(entry.until - this.#clock.now());
+    if (ms <= 0) return;
+    const value = { reason: entry.reason, detail: entry.detail };
+    const message = encodeMessage({ type: 'mark', node: this.#node, key, ms, value });
+    this.#send(MARK_SCRIPT, key, [encodeValue(value), String(ms), this.#channel, message], (reply) => {
+      // Redis had a later end from another node: take it (the pub/sub message went to the others only).
+      if (Array.isArray(reply)) this.#apply(key, reply[0], reply[1]);
+    });
+  }
+
+  #send(script: string, key: string, args: string[], then?: (reply: unknown) => void): void {
+    if (this.#closed || !this.#client.isReady || this.#inFlight >= this.#maxInFlight) {
+      this.#postpone(key, script);
+      return;
+    }
+    this.#inFlight++;
+    this.#client
+      .sendCommand(['EVAL', script, '1', this.#entryKey(key), ...args])
+      .then((reply) => then?.(reply))
+      // A lost connection is logged by the 'error' event; the entry waits for the connection back.
+      .catch(() => this.#postpone(key, script))
+      .finally(() => {
+        this.#inFlight--;
+        this.#drain();
+      });
+  }
+
+  /** Remembers what Redis did not get (bounded like the box); a drain or the next rebuild sends it. */
+  #postpone(key: string, script: string): void {
+    this.#stats.unshared++;
+    if (this.#closed || (this.#backlog.size >= this.#maxEntries && !this.#backlog.has(key))) return;
+    this.#backlog.delete(key);
+    this.#backlog.set(key, script === CLEAR_SCRIPT ? 'clear' : 'mark');
+  }
+
+  /** Sends postponed marks and clears while Redis is there and has room, oldest first. */
+  #drain(): void {
+    for (const [key, change] of this.#backlog) {
+      if (this.#closed || !this.#client.isReady || this.#inFlight >= this.#maxInFlight) return;
+      this.#backlog.delete(key);
+      if (change === 'clear') this.#sendClear(key);
+      else {
+        const entry = this.#local.get(key);
+        if (entry) this.#share(key, entry);
+      }
+    }
+  }
+
+  #receive(text: string): void {
+    const message = decodeMessage(text);
+    if (!message) {
+      this.#stats.dropped++;
+      return;
+    }
+    if (message.node === this.#node) return;
+    this.#stats.received++;
+    if (message.type === 'clear') this.#local.clear(message.key);
+    else this.#local.mark(message.key, this.#entry(message.key, message.ms, message.value));
+    this.#onRemote?.(message.key, this.#local.get(message.key));
+  }
+
+  /** Applies an entry read from Redis (SCAN or a script's reply) after checking its shape. */
+  #apply(key: string, ms: unknown, value: unknown): void {
+    const left = remainingMs(ms);
+    const decoded = decodeValue(value);
+    if (!isDestinationKey(key) || left === undefined || !decoded) {
+      this.#stats.dropped++;
+      return;
+    }
+    this.#local.mark(key, this.#entry(key, left, decoded));
+  }
+
+  #entry(key: string, ms: number, value: { reason: PenaltyEntry['reason']; detail: string }): PenaltyEntry {
+    const [transport, address, port] = key.split(' ') as [SipTransport, string, string];
+    return Object.freeze({
+      transport,
+      address,
+      port: Number(port),
+      until: this.#clock.now() + Math.min(ms, this.#maxRemoteMs),
+      reason: value.reason,
+      detail: value.detail,
+    });
+  }
+
+  #entryKey(key: string): string {
+    return `${this.prefix}penalty:${key}`;
+  }
+
+  #down(error: Error): void {
+    this.#synced = false;
+    if (this.#up === false || this.#closed) return;
+    this.#up = false;
+    this.#log(`penalty-redis: Redis unreachable (${error.message}); the penalty box carries on locally`);
+  }
+
+  #ready(): void {
+    // Not before the subscription holds: a view rebuilt without hearing of changes is not trusted.
+    if (this.#closed || !this.#subscribed || !this.#client.isReady || !this.#subscriber.isReady) return;
+    if (this.#up === false) this.#log('penalty-redis: Redis is back; rebuilding the shared penalty box');
+    this.#up = true;
+    this.#rebuild();
+  }
+
+  /** SCAN the fleet's entries into the local box, then share back every local entry (the later end wins). */
+  #rebuild(): void {
+    if (this.#rebuilding) {
+      this.#rebuildAgain = true;
+      return;
+    }
+    this.#rebuilding = this.#scan()
+      .then(() => {
+        // Clears Redis missed first, then every live entry: marks made while away, and the
+        // fleet's view back into a Redis that restarted empty (the later end still wins).
+        const clears = [...this.#backlog].filter(([, change]) => change === 'clear').map(([key]) => key);
+        this.#backlog.clear();
+        for (const key of clears) this.#sendClear(key);
+        for (const entry of this.#local.entries()) this.#share(keyOf(entry), entry);
+        this.#stats.rebuilds++;
+        this.#synced = true;
+        for (const resolve of this.#syncWaiters.splice(0)) resolve();
+      })
+      // Connection lost mid-SCAN: not synced; the next 'ready' rebuilds.
+      .catch(() => {
+        this.#synced = false;
+      })
+      .finally(() => {
+        this.#rebuilding = undefined;
+        if (this.#rebuildAgain && !this.#closed) {
+          this.#rebuildAgain = false;
+          this.#rebuild();
+        }
+      });
+  }
+
+  async #scan(): Promise<void> {
+    const start = `${this.prefix}penalty:`;
+    // A box holds maxEntries; a Redis with many times more keys under the prefix is not a fleet's
+    // box but a mistake or an attack, and reading it all would cost time for nothing.
+    const limit = this.#maxEntries * 4;
+    let read = 0;
+    for await (const keys of this.#client.scanIterator({ MATCH: `${start}*`, COUNT: 200 })) {
+      if (read >= limit) {
+        if (!this.#warnedScan)
+          this.#log(`penalty-redis: more than ${limit} keys under "${start}"; the rebuild read the first ${read}`);
+        this.#warnedScan = true;
+        return;
+      }
+      read += keys.length;
+      await Promise.all(
+        keys.map(async (fullKey) => {
+          const key = String(fullKey).slice(start.length);
+          try {
+            const [left, value] = await Promise.all([
+              this.#client.sendCommand(['PTTL', String(fullKey)]),
+              this.#client.sendCommand(['GET', String(fullKey)]),
+            ]);
+            this.#apply(key, left, value);
+          } catch {
+            this.#stats.dropped++; // WRONGTYPE: not ours
+          }
+        }),
+      );
+    }
+  }
+}
+
+function keyOf(entry: PenaltyEntry): string {
+  return `${entry.transport} ${entry.address} ${entry.port}`;
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new InvalidArgumentError(`${name} must be a positive number`);
+  return value;
+}

@@ -1,0 +1,29 @@
+/**
+ * The Lua scripts that change shared entries. Each runs atomically in Redis, so the order in
+ * which Redis runs them is the order every subscriber hears of them.
+ */
+
+/**
+ * Mark: KEYS[1] the entry, ARGV[1] its value, ARGV[2] ms in the box, ARGV[3] the channel,
+ * ARGV[4] the message. The later end wins: a string entry that lasts at least as long stays and
+ * is returned as {ms left, value}; otherwise ours is stored with its own expiry (PX), published,
+ * and 1 returned.
+ * A key without expiry (-1) or of another type was not written by us and is replaced.
+ */
+export const MARK_SCRIPT = `
+local left = redis.call('PTTL', KEYS[1])
+local ms = tonumber(ARGV[2])
+if left >= ms and redis.call('TYPE', KEYS[1])['ok'] == 'string' then
+  return {left, redis.call('GET', KEYS[1])}
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ms)
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+`;
+
+/** Clear: KEYS[1] the entry, ARGV[1] the channel, ARGV[2] the message. */
+export const CLEAR_SCRIPT = `
+redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+return 1
+`;
