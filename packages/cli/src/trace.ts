@@ -79,8 +79,9 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
         ...(error !== undefined ? { error: errorText(error) } : {}),
         ms: ms(ctx),
       };
+      const ede = result?.ede !== undefined ? `, EDE ${result.ede}` : '';
       const outcome = result
-        ? `${fields.rcode} from "${result.resolver}", ${result.dnssec}${result.ede !== undefined ? `, EDE ${result.ede}` : ''}`
+        ? `${fields.rcode} from "${result.resolver}", ${result.dnssec}${ede}`
         : `failed: ${fields.error}`;
       const asked =
         ctx.cache === 'hit' ? 'cache hit' : `${attempts.length} backend${attempts.length === 1 ? '' : 's'} asked`;
@@ -123,7 +124,8 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
         write(
           'selected',
           { plugin: m.plugin, skipped: m.skipped },
-          `backend ${m.plugin ? `"${m.plugin}"` : 'none'}${m.skipped.length ? ` (unavailable: ${m.skipped.join(', ')})` : ''}`,
+          `backend ${m.plugin ? `"${m.plugin}"` : 'none'}` +
+            (m.skipped.length ? ` (unavailable: ${m.skipped.join(', ')})` : ''),
         ),
     ],
     [

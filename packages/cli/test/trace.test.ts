@@ -121,7 +121,8 @@ describe('trace lines of fallback, failover, penalty box and affinity', () => {
     const lines = stderr.split('\n').filter((l) => !l.startsWith('trace: query') && !l.startsWith('trace: sip locate'));
     expect(lines).toEqual([
       'trace: backend "refusing"',
-      'trace: fallback _sip._udp.biloxi.example IN SRV: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
+      'trace: fallback _sip._udp.biloxi.example IN SRV: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), ' +
+        'asking "zone"',
       'trace: fallback biloxi.example IN AAAA: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
       'trace: fallback biloxi.example IN A: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
       'trace: penalty box takes udp 203.0.113.12:5060: retry-after (503 Service Unavailable, Retry-After 30 s)',

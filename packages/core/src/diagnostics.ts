@@ -122,7 +122,10 @@ export interface FailoverEvent {
   readonly from: SipDestinationInfo;
   /** The next try; undefined when every target was tried. */
   readonly to: SipDestinationInfo | undefined;
-  /** Why `from` failed: '503 Service Unavailable', '<status> response' (another of the failover set), 'transport error', 'no response'. */
+  /**
+   * Why `from` failed: '503 Service Unavailable', '<status> response' (another status of the
+   * failover set), 'transport error' or 'no response'.
+   */
   readonly reason: string;
   /** Index of the try that failed (0 for the first). */
   readonly index: number;
