@@ -1,7 +1,8 @@
 /**
- * The fallback for real: a clean copy of the repository installed with `npm ci --omit=optional`
- * has no `unbound` binding; `dnscore resolve --resolver auto` still answers, through the system
- * backend, and says so once on stderr. (Needs the npm registry, as `npm ci` does.)
+ * The fallback for real: a clean copy of the repository installed with `npm ci` on a machine
+ * without a C compiler (CC names none) has no libunbound addon, yet `npm ci` succeeds and
+ * `dnscore resolve --resolver auto` still answers, through the system backend, and says why
+ * once on stderr. (Needs the npm registry, as `npm ci` does.)
  */
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,7 +17,9 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // dist/ is copied: the packages are built already, and TypeScript 7's compiler is itself an
 // optional dependency that --omit=optional leaves out.
-const SKIP = new Set(['node_modules', '.turbo', '.git', 'coverage']);
+// build/ is the addon's output: the copy's install must build it (and fail) itself.
+const SKIP = new Set(['node_modules', '.turbo', '.git', 'coverage', 'build']);
+const NO_COMPILER = '/nonexistent/cc';
 
 let copy: string;
 let nsd: NsdServer;
@@ -32,7 +35,7 @@ beforeAll(async () => {
   });
   await run('npm', ['ci', '--omit=optional', '--no-audit', '--no-fund'], {
     cwd: copy,
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', CC: NO_COMPILER },
   });
   nsd = await startNsd([
     { name: 'biloxi.example', text: readFileSync(join(ROOT, 'examples/zones/biloxi.example.zone'), 'utf8') },
@@ -44,8 +47,11 @@ afterAll(async () => {
   if (copy) rmSync(copy, { recursive: true, force: true });
 });
 
-it('without the unbound binding, auto answers through the system backend and says so once', async () => {
-  expect(existsSync(join(copy, 'node_modules/unbound'))).toBe(false);
+it('without the libunbound addon, auto answers through the system backend and says why once', async () => {
+  const addon = join(copy, 'packages/resolver-unbound/build');
+  expect(existsSync(join(addon, 'unbound.node'))).toBe(false);
+  const reason = `no C compiler: "${NO_COMPILER}" was not found (install gcc and libc6-dev, or set CC)`;
+  expect(readFileSync(join(addon, 'build-error.txt'), 'utf8')).toBe(`${reason}\n`);
   const bin = join(copy, 'packages/cli/dist/main.cjs');
   const { stdout, stderr } = await run(process.execPath, [
     bin,
@@ -60,10 +66,12 @@ it('without the unbound binding, auto answers through the system backend and say
   expect(JSON.parse(stdout)).toMatchObject({ rcode: 'NOERROR', records: [{ data: '203.0.113.11' }] });
   const lines = stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^dnscore: resolving with "system" \(unbound unavailable: .+\)$/);
+  expect(lines[0]).toBe(
+    `dnscore: resolving with "system" (unbound unavailable: the libunbound addon was not built: ${reason})`,
+  );
 }, 60_000);
 
-it('without the unbound binding, a trust anchor under auto is an error: no unvalidated answer, exit 5', async () => {
+it('without the libunbound addon, a trust anchor under auto is an error: no unvalidated answer, exit 5', async () => {
   const bin = join(copy, 'packages/cli/dist/main.cjs');
   const failure = await run(process.execPath, [
     bin,

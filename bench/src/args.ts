@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 export interface BenchArgs {
   /** Fewer runs, shorter windows, the 32-second cases skipped: under a minute. */
   readonly quick: boolean;
-  /** Case ids to run (default all): cold, warm, dnssec, failover, concurrency, nodedns, shared, diagnostics. */
+  /** Case ids to run (default all, in CASE_IDS order). */
   readonly only: readonly string[] | undefined;
   /**
    * Where the report goes: BENCHMARKS.md at the repository root for a full run of every case;
@@ -21,6 +21,7 @@ export const CASE_IDS = [
   'concurrency',
   'nodedns',
   'shared',
+  'unbound',
   'diagnostics',
 ] as const;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -36,7 +37,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     else if (arg === '--out') out = argv[++i];
     else if (arg === '--help' || arg === '-h') {
       console.log(
-        'usage: npm run bench -- [--quick] [--only cold,warm,dnssec,failover,concurrency,nodedns,shared,diagnostics] [--out FILE]',
+        'usage: npm run bench -- [--quick] [--only cold,warm,dnssec,failover,concurrency,nodedns,shared,unbound,diagnostics] [--out FILE]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${arg} (try --help)`);

@@ -10,6 +10,7 @@ import { warmThroughput } from './cases/warm-throughput.js';
 import { dnssecCost } from './cases/dnssec-cost.js';
 import { concurrency } from './cases/concurrency.js';
 import { failoverCase } from './cases/failover.js';
+import { libunboundCase } from './cases/libunbound.js';
 import { nodeDnsFacade } from './cases/node-dns-facade.js';
 import { sharedPenalty } from './cases/shared-penalty.js';
 import { diagnosticsCost } from './cases/diagnostics-cost.js';
@@ -29,6 +30,7 @@ const CASES: Record<(typeof CASE_IDS)[number], BenchCase | undefined> = {
   concurrency,
   nodedns: nodeDnsFacade,
   shared: sharedPenalty,
+  unbound: libunboundCase,
   diagnostics: diagnosticsCost,
 };
 

@@ -3,9 +3,10 @@
  *
  * libuv sizes its thread pool once, at its first use, from UV_THREADPOOL_SIZE. In an ES module
  * that is too late to set it from the code: Node's ESM loader has already read this file through
- * the pool (measured: 12 parallel cold libunbound queries at 50 ms took 157 ms with the variable
- * set here, 72 ms with it set in the environment). So when it is unset, the bench runs itself
- * again with it set to 16, the size the libunbound backend's README recommends.
+ * the pool (measured: 12 parallel cold queries through the npm `unbound` binding at 50 ms took
+ * 157 ms with the variable set here, 72 ms with it set in the environment). So when it is unset,
+ * the bench runs itself again with it set to 16, for the binding's rows (a blocking ub_resolve
+ * per pool thread); dnscore's own libunbound addon does not use the pool.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

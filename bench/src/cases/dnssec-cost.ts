@@ -114,7 +114,7 @@ export async function dnssecCost(ctx: BenchContext): Promise<Section> {
   ctx.log('  dnssec cold: done');
   const warmRows: string[][] = [];
   for (const [work, coreCache, label] of [
-    ['a', false, `\`${A_NAME}\` A, libunbound's cache (through the binding)`],
+    ['a', false, `\`${A_NAME}\` A, libunbound's cache (dnscore's backend, no core cache)`],
     ['sip', false, `\`${URI}\`, libunbound's cache`],
     ['sip', true, `\`${URI}\`, core cache in front`],
   ] as const) {

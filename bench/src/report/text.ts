@@ -33,9 +33,11 @@ export const METHOD = `## Method
 - **Cold** means a new resolver for every run (a new DnsCore and backend, a new libunbound
   context, a new \`dns.Resolver\`, whose c-ares channel keeps no cache in Node 20). **Warm** means
   every answer is cached and the JIT has run the code before the first timed window.
-- One Node.js process runs the bench (part 5 runs each burst in a fresh process of its own);
-  UV_THREADPOOL_SIZE is 16, as the libunbound backend's README advises (the bench sets it in the
-  environment of its own process: set from inside an ES module it comes too late).
+- One Node.js process runs the bench (part 5 runs each burst in a fresh process of its own, part
+  6 its memory run); UV_THREADPOOL_SIZE is 16 for the npm \`unbound\` binding's rows, which run
+  each question on libuv's thread pool (the bench sets it in the environment of its own process:
+  set from inside an ES module it comes too late). dnscore's libunbound backend does not use the
+  pool.
 `;
 
 export const HOW_TO_READ = `## What the numbers mean
@@ -72,18 +74,20 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
 - **Cold latency (part 1)**: dnscore with the system backend needs one round trip, but it lands at
   1.1-1.2 D, not 1.0 D: each query gets a fresh socket on a random port (RFC 5452), and six sockets,
   six answers checked and six results built cost about 1-2 ms of CPU on this machine; c-ares
-  reuses one socket and parses in C. libunbound adds its thread-pool hand-offs and, with DNSSEC,
-  fetches the zone's DNSKEY; QNAME minimisation (libunbound's default) costs two more round trips
+  reuses one socket and parses in C. libunbound adds its thread hand-offs (the question to
+  libunbound's thread, the answer through the addon's watcher) and, with DNSSEC, fetches the
+  zone's DNSKEY; QNAME minimisation (libunbound's default) costs two more round trips
   in stub mode, which is why the backend turns it off for one's own servers.
 - **DNSSEC (part 3)**: validation costs one round trip cold (the DNSKEY), the signature checks, and
   for SIP a second round: a secure answer's additional section is not used (it is not validated),
-  so the targets' addresses are asked. Cold, libunbound asks the zone's DNSKEY once per question in
-  flight: the binding's blocking \`ub_resolve\` gives every call a worker of its own, and workers do
-  not merge questions (six validated questions at once: 12 queries; one after the other: 7). Warm,
+  so the targets' addresses are asked. Cold, the addon's questions share libunbound's one
+  asynchronous worker, whose mesh asks the zone's DNSKEY once however many questions wait (the npm
+  binding's blocking \`ub_resolve\` gave every call a worker of its own: six validated questions at
+  once made 12 queries). Warm,
   through the core's cache, validated resolutions are slower: the signed packets are larger, and a
-  secure SRV answer's targets are asked rather than taken from its additional section. Through the binding
-  each lookup, cached or not, is a job on libuv's thread pool (about 0.35 ms), which is why the core
-  cache belongs in front of libunbound.
+  secure SRV answer's targets are asked rather than taken from its additional section. Through
+  libunbound each lookup, cached or not, crosses two threads and its packet is parsed again, which is
+  why the core cache belongs in front of libunbound.
 - **Failover (part 4)**: for a 503 or a refused connection the npm \`sip\` stack's first request is
   1-2 ms faster than the bridge's: the bridge's first request resolves with an empty cache (two
   queries on fresh sockets) and walks a failover cursor; both fail over at once, and the bridge's

@@ -9,11 +9,12 @@ export async function runChild<T>(
   program: string,
   args: readonly string[],
   nodeArgs: readonly string[] = [],
+  timeoutMs = 120_000,
 ): Promise<T> {
   const file = fileURLToPath(new URL(`../child/${program}`, import.meta.url));
   const { stdout } = await run(process.execPath, [...nodeArgs, file, ...args], {
     maxBuffer: 16 * 2 ** 20,
-    timeout: 120_000,
+    timeout: timeoutMs,
   });
   const line = stdout.trim().split('\n').pop() ?? '';
   try {

@@ -33,6 +33,8 @@ export interface UnboundPluginOptions {
   /** DS records of the zones to validate; none: no validation. */
   readonly anchors?: readonly string[];
   readonly qnameMinimisation?: boolean;
+  /** More stub zones ("dead.example" -> "127.0.0.1@PORT"), each opened like the bench's zones. */
+  readonly extraStubs?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -41,9 +43,16 @@ export interface UnboundPluginOptions {
  * the package README advises for one's own stub servers, unless asked for.
  */
 export function unboundPlugin(endpoint: string, options: UnboundPluginOptions = {}): UnboundResolver {
+  const extra = Object.entries(options.extraStubs ?? {});
   return new UnboundResolver({
-    stubZones: BENCH_ZONES.map((name) => ({ name, addresses: [endpoint] })),
-    localZones: [{ name: '.', type: 'refuse' }, ...BENCH_ZONES.map((name) => ({ name, type: 'transparent' }))],
+    stubZones: [
+      ...BENCH_ZONES.map((name) => ({ name, addresses: [endpoint] })),
+      ...extra.map(([name, address]) => ({ name, addresses: [address] })),
+    ],
+    localZones: [
+      { name: '.', type: 'refuse' },
+      ...[...BENCH_ZONES, ...extra.map(([name]) => name)].map((name) => ({ name, type: 'transparent' })),
+    ],
     trustAnchors: [...(options.anchors ?? [])],
     hosts: false,
     resolvConf: false,

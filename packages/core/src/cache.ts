@@ -5,14 +5,14 @@
  * secure/bogus stay with the entry; an expired entry is never served. Identical questions
  * that miss at the same time share one backend query.
  */
-import { abortError, raceAbort, throwIfAborted } from './abort.js';
+import { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 import { systemClock, type Clock } from './clock.js';
 import { cacheHitChannel, cacheMissChannel } from './diagnostics.js';
 import { nameKey } from './names.js';
 import { checkPositiveInteger } from './option-checks.js';
 import type { DnsQuery } from './query.js';
 import type { Availability, ResolverPlugin } from './resolver-plugin.js';
-import { answerLifetime } from './answer-lifetime.js';
+import { answerLifetime, clampLifetime } from './answer-lifetime.js';
 import type { PluginAnswer } from './resolver-plugin.js';
 
 export interface CacheOptions {
@@ -175,19 +175,20 @@ class CachedResolver implements CachingPlugin {
       if (--flight.waiters === 0 && !settled) flight.controller.abort(abortError(signal));
     };
     let settled = false;
-    signal.addEventListener('abort', leave, { once: true });
+    const forget = onAbort(signal, leave);
     try {
       return await raceAbort(flight.promise, signal);
     } finally {
       settled = true;
-      signal.removeEventListener('abort', leave);
+      forget();
       if (!signal.aborted) flight.waiters--;
     }
   }
 
   #store(key: string, query: DnsQuery, answer: PluginAnswer): void {
-    const lifetime = answerLifetime(query, answer, this.#limits);
-    if (lifetime <= 0) return;
+    // Checked again where it is stored: NaN or Infinity here would be an entry that never expires.
+    const lifetime = clampLifetime(answerLifetime(query, answer, this.#limits), this.#limits.maxTtl);
+    if (lifetime === 0) return;
     const now = this.#clock.now();
     this.#entries.delete(key);
     this.#entries.set(key, { answer, storedAt: now, expiresAt: now + lifetime * 1000 });

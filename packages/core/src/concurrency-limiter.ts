@@ -4,7 +4,7 @@
  * slot is held until its holder releases it, even when the holder's caller gave up (a backend
  * thread or socket stays busy until it answers). Backends bound their queries in flight with it.
  */
-import { abortError } from './abort.js';
+import { abortError, onAbort as onAbortOf } from './abort.js';
 
 interface Waiter {
   readonly grant: (release: () => void) => void;
@@ -53,21 +53,23 @@ export class ConcurrencyLimiter {
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (this.#active < this.#limit && this.#queue.size === 0) return Promise.resolve(this.#take());
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#queue.delete(waiter);
-        reject(abortError(signal!));
-      };
+      // One listener per signal however many waiters share it (issue 21): see onAbort.
+      const forget = signal
+        ? onAbortOf(signal, () => {
+            this.#queue.delete(waiter);
+            reject(abortError(signal));
+          })
+        : () => {};
       const waiter: Waiter = {
         grant: (release) => {
-          signal?.removeEventListener('abort', onAbort);
+          forget();
           resolve(release);
         },
         fail: (error) => {
-          signal?.removeEventListener('abort', onAbort);
+          forget();
           reject(error);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
       this.#queue.add(waiter);
     });
   }

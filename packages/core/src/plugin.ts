@@ -22,7 +22,7 @@ export {
 } from './wire/message.js';
 export { WireReader, WireError, type DecodedName } from './wire/reader.js';
 export { answerLifetime, type LifetimeLimits } from './answer-lifetime.js';
-export { abortError, raceAbort, throwIfAborted } from './abort.js';
+export { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 export { ConcurrencyLimiter } from './concurrency-limiter.js';
 export { SharedQueries } from './shared-queries.js';
 export { makeQuery, describeQuery, type DnsQuery } from './query.js';

@@ -1,11 +1,14 @@
 /**
- * The optional `unbound` npm package (native bindings to libunbound), loaded lazily so that
- * this module imports fine without it. Loading says why it failed: not installed, not built,
- * or libunbound itself missing.
+ * The package's own libunbound addon (native/unbound_addon.c, built into build/unbound.node by
+ * scripts/build-addon.mjs), loaded lazily so that this module imports fine without it. Loading
+ * says why it failed: not built (with the compiler's reason), or libunbound itself missing.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** One result of the binding's resolve() (libunbound's struct ub_result). */
+/** One result (libunbound's struct ub_result). */
 export interface UnboundResultRaw {
   readonly qname: string | null;
   readonly qtype: number;
@@ -25,51 +28,88 @@ export interface UnboundResultRaw {
   readonly ttl: number;
 }
 
-/** A libunbound context (ub_ctx) as the binding exposes it. */
-export interface UnboundContext {
-  setOption(option: string, value: string): this;
-  setForward(address: string): this;
-  setStub(zone: string, address: string, prime: boolean): this;
-  setResolveConf(file: string): this;
-  setHosts(file: string): this;
-  addTrustAnchor(anchor: string): this;
-  addTrustAnchorFile(file: string, autoUpdate?: boolean): this;
-  removeZone(name: string): this;
-  resolve(name: string, type: number, rrclass: number): Promise<UnboundResultRaw>;
+/**
+ * Called on the JS thread for each result: `token` as given to resolve(), `err` libunbound's
+ * error (0: `result` holds the answer). Token 0 with an error: the context broke, every query
+ * in flight failed.
+ */
+export type NativeResultCallback = (token: number, err: number, result: UnboundResultRaw | undefined) => void;
+
+/** A libunbound context (ub_ctx) of the addon, asynchronous (ub_ctx_async(ctx, 1)). */
+export interface NativeContext {
+  setOption(option: string, value: string): void;
+  setForward(address: string): void;
+  setStub(zone: string, address: string, prime: boolean): void;
+  setResolveConf(file: string): void;
+  setHosts(file: string): void;
+  addTrustAnchor(anchor: string): void;
+  addTrustAnchorFile(file: string): void;
+  removeZone(name: string): void;
+  /** ub_resolve_async; returns libunbound's async id. Throws Error { code: 'ERR_UNBOUND' }. */
+  resolve(name: string, type: number, rrclass: number, token: number): number;
+  /** ub_cancel: true when the query was in flight (its callback will never run). */
+  cancel(asyncId: number): boolean;
+  /** Stops the watcher thread and deletes the ub_ctx; queries in flight get no callback. */
+  close(): void;
+  readonly inFlight: number;
+  readonly closed: boolean;
 }
 
-export interface UnboundConstructor {
-  new (): UnboundContext;
+/** What build/unbound.node exports. */
+export interface UnboundAddon {
+  /**
+   * A new context. The caller keeps `onResult` reachable as long as the context: the addon
+   * holds it strongly only while questions are in flight, so an idle context dropped by JS is
+   * garbage-collected (and its libunbound context deleted).
+   */
+  readonly Context: new (
+    onResult: NativeResultCallback,
+  ) => NativeContext;
   version(): string;
+  strerror(code: number): string;
+  /** libunbound contexts of the process not deleted yet (closed or collected ones are not counted). */
+  openContexts(): number;
 }
 
-/** The outcome of loading the binding: the constructor, or why there is none. */
+/** The outcome of loading the addon: the addon, or why there is none. */
 export type UnboundBinding =
-  | { readonly available: true; readonly Unbound: UnboundConstructor; readonly version: string }
+  | { readonly available: true; readonly addon: UnboundAddon; readonly version: string }
   | { readonly available: false; readonly reason: string };
+
+/** Where the package's build writes the addon (one level above src/ and dist/). */
+export const DEFAULT_BUILD_DIR = fileURLToPath(new URL('../build', import.meta.url));
+
+/** Why the addon is unavailable when no build was attempted where it was looked for. */
+export const NOT_BUILT =
+  'the libunbound addon was not built (npm ci or npm run build builds it; it needs a C compiler and libunbound-dev)';
 
 let loaded: UnboundBinding | undefined;
 
 /**
- * Loads `unbound` as Node would from `from` (a file path or file: URL; default this module).
- * Never throws: a failure comes back as `{ available: false, reason }`. Loading from a folder
- * where the package is not installed is the test seam for "unavailable".
+ * Loads `unbound.node` from `buildDir` (default: the package's build/). Never throws: a
+ * failure comes back as `{ available: false, reason }`. A directory where the addon was not
+ * built is the test seam for "unavailable".
  */
-export function loadUnboundBinding(from?: string | URL): UnboundBinding {
-  if (from === undefined && loaded) return loaded;
+export function loadUnboundBinding(buildDir?: string): UnboundBinding {
+  if (buildDir === undefined && loaded) return loaded;
+  const dir = buildDir ?? DEFAULT_BUILD_DIR;
   let binding: UnboundBinding;
-  try {
-    const require = createRequire(from ?? import.meta.url);
-    const Unbound = require('unbound') as UnboundConstructor;
-    binding = { available: true, Unbound, version: Unbound.version() };
-  } catch (error) {
-    binding = { available: false, reason: explainLoadFailure(error) };
+  const file = join(dir, 'unbound.node');
+  if (!existsSync(file)) {
+    binding = { available: false, reason: notBuilt(dir) };
+  } else {
+    try {
+      const addon = createRequire(import.meta.url)(file) as UnboundAddon;
+      binding = { available: true, addon, version: addon.version() };
+    } catch (error) {
+      binding = { available: false, reason: explainLoadFailure(error) };
+    }
   }
-  if (from === undefined) loaded = binding;
+  if (buildDir === undefined) loaded = binding;
   return binding;
 }
 
-/** Whether the default binding loads, and why not: what the CLI shows for `--resolver unbound`. */
+/** Whether the default addon loads, and why not: what the CLI shows for `--resolver unbound`. */
 export function unboundAvailability(): {
   readonly available: boolean;
   readonly reason?: string;
@@ -81,18 +121,22 @@ export function unboundAvailability(): {
     : { available: false, reason: binding.reason };
 }
 
-/** One sentence for each way the binding fails to load. */
+/** The build's own reason (build-error.txt), or how to build. */
+function notBuilt(dir: string): string {
+  try {
+    const reason = readFileSync(join(dir, 'build-error.txt'), 'utf8').trim();
+    if (reason) return `the libunbound addon was not built: ${reason}`;
+  } catch {
+    // no build was attempted there
+  }
+  return NOT_BUILT;
+}
+
+/** One sentence for each way the addon fails to load. */
 export function explainLoadFailure(error: unknown): string {
   const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'MODULE_NOT_FOUND' && /['"]unbound['"]/.test(message)) {
-    return 'the optional package "unbound" is not installed (npm install unbound; it builds against libunbound-dev)';
-  }
-  if (code === 'MODULE_NOT_FOUND' && message.includes('node_unbound')) {
-    return 'the package "unbound" is installed but its native binding was not built (install libunbound-dev, then npm rebuild unbound)';
-  }
   if (/libunbound[^:]*\.so|cannot open shared object|image not found|Library not loaded/i.test(message)) {
     return `libunbound is missing (install libunbound8, or libunbound-dev to build): ${message}`;
   }
-  return `the "unbound" binding did not load: ${message}`;
+  return `the libunbound addon did not load: ${message}`;
 }

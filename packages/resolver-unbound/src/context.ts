@@ -4,15 +4,16 @@
  * some options only when it finalizes (trust anchors, local data, module-config) and then
  * says only "initialization failure": the culprit is found by replaying the steps.
  */
-import type { UnboundConstructor, UnboundContext } from './binding.js';
+import type { UnboundAddon } from './binding.js';
 import { FINALIZE_PROBE_ZONE } from './defaults.js';
 import { UnboundOptionError } from './errors.js';
 import type { ContextStep } from './options.js';
+import { UnboundContext } from './unbound-context.js';
 
 /**
- * Contexts whose setup failed are kept alive for the life of the process: libunbound 1.17's
- * ub_ctx_delete crashes the process (SIGSEGV, seen with a bad module-config) on a context
- * whose finalize failed, and the binding deletes a context when it is garbage-collected.
+ * Contexts whose setup failed are kept for the life of the process and never closed:
+ * libunbound 1.17's ub_ctx_delete crashes the process (SIGSEGV, seen with a bad module-config)
+ * on a context whose finalize failed (the addon marks such a context and never deletes it).
  * At most two are kept per failed construction.
  */
 const quarantined: UnboundContext[] = [];
@@ -22,9 +23,17 @@ export function quarantinedContexts(): number {
   return quarantined.length;
 }
 
-/** A finalized context with every step applied; throws UnboundOptionError naming the step that failed. */
-export function createContext(Unbound: UnboundConstructor, steps: readonly ContextStep[]): UnboundContext {
-  const context = new Unbound();
+/**
+ * A finalized context with every step applied; throws UnboundOptionError naming the step that
+ * failed. The DNSKEY of each zone in `prime` (the trust anchors') is asked at once (see
+ * UnboundContext.prime).
+ */
+export function createContext(
+  addon: UnboundAddon,
+  steps: readonly ContextStep[],
+  prime: readonly string[] = [],
+): UnboundContext {
+  const context = new UnboundContext(addon);
   for (const step of steps) {
     try {
       step.apply(context);
@@ -37,8 +46,9 @@ export function createContext(Unbound: UnboundConstructor, steps: readonly Conte
     finalize(context);
   } catch (error) {
     quarantined.push(context);
-    throw diagnose(Unbound, steps, error);
+    throw diagnose(addon, steps, error);
   }
+  context.prime(prime);
   return context;
 }
 
@@ -48,9 +58,9 @@ function finalize(context: UnboundContext): void {
 }
 
 /** Replays the steps on fresh contexts until finalizing fails: the last step applied is the culprit. */
-function diagnose(Unbound: UnboundConstructor, steps: readonly ContextStep[], original: unknown): UnboundOptionError {
+function diagnose(addon: UnboundAddon, steps: readonly ContextStep[], original: unknown): UnboundOptionError {
   for (let last = 0; last < steps.length; last++) {
-    const probe = new Unbound();
+    const probe = new UnboundContext(addon);
     try {
       for (const step of steps.slice(0, last + 1)) step.apply(probe);
       finalize(probe);
@@ -58,6 +68,7 @@ function diagnose(Unbound: UnboundConstructor, steps: readonly ContextStep[], or
       quarantined.push(probe);
       return optionError(steps[last]!.option, error);
     }
+    probe.close();
   }
   return optionError('(configuration as a whole)', original);
 }

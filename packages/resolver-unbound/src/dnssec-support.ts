@@ -8,8 +8,9 @@
  * same for each digest type, with a DS anchor of that type.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import type { UnboundConstructor, UnboundContext } from './binding.js';
+import type { UnboundAddon } from './binding.js';
 import { PROBED_ALGORITHMS, PROBED_DIGESTS, dnskeyText, dsText, probeKey, type ProbeKey } from './probe-keys.js';
+import { UnboundContext } from './unbound-context.js';
 
 export interface DnssecCapability {
   readonly number: number;
@@ -28,13 +29,13 @@ const ZONE = 'dnscore-probe.';
 const DNSKEY = 48;
 
 /** Probes a fresh libunbound context; about 0.1 s (RSA key generation most of it). */
-export async function probeDnssecSupport(Unbound: UnboundConstructor): Promise<DnssecSupport> {
+export async function probeDnssecSupport(addon: UnboundAddon): Promise<DnssecSupport> {
   const server = await ProbeServer.start();
   try {
     const algorithmKeys = PROBED_ALGORITHMS.map((a) => ({ ...a, key: tryKey(`a${a.number}.${ZONE}`, a.number) }));
     for (const { key } of algorithmKeys) if (key) server.keys.set(key.owner, key);
     const secure = await validated(
-      Unbound,
+      addon,
       server.port,
       algorithmKeys.flatMap(({ key }) => (key ? [{ owner: key.owner, anchor: dnskeyText(key) }] : [])),
     );
@@ -50,7 +51,7 @@ export async function probeDnssecSupport(Unbound: UnboundConstructor): Promise<D
       : [];
     for (const { key } of digestKeys) server.keys.set(key.owner, key);
     const digestSecure = await validated(
-      Unbound,
+      addon,
       server.port,
       digestKeys.map(({ digest, key }) => ({ owner: key.owner, anchor: dsText(key, digest) })),
     );
@@ -67,18 +68,23 @@ export async function probeDnssecSupport(Unbound: UnboundConstructor): Promise<D
 
 /** The owners whose DNSKEY RRset libunbound validated as secure from its anchor. */
 async function validated(
-  Unbound: UnboundConstructor,
+  addon: UnboundAddon,
   port: number,
   probes: readonly { owner: string; anchor: string }[],
 ): Promise<Set<string>> {
   if (probes.length === 0) return new Set();
-  const context: UnboundContext = new Unbound();
-  context.setOption('do-not-query-localhost', 'no');
-  context.setOption('qname-minimisation', 'no');
-  context.setStub(ZONE, `127.0.0.1@${port}`, false);
-  for (const { anchor } of probes) context.addTrustAnchor(anchor);
-  const results = await Promise.all(probes.map((p) => context.resolve(p.owner, DNSKEY, 1).catch(() => undefined)));
-  return new Set(probes.filter((_, i) => results[i]?.secure === true).map((p) => p.owner));
+  const context = new UnboundContext(addon);
+  try {
+    context.setOption('do-not-query-localhost', 'no');
+    context.setOption('qname-minimisation', 'no');
+    context.setStub(ZONE, `127.0.0.1@${port}`, false);
+    for (const { anchor } of probes) context.addTrustAnchor(anchor);
+    const results = await Promise.all(probes.map((p) => context.resolve(p.owner, DNSKEY, 1).catch(() => undefined)));
+    return new Set(probes.filter((_, i) => results[i]?.secure === true).map((p) => p.owner));
+  } finally {
+    // Its threads joined now, not when the collector finds it.
+    context.close();
+  }
 }
 
 function tryKey(owner: string, algorithm: number): ProbeKey | undefined {

@@ -6,20 +6,23 @@
 import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { formatName, parseName } from '@dnscore/core/plugin';
-import type { UnboundBinding, UnboundContext } from './binding.js';
+import type { UnboundBinding } from './binding.js';
 import {
   DEFAULT_HARDEN_ALGO_DOWNGRADE,
   DEFAULT_HOSTS_FILE,
   DEFAULT_INFRA_CACHE_MAX_RTT_MS,
   DEFAULT_INFRA_HOST_TTL_S,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_NUM_QUERIES_PER_THREAD,
+  DEFAULT_OUTGOING_RANGE,
   DEFAULT_QNAME_MINIMISATION,
   DEFAULT_RESOLV_CONF,
   DEFAULT_UNBOUND_NAME,
   DEFAULT_UNBOUND_PRIORITY,
 } from './defaults.js';
 import { UnboundOptionError } from './errors.js';
-import { defaultMaxInFlight } from './thread-pool.js';
 import { defaultRootAnchors } from './trust-anchors.js';
+import type { UnboundContext } from './unbound-context.js';
 
 /** A zone asked of its own servers (libunbound's stub-zone). */
 export interface StubZone {
@@ -82,9 +85,9 @@ export interface UnboundOptions {
   readonly hardenAlgoDowngrade?: boolean;
   /** Reject answers DNSSEC did not validate with InsecureAnswerError (for DANE/TLSA callers). */
   readonly requireSecure?: boolean;
-  /** Queries handed to libunbound at once; the others wait their turn (default: thread pool size - 1). */
+  /** Questions handed to libunbound at once; the others wait their turn (default 1024). */
   readonly maxInFlight?: number;
-  /** The loaded binding; the default loads `unbound` lazily. Tests pass an unavailable one. */
+  /** The loaded addon; the default loads build/unbound.node lazily. Tests pass an unavailable one. */
   readonly binding?: UnboundBinding;
 }
 
@@ -102,6 +105,11 @@ export interface ContextPlan {
   readonly maxInFlight: number;
   /** Where the trust anchors come from, for messages: "options", a root.ds path or "built-in". */
   readonly anchorSource: string;
+  /**
+   * The trust anchors' zones ("." for the root ones, "biloxi.example."): their DNSKEY is asked
+   * as soon as a context is made, so that validated questions find it cached or in flight.
+   */
+  readonly anchorZones: readonly string[];
 }
 
 /** Checks `options` and lists the steps that configure a context with them, in libunbound's order. */
@@ -129,6 +137,9 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     'harden-algo-downgrade',
     yesNo(options.hardenAlgoDowngrade ?? DEFAULT_HARDEN_ALGO_DOWNGRADE, 'hardenAlgoDowngrade'),
   );
+  // Sized for bursts (libunbound as a library allows 16 sockets and 30 questions at once).
+  set('outgoing-range (default)', 'outgoing-range', String(DEFAULT_OUTGOING_RANGE));
+  set('num-queries-per-thread (default)', 'num-queries-per-thread', String(DEFAULT_NUM_QUERIES_PER_THREAD));
   if (options.debugLevel !== undefined) {
     if (!Number.isInteger(options.debugLevel) || options.debugLevel < 0 || options.debugLevel > 5) {
       throw new UnboundOptionError('debugLevel', `${String(options.debugLevel)} is not an integer 0..5`);
@@ -215,9 +226,29 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     priority: finite(options.priority ?? DEFAULT_UNBOUND_PRIORITY, 'priority'),
     steps,
     requireSecure: options.requireSecure ?? false,
-    maxInFlight: positiveInteger(options.maxInFlight ?? defaultMaxInFlight(), 'maxInFlight'),
+    maxInFlight: positiveInteger(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, 'maxInFlight'),
     anchorSource,
+    anchorZones: anchorZones(options),
   };
+}
+
+/** Owner names of the anchors given as text or defaulted (anchor files are read by libunbound only). */
+function anchorZones(options: UnboundOptions): string[] {
+  const anchors =
+    options.trustAnchors === undefined && options.trustAnchorFiles === undefined
+      ? defaultRootAnchors().anchors
+      : (options.trustAnchors ?? []);
+  const zones = new Set<string>();
+  for (const anchor of anchors) {
+    const owner = anchor.trim().split(/\s+/)[0]!;
+    try {
+      const labels = parseName(owner);
+      zones.add(labels.length === 0 ? '.' : `${formatName(labels).toLowerCase()}.`);
+    } catch {
+      // libunbound names a bad anchor when the context is finalized
+    }
+  }
+  return [...zones];
 }
 
 /**

@@ -1,12 +1,11 @@
 /**
  * The libunbound backend (Asterisk's res_resolver_unbound): full recursion or stub/forward
- * resolution with DNSSEC validation, through the optional `unbound` binding. It only
- * translates: the core parses, orders, caches and falls back.
+ * resolution with DNSSEC validation, through the package's asynchronous libunbound addon. It
+ * only translates: the core parses, orders, caches and falls back.
  */
 import {
   ConcurrencyLimiter,
   StateError,
-  raceAbort,
   throwIfAborted,
   type Availability,
   type DnsQuery,
@@ -14,11 +13,12 @@ import {
   type ResolverPlugin,
 } from '@dnscore/core/plugin';
 import { toPluginAnswer, toResolveError } from './answer.js';
-import { loadUnboundBinding, type UnboundBinding, type UnboundContext } from './binding.js';
+import { loadUnboundBinding, type UnboundBinding } from './binding.js';
 import { createContext } from './context.js';
 import { probeDnssecSupport, type DnssecSupport } from './dnssec-support.js';
 import { UnboundOptionError, UnboundUnavailableError } from './errors.js';
 import { planContext, type ContextPlan, type UnboundOptions } from './options.js';
+import { LibunboundError, type UnboundContext } from './unbound-context.js';
 
 /** One probe per libunbound build: what it can validate does not change while the process runs. */
 const supportOf = new WeakMap<object, Promise<DnssecSupport>>();
@@ -31,12 +31,14 @@ export class UnboundResolver implements ResolverPlugin {
   #options: UnboundOptions;
   #plan: ContextPlan;
   #context: UnboundContext | undefined;
+  /** Contexts replaced by reload() that still answer questions asked before it. */
+  readonly #retired = new Set<UnboundContext>();
   #generation = 0;
   #closed = false;
 
   /**
    * Applies every option to a new libunbound context and finalizes it, so a bad option throws
-   * UnboundOptionError here, naming it. Without the binding, it builds nothing and
+   * UnboundOptionError here, naming it. Without the addon, it builds nothing and
    * `available()` says why.
    */
   constructor(options: UnboundOptions = {}) {
@@ -47,7 +49,7 @@ export class UnboundResolver implements ResolverPlugin {
     this.#binding = options.binding ?? loadUnboundBinding();
     this.#limiter = new ConcurrencyLimiter(this.#plan.maxInFlight);
     if (this.#binding.available) {
-      this.#context = createContext(this.#binding.Unbound, this.#plan.steps);
+      this.#context = createContext(this.#binding.addon, this.#plan.steps, this.#plan.anchorZones);
       this.#generation = 1;
     }
   }
@@ -63,7 +65,7 @@ export class UnboundResolver implements ResolverPlugin {
     return { available: true };
   }
 
-  /** libunbound's version ("1.17.1"), when the binding loaded. */
+  /** libunbound's version ("1.17.1"), when the addon loaded. */
   get version(): string | undefined {
     return this.#binding.available ? this.#binding.version : undefined;
   }
@@ -72,15 +74,15 @@ export class UnboundResolver implements ResolverPlugin {
    * The DNSSEC algorithms and DS digest types this libunbound validates, found out by trying
    * each (dnssec-support.ts; about 0.1-2 s once per process). A zone signed only with
    * algorithms it lacks is insecure here (RFC 4035 section 5.2). Rejects with
-   * UnboundUnavailableError without the binding.
+   * UnboundUnavailableError without the addon.
    */
   dnssecSupport(): Promise<DnssecSupport> {
     if (!this.#binding.available) return Promise.reject(new UnboundUnavailableError(this.#binding.reason));
-    const { Unbound } = this.#binding;
-    let support = supportOf.get(Unbound);
+    const { addon } = this.#binding;
+    let support = supportOf.get(addon);
     if (!support) {
-      support = probeDnssecSupport(Unbound);
-      supportOf.set(Unbound, support);
+      support = probeDnssecSupport(addon);
+      supportOf.set(addon, support);
     }
     return support;
   }
@@ -90,12 +92,12 @@ export class UnboundResolver implements ResolverPlugin {
     return this.#plan.anchorSource;
   }
 
-  /** Counts configurations: 1 after construction, +1 per reload (0 without the binding). */
+  /** Counts configurations: 1 after construction, +1 per reload (0 without the addon). */
   get generation(): number {
     return this.#generation;
   }
 
-  /** Queries holding a thread-pool thread now (cancelled ones included, until libunbound returns). */
+  /** Questions handed to libunbound and not settled yet (a cancelled one leaves at once). */
   get inFlight(): number {
     return this.#limiter.active;
   }
@@ -121,8 +123,10 @@ export class UnboundResolver implements ResolverPlugin {
       throw new UnboundOptionError('binding', 'cannot change on reload');
     }
     if (this.#binding.available) {
-      this.#context = createContext(this.#binding.Unbound, plan.steps);
+      const old = this.#context;
+      this.#context = createContext(this.#binding.addon, plan.steps, plan.anchorZones);
       this.#generation++;
+      if (old) this.#retire(old);
     }
     this.#plan = plan;
     this.#options = options;
@@ -132,7 +136,7 @@ export class UnboundResolver implements ResolverPlugin {
   /**
    * Asks libunbound. Rejects with UnboundResolveError when libunbound returns no result,
    * InsecureAnswerError for an insecure answer under `requireSecure`, and AbortError at once
-   * on `signal` (the binding cannot cancel: the late result is discarded).
+   * on `signal` (the question is cancelled inside libunbound: ub_cancel).
    */
   async resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
     throwIfAborted(signal);
@@ -148,34 +152,45 @@ export class UnboundResolver implements ResolverPlugin {
     }
     let work: Promise<PluginAnswer>;
     try {
-      work = context.resolve(query.name, query.type, query.class).then(
+      work = context.resolve(query.name, query.type, query.class, signal).then(
         (raw) => toPluginAnswer(query, raw, requireSecure),
         (error: unknown) => {
-          throw toResolveError(query, error);
+          // AbortError and StateError pass as they are; libunbound's own errors are mapped.
+          throw error instanceof LibunboundError ? toResolveError(query, error) : error;
         },
       );
     } catch (error) {
       release();
       throw toResolveError(query, error);
     }
-    // The slot is given back when libunbound returns, not when the caller stops waiting.
+    // The slot is given back when the question settles: answered, failed, cancelled or closed.
     void work.then(release, release);
-    return raceAbort(work, signal);
+    return work;
   }
 
-  /** Resolves when every query handed to libunbound has returned (cancelled ones included). */
+  /** Resolves when every question handed to libunbound has settled. */
   drained(): Promise<void> {
     return this.#limiter.drained();
   }
 
   /**
-   * Stops taking queries: waiting ones reject with StateError; those in libunbound finish
-   * (nothing can stop them) and the context is freed when the last one returns.
+   * Stops at once: waiting questions and those in libunbound reject with StateError, and every
+   * libunbound context is freed (its threads joined), so the process is free to exit.
    */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    const error = new StateError('the unbound resolver was closed');
+    this.#limiter.rejectWaiting(error);
+    for (const context of [this.#context, ...this.#retired]) context?.close(error);
+    this.#retired.clear();
     this.#context = undefined;
-    this.#limiter.rejectWaiting(new StateError('the unbound resolver was closed'));
+  }
+
+  /** An old context answers the questions it has, then closes. */
+  #retire(context: UnboundContext): void {
+    context.retire();
+    for (const old of this.#retired) if (old.closed) this.#retired.delete(old);
+    if (!context.closed) this.#retired.add(context);
   }
 }

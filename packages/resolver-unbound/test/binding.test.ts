@@ -1,89 +1,163 @@
 /**
- * Loading the optional binding for real, and each way it fails for real: the package not
- * installed, installed without its native build, and built against a libunbound that is
- * not there (a copy of the binary that asks for libunbound.so.9).
+ * Building and loading the addon for real, and each way it fails for real: no compiler (the
+ * build still succeeds and says why), not built at all, and built against a libunbound that
+ * is not there (a copy of the binary that asks for libunbound.so.9).
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeQuery } from '@dnscore/core/plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { explainLoadFailure, loadUnboundBinding, unboundAvailability } from '../src/index.js';
+import {
+  DEFAULT_BUILD_DIR,
+  NOT_BUILT,
+  UnboundResolver,
+  UnboundUnavailableError,
+  explainLoadFailure,
+  loadUnboundBinding,
+  unboundAvailability,
+} from '../src/index.js';
 
-const require = createRequire(import.meta.url);
-const unboundDir = dirname(require.resolve('unbound/package.json'));
-const loadyDir = dirname(require.resolve('loady/package.json'));
+const BUILD_SCRIPT = fileURLToPath(new URL('../scripts/build-addon.mjs', import.meta.url));
 let scratch: string;
 beforeAll(() => {
-  scratch = mkdtempSync(join(tmpdir(), 'dnscore-binding-'));
+  scratch = mkdtempSync(join(tmpdir(), 'dnscore-addon-'));
 });
-
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A node_modules with a copy of `unbound` (lib and package.json) and loady; `binary` is its build. */
-function install(name: string, binary?: Buffer): string {
-  const root = join(scratch, name);
-  const modules = join(root, 'node_modules');
-  cpSync(join(unboundDir, 'lib'), join(modules, 'unbound', 'lib'), { recursive: true });
-  cpSync(join(unboundDir, 'package.json'), join(modules, 'unbound', 'package.json'));
-  cpSync(loadyDir, join(modules, 'loady'), { recursive: true });
-  if (binary) {
-    mkdirSync(join(modules, 'unbound', 'build', 'Release'), { recursive: true });
-    writeFileSync(join(modules, 'unbound', 'build', 'Release', 'node_unbound.node'), binary);
-  }
-  return join(root, 'main.js');
+/** Runs the build script into `out` with the environment `env`; returns its stderr. */
+function build(out: string, env: NodeJS.ProcessEnv): string {
+  return execFileSync(process.execPath, [BUILD_SCRIPT, '--out', out], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
-describe('loading the binding', () => {
+// Each build is a compiler run: slow on a busy machine.
+describe('loading the addon', { timeout: 60_000 }, () => {
   it('loads here, with the libunbound version', () => {
     const binding = loadUnboundBinding();
     expect(binding.available).toBe(true);
     expect(binding.available && binding.version).toMatch(/^1\.\d+\.\d+$/);
     expect(unboundAvailability()).toEqual({ available: true, version: binding.available ? binding.version : '' });
     expect(loadUnboundBinding()).toBe(binding); // loaded once
+    expect(existsSync(join(DEFAULT_BUILD_DIR, 'unbound.node'))).toBe(true);
   });
 
-  it('not installed: says so and how to install it', () => {
+  it('the build script compiles it into another directory, and that copy loads', () => {
+    const out = join(scratch, 'fresh');
+    build(out, {});
+    expect(existsSync(join(out, 'build-error.txt'))).toBe(false);
+    const binding = loadUnboundBinding(out);
+    expect(binding.available && binding.version).toMatch(/^1\.\d+\.\d+$/);
+  });
+
+  it('no compiler: the build succeeds, says why, and the plugin is unavailable with that reason', async () => {
+    const out = join(scratch, 'nocc');
+    build(out, { CC: join(scratch, 'no-such-compiler') });
+    const compiler = join(scratch, 'no-such-compiler');
+    const reason = `no C compiler: "${compiler}" was not found (install gcc and libc6-dev, or set CC)`;
+    expect(readFileSync(join(out, 'build-error.txt'), 'utf8')).toBe(`${reason}\n`);
+    expect(existsSync(join(out, 'unbound.node'))).toBe(false);
+    const binding = loadUnboundBinding(out);
+    expect(binding).toEqual({ available: false, reason: `the libunbound addon was not built: ${reason}` });
+    const resolver = new UnboundResolver({ binding, hosts: false, resolvConf: false });
+    expect(resolver.available()).toEqual({ available: false, reason: `the libunbound addon was not built: ${reason}` });
+    await expect(resolver.resolve(makeQuery('example.com', 'A'), new AbortController().signal)).rejects.toBeInstanceOf(
+      UnboundUnavailableError,
+    );
+  });
+
+  it('no libunbound-dev (unbound.h not found): the build says which package to install', () => {
+    // A sysroot that is this machine's /usr/include without unbound.h stands for a machine
+    // without libunbound-dev.
+    const root = join(scratch, 'sysroot');
+    mkdirSync(join(root, 'usr', 'include'), { recursive: true });
+    for (const entry of readdirSync('/usr/include')) {
+      if (entry !== 'unbound.h') symlinkSync(join('/usr/include', entry), join(root, 'usr', 'include', entry));
+    }
+    for (const dir of ['usr/lib', 'lib', 'lib64']) if (existsSync(`/${dir}`)) symlinkSync(`/${dir}`, join(root, dir));
+    const out = join(scratch, 'noheaders');
+    build(out, { CC: `cc --sysroot=${root}` });
+    const reason = 'libunbound-dev is missing (unbound.h not found): apt-get install libunbound-dev';
+    expect(readFileSync(join(out, 'build-error.txt'), 'utf8')).toBe(`${reason}\n`);
+    expect(loadUnboundBinding(out)).toEqual({
+      available: false,
+      reason: `the libunbound addon was not built: ${reason}`,
+    });
+  });
+
+  it('a failed rebuild removes the old addon, so what loads is what the last build says', () => {
+    const out = join(scratch, 'rebuilt');
+    build(out, {});
+    expect(existsSync(join(out, 'unbound.node'))).toBe(true);
+    build(out, { CC: join(scratch, 'gone') });
+    expect(existsSync(join(out, 'unbound.node'))).toBe(false);
+    expect(loadUnboundBinding(out)).toMatchObject({ available: false, reason: expect.stringMatching(/no C compiler/) });
+  });
+
+  it('never built there: says how to build it', () => {
     const empty = join(scratch, 'empty');
     mkdirSync(empty);
-    expect(loadUnboundBinding(join(empty, 'main.js'))).toEqual({
-      available: false,
-      reason: 'the optional package "unbound" is not installed (npm install unbound; it builds against libunbound-dev)',
-    });
-  });
-
-  it('installed without its native build (npm --ignore-scripts): says how to build it', () => {
-    expect(loadUnboundBinding(install('unbuilt'))).toEqual({
-      available: false,
-      reason:
-        'the package "unbound" is installed but its native binding was not built (install libunbound-dev, then npm rebuild unbound)',
-    });
+    expect(loadUnboundBinding(empty)).toEqual({ available: false, reason: NOT_BUILT });
+    expect(NOT_BUILT).toBe(
+      'the libunbound addon was not built (npm ci or npm run build builds it; ' +
+        'it needs a C compiler and libunbound-dev)',
+    );
   });
 
   it('libunbound missing: the loader error names the library', () => {
-    const original = readFileSync(join(unboundDir, 'build', 'Release', 'node_unbound.node'));
+    const original = readFileSync(join(DEFAULT_BUILD_DIR, 'unbound.node'));
     const needed = Buffer.from('libunbound.so.8');
     const at = original.indexOf(needed);
     expect(at).toBeGreaterThan(0);
     const patched = Buffer.from(original);
     patched.write('libunbound.so.9', at, 'latin1');
-    const binding = loadUnboundBinding(install('nolib', patched));
+    const dir = join(scratch, 'nolib');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'unbound.node'), patched);
+    const binding = loadUnboundBinding(dir);
     expect(binding.available).toBe(false);
     expect(!binding.available && binding.reason).toMatch(
-      /^libunbound is missing \(install libunbound8, or libunbound-dev to build\): libunbound\.so\.9: cannot open shared object file/,
+      new RegExp(
+        '^libunbound is missing \\(install libunbound8, or libunbound-dev to build\\): ' +
+          'libunbound\\.so\\.9: cannot open shared object file',
+      ),
     );
+  });
+
+  it('a file that is not an addon: the loader message, first line', () => {
+    const dir = join(scratch, 'garbage');
+    mkdirSync(dir);
+    copyFileSync(BUILD_SCRIPT, join(dir, 'unbound.node'));
+    const binding = loadUnboundBinding(dir);
+    expect(!binding.available && binding.reason).toMatch(/^the libunbound addon did not load: .*unbound\.node/);
   });
 
   it('any other failure keeps the first line of its message', () => {
-    expect(explainLoadFailure(new Error('boom\nstack'))).toBe('the "unbound" binding did not load: boom');
-    expect(explainLoadFailure('odd')).toBe('the "unbound" binding did not load: odd');
+    expect(explainLoadFailure(new Error('boom\nstack'))).toBe('the libunbound addon did not load: boom');
+    expect(explainLoadFailure('odd')).toBe('the libunbound addon did not load: odd');
   });
 
-  it('no module of the package imports `unbound` eagerly, so it loads without it', () => {
-    const src = join(dirname(new URL(import.meta.url).pathname), '..', 'src');
-    const eager = readdirSync(src).filter((file) =>
-      /from ['"]unbound['"]|import\(['"]unbound['"]\)/.test(readFileSync(join(src, file), 'utf8')),
-    );
-    expect(eager).toEqual([]);
+  it('the package depends on no npm binding: only node-api-headers, to build', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
+    expect(manifest.dependencies).toEqual({ 'node-api-headers': '1.9.0' });
+    expect(manifest.optionalDependencies).toBeUndefined();
   });
 });

@@ -16,8 +16,8 @@ import {
 } from '../src/index.js';
 
 const binding = loadUnboundBinding();
-if (!binding.available) throw new Error(`these tests need the unbound binding: ${binding.reason}`);
-const { Unbound } = binding;
+if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
+const { addon } = binding;
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'dnscore-context-'));
@@ -28,7 +28,7 @@ const BASE: UnboundOptions = { hosts: false, resolvConf: false, trustAnchors: []
 
 function refusal(options: UnboundOptions): UnboundOptionError {
   try {
-    createContext(Unbound, planContext({ ...BASE, ...options }).steps);
+    createContext(addon, planContext({ ...BASE, ...options }).steps);
   } catch (error) {
     expect(error).toBeInstanceOf(UnboundOptionError);
     return error as UnboundOptionError;
@@ -38,7 +38,7 @@ function refusal(options: UnboundOptions): UnboundOptionError {
 
 describe('createContext, nominal', () => {
   it('finalizes at construction: no option can change afterwards', () => {
-    const context = createContext(Unbound, planContext({ ...BASE, options: { 'val-log-level': 2 } }).steps);
+    const context = createContext(addon, planContext({ ...BASE, options: { 'val-log-level': 2 } }).steps);
     expect(() => context.setOption('verbosity', '1')).toThrow('libunbound: setting change after finalize (-6)');
   });
 
@@ -52,13 +52,11 @@ describe('createContext, nominal', () => {
       anchors,
       'lab.example. IN DS 1 13 2 0000000000000000000000000000000000000000000000000000000000000000\n',
     );
-    const context = createContext(
-      Unbound,
-      planContext({ hosts, resolvConf: resolv, trustAnchorFiles: [anchors] }).steps,
-    );
+    const context = createContext(addon, planContext({ hosts, resolvConf: resolv, trustAnchorFiles: [anchors] }).steps);
     const result = await context.resolve('pbx.lab.example', 1, 1);
     // The hosts file became local data: answered without asking anyone.
     expect([result.rcode, result.data.map((d) => [...d])]).toEqual([0, [[192, 0, 2, 7]]]);
+    context.close();
   });
 });
 

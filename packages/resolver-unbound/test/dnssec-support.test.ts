@@ -37,7 +37,7 @@ describe('dnssecSupport', () => {
   );
 
   it('without the binding: UnboundUnavailableError', async () => {
-    const binding = loadUnboundBinding('/nonexistent/dir/x.js');
+    const binding = loadUnboundBinding('/nonexistent/dir');
     await expect(new UnboundResolver({ binding }).dnssecSupport()).rejects.toBeInstanceOf(UnboundUnavailableError);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Selection and fallback through the core's registry, with a second, non-validating backend
  * registered after libunbound (the core's ZoneResolver, with different data, priority 200):
- * unavailable binding -> the second answers, said once; libunbound error -> the second
+ * unavailable addon -> the second answers, said once; libunbound error -> the second
  * answers; bogus or an insecure answer under requireSecure -> the second is never asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,8 +40,8 @@ function setup(options: UnboundOptions): { dns: DnsCore; second: CountingPlugin;
 }
 
 describe('fallback', () => {
-  it('binding unavailable, no validation asked for: the second backend answers, and the registry says why once', async () => {
-    const binding = loadUnboundBinding('/nonexistent/dir/x.js');
+  it('addon unavailable, no validation asked for: the second backend answers, and the registry says why once', async () => {
+    const binding = loadUnboundBinding('/nonexistent/dir');
     // The default (root) anchors: validation where it can be had, not a demand.
     const { trustAnchors: _anchors, ...defaults } = rig.options({ binding });
     const { dns, second, warnings } = setup(defaults);
@@ -56,7 +56,7 @@ describe('fallback', () => {
     expect(second.asked.length).toBe(2);
     expect(warnings).toEqual([
       expect.stringMatching(
-        /^dnscore: resolving with "second" \(unbound unavailable: the optional package "unbound" is not installed/,
+        /^dnscore: resolving with "second" \(unbound unavailable: the libunbound addon was not built/,
       ),
     ]);
     await dns.close();
@@ -66,15 +66,15 @@ describe('fallback', () => {
     ['own trust anchors', {}],
     ['requireSecure', { requireSecure: true }],
   ])(
-    'binding unavailable, validation asked for (%s): fails closed, the second backend never asked',
+    'addon unavailable, validation asked for (%s): fails closed, the second backend never asked',
     async (_name, extra) => {
-      const binding = loadUnboundBinding('/nonexistent/dir/x.js');
+      const binding = loadUnboundBinding('/nonexistent/dir');
       const { trustAnchors, ...rest } = rig.options({ binding, ...extra });
       const { dns, second } = setup('requireSecure' in extra ? rest : { ...rest, trustAnchors });
       const failure = dns.resolve('sip1.biloxi.test', 'A');
       await expect(failure).rejects.toBeInstanceOf(NoResolverError);
       await expect(failure).rejects.toThrow(
-        /unbound: the optional package "unbound" is not installed.*second: not asked in place of "unbound", which fails closed/,
+        /unbound: the libunbound addon was not built.*second: not asked in place of "unbound", which fails closed/,
       );
       expect(second.asked.length).toBe(0);
       await dns.close();

@@ -1,11 +1,11 @@
 /**
- * The bound on queries handed to libunbound, in the resolver: a cancelled query rejects at once
- * but keeps its thread (and slot) until libunbound returns; waiting queries start in order; a
- * waiting query that is cancelled never starts. The limiter alone is tested in core
+ * The bound on questions handed to libunbound, in the resolver: a cancelled question rejects at
+ * once and gives its slot back (libunbound drops it: ub_cancel); waiting questions start in
+ * order; a waiting question that is cancelled never starts. The limiter alone is tested in core
  * (test/concurrency-limiter.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AbortError, StateError, makeQuery } from '@dnscore/core/plugin';
+import { AbortError, makeQuery } from '@dnscore/core/plugin';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { UnboundResolver, type UnboundOptions } from '../src/index.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
@@ -42,21 +42,21 @@ describe('UnboundResolver in flight (a relay holds queries on the wire)', () => 
     });
   }
 
-  it('cancel rejects at once with AbortError; the thread stays busy until libunbound returns; the late answer is dropped', async () => {
+  it('cancel rejects at once with AbortError and frees the slot; libunbound drops the question', async () => {
     const resolver = await held();
     const controller = new AbortController();
     const pending = resolver.resolve(makeQuery('one.lab.test', 'A'), controller.signal);
     await proxy.waitFor('one.lab.test');
+    expect(resolver.inFlight).toBe(1);
     controller.abort(new Error('caller gave up'));
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AbortError);
     expect((error as AbortError).cause).toEqual(new Error('caller gave up'));
-    expect(resolver.inFlight).toBe(1);
+    expect(resolver.inFlight).toBe(0);
+    await resolver.drained();
 
     proxy.release();
-    await resolver.drained();
-    expect(resolver.inFlight).toBe(0);
-    // The context is fine afterwards, and answers from its cache what the late reply brought.
+    // The context is fine afterwards, and answers what the late reply brought.
     const again = await resolver.resolve(makeQuery('one.lab.test', 'A'), new AbortController().signal);
     expect(again.rcode).toBe(0);
     resolver.close();
@@ -113,16 +113,17 @@ describe('UnboundResolver in flight (a relay holds queries on the wire)', () => 
     await proxy.close();
   });
 
-  it('close() rejects waiting queries with StateError; the one in libunbound still finishes', async () => {
+  it('close() settles every question at once: waiting and in libunbound, with StateError', async () => {
     const resolver = await held({ maxInFlight: 1 });
     const first = resolver.resolve(makeQuery('one.lab.test', 'A'), new AbortController().signal);
     const second = resolver.resolve(makeQuery('three.lab.test', 'A'), new AbortController().signal);
     await proxy.waitFor('one.lab.test');
     resolver.close();
-    await expect(second).rejects.toBeInstanceOf(StateError);
-    proxy.release();
-    expect((await first).rcode).toBe(0);
+    await expect(second).rejects.toMatchObject({ code: 'DNS_ERR_STATE', message: 'the unbound resolver was closed' });
+    await expect(first).rejects.toMatchObject({ code: 'DNS_ERR_STATE', message: 'the unbound resolver was closed' });
+    expect(resolver.inFlight).toBe(0);
     await resolver.drained();
+    proxy.release();
     await proxy.close();
   });
 });

@@ -6,12 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_ROOT_DS_FILE,
   UnboundOptionError,
-  defaultMaxInFlight,
+  DEFAULT_MAX_IN_FLIGHT,
+  defaultRootAnchors,
   planContext,
   unboundAddress,
-  type UnboundContext,
   type UnboundOptions,
 } from '../src/index.js';
 
@@ -33,7 +32,7 @@ function calls(options: UnboundOptions): string[] {
     addTrustAnchorFile: record('addTrustAnchorFile'),
     removeZone: record('removeZone'),
     resolve: () => Promise.reject(new Error('not here')),
-  } as UnboundContext;
+  } as unknown as UnboundContext;
   for (const step of planContext(options).steps) step.apply(context);
   return log;
 }
@@ -56,14 +55,16 @@ describe('planContext, nominal', () => {
       name: 'unbound',
       priority: 100,
       requireSecure: false,
-      maxInFlight: defaultMaxInFlight(),
-      anchorSource: DEFAULT_ROOT_DS_FILE,
+      maxInFlight: DEFAULT_MAX_IN_FLIGHT,
+      anchorSource: defaultRootAnchors().source, // root.ds, or built-in without it
     });
     expect(calls({})).toEqual([
       'setOption infra-cache-max-rtt | 1000',
       'setOption infra-host-ttl | 60',
       'setOption qname-minimisation | yes',
       'setOption harden-algo-downgrade | yes',
+      'setOption outgoing-range | 1024',
+      'setOption num-queries-per-thread | 1024',
       'setHosts /etc/hosts',
       'setResolveConf /etc/resolv.conf',
       'addTrustAnchor . IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D',
@@ -100,6 +101,8 @@ describe('planContext, nominal', () => {
       'setOption infra-host-ttl | 5',
       'setOption qname-minimisation | no',
       'setOption harden-algo-downgrade | no',
+      'setOption outgoing-range | 1024',
+      'setOption num-queries-per-thread | 1024',
       'setOption verbosity | 2',
       'setHosts /srv/hosts',
       'setForward 192.0.2.53',
@@ -127,8 +130,25 @@ describe('planContext, nominal', () => {
       'setOption infra-host-ttl | 60',
       'setOption qname-minimisation | yes',
       'setOption harden-algo-downgrade | yes',
+      'setOption outgoing-range | 1024',
+      'setOption num-queries-per-thread | 1024',
     ]);
     expect(planContext({ trustAnchorFiles: [] }).anchorSource).toBe('options');
+  });
+
+  it('anchorZones: the zones whose DNSKEY is primed, from the anchors given or the root', () => {
+    expect(planContext().anchorZones).toEqual(['.']);
+    expect(
+      planContext({
+        trustAnchors: [
+          'Biloxi.Example. IN DS 1 13 2 AB',
+          'biloxi.example 3600 IN DNSKEY 257 3 13 AA==',
+          'lab.test. DS 2 13 2 CD',
+        ],
+      }).anchorZones,
+    ).toEqual(['biloxi.example.', 'lab.test.']);
+    expect(planContext({ trustAnchors: [] }).anchorZones).toEqual([]);
+    expect(planContext({ trustAnchorFiles: ['/dev/null'] }).anchorZones).toEqual([]);
   });
 
   it('name, priority, requireSecure and maxInFlight are the plugin own', () => {

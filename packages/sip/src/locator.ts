@@ -23,6 +23,8 @@ import {
   DEFAULT_MAX_CNAME_HOPS,
   DEFAULT_MAX_NAPTR_RECORDS,
   DEFAULT_MAX_SRV_RECORDS,
+  DEFAULT_MAX_QUERIES,
+  DEFAULT_MAX_RESOLUTION_MS,
   DEFAULT_MAX_RETRY_AFTER_S,
   DEFAULT_MAX_TARGETS,
   DEFAULT_MAX_UDP_REQUEST_BYTES,
@@ -36,6 +38,7 @@ import { NoTargetsError, SipError } from './errors.js';
 import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './failover-cursor.js';
 import { FailoverPolicy, type PenaltyPolicy } from './failover-policy.js';
 import { Lookups } from './lookups.js';
+import { QueryBudget } from './query-budget.js';
 import { PenaltyBox } from './penalty-box.js';
 import type { PenaltyStore } from './penalty-store.js';
 import { runProcedure } from './procedure.js';
@@ -68,6 +71,10 @@ export interface SipLocatorOptions {
   readonly maxNaptrRecords?: number;
   /** Most records of one SRV answer expanded to addresses (default 16). */
   readonly maxSrvRecords?: number;
+  /** Most DNS queries one resolution makes (default 128); past it, it ends with what it found. */
+  readonly maxQueries?: number;
+  /** Longest one resolution may take, ms (default 60000); past it, it ends with what it found. */
+  readonly maxResolutionMs?: number;
   /** Per-target timer of the failover cursor, ms (default 6000). */
   readonly targetTimeoutMs?: number;
   /** Bound on a request's whole failover, ms (default 64*T1 = 32000: Timer B/F). */
@@ -106,6 +113,8 @@ export class SipLocator implements CursorHost {
   readonly maxCnameHops: number;
   readonly maxNaptrRecords: number;
   readonly maxSrvRecords: number;
+  readonly maxQueries: number;
+  readonly maxResolutionMs: number;
   readonly targetTimeoutMs: number;
   readonly maxUdpRequestBytes: number;
   readonly clock: Clock;
@@ -141,6 +150,11 @@ export class SipLocator implements CursorHost {
       'maxNaptrRecords',
     );
     this.maxSrvRecords = checkPositiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
+    this.maxQueries = checkPositiveInteger(options.maxQueries ?? DEFAULT_MAX_QUERIES, 'maxQueries');
+    this.maxResolutionMs = checkPositiveInteger(
+      options.maxResolutionMs ?? DEFAULT_MAX_RESOLUTION_MS,
+      'maxResolutionMs',
+    );
     this.targetTimeoutMs = checkPositiveInteger(
       options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS,
       'targetTimeoutMs',
@@ -188,7 +202,8 @@ export class SipLocator implements CursorHost {
 
   async #resolve(uri: SipUri, options: { readonly signal?: AbortSignal }): Promise<SipResolution> {
     const now = this.clock.now();
-    const lookups = new Lookups(this.dns, options.signal);
+    const budget = new QueryBudget(this.dns, this.maxQueries, this.maxResolutionMs, options.signal, this.timers);
+    const lookups = new Lookups(budget.dns, options.signal);
     const ctx = new ResolutionContext(
       lookups,
       this.client,
@@ -210,8 +225,10 @@ export class SipLocator implements CursorHost {
       // A rule may end early (a bogus answer) while sibling questions are out: nothing of this
       // resolution stays in flight once it has returned.
       await lookups.settled();
+      budget.close();
     }
     ctx.flush();
+    if (budget.cut) ctx.warn('query-budget', `${budget.cut}: the targets are those found by then`);
     if (targets.length > this.maxTargets) {
       ctx.warn('targets-capped', `${targets.length} targets found; only the first ${this.maxTargets} are kept`);
       targets = targets.slice(0, this.maxTargets);

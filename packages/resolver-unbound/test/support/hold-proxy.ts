@@ -11,6 +11,8 @@ export interface HoldProxy {
   readonly server: string;
   /** Query names received so far (lowercase, no trailing dot), retransmissions included. */
   readonly names: string[];
+  /** The same queries as "name TYPE-NUMBER" ("biloxi.test 48" for a DNSKEY query). */
+  readonly questions: string[];
   /** Resolves once a query for `name` has arrived. */
   waitFor(name: string): Promise<void>;
   /** Forwards what is held and everything after. */
@@ -22,6 +24,7 @@ export async function startHoldProxy(upstream: { address: string; port: number }
   const socket = createSocket('udp4');
   const held: { message: Buffer; from: RemoteInfo }[] = [];
   const names: string[] = [];
+  const questions: string[] = [];
   const waiters: { name: string; resolve: () => void }[] = [];
   const relays = new Set<Socket>();
   let holding = true;
@@ -42,8 +45,9 @@ export async function startHoldProxy(upstream: { address: string; port: number }
   };
 
   socket.on('message', (message, from) => {
-    const name = questionName(message);
+    const { name, type } = question(message);
     names.push(name);
+    questions.push(`${name} ${type}`);
     for (const waiter of waiters.filter((w) => w.name === name)) {
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
@@ -56,6 +60,7 @@ export async function startHoldProxy(upstream: { address: string; port: number }
   return {
     server: `127.0.0.1@${socket.address().port}`,
     names,
+    questions,
     waitFor: (name) =>
       names.includes(name) ? Promise.resolve() : new Promise((resolve) => waiters.push({ name, resolve })),
     release() {
@@ -69,8 +74,8 @@ export async function startHoldProxy(upstream: { address: string; port: number }
   };
 }
 
-/** The question name of a DNS query (uncompressed, as a resolver sends it). */
-function questionName(message: Buffer): string {
+/** The question name and type of a DNS query (uncompressed, as a resolver sends it). */
+function question(message: Buffer): { name: string; type: number } {
   const labels: string[] = [];
   let offset = 12;
   while (offset < message.length && message[offset]! > 0) {
@@ -83,5 +88,6 @@ function questionName(message: Buffer): string {
     );
     offset += length + 1;
   }
-  return labels.join('.');
+  const type = offset + 3 <= message.length ? message.readUInt16BE(offset + 1) : 0;
+  return { name: labels.join('.'), type };
 }

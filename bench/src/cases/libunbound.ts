@@ -1,0 +1,425 @@
+/**
+ * Part 8: dnscore's own libunbound addon (asynchronous: libunbound's thread, ub_fd watched,
+ * ub_cancel) against the npm `unbound` binding (a blocking ub_resolve per question on libuv's
+ * thread pool) and node:dns: a cached answer, 1,000 distinct cold questions at once, a dead
+ * upstream for one zone beside a live one, and memory over 100,000 questions.
+ */
+import { createSocket, type Socket } from 'node:dgram';
+import { createRequire } from 'node:module';
+import type UnboundClass from 'unbound';
+import { runChild } from '../rig/child.js';
+import { BENCH_ZONES, bulkAddress, bulkName } from '../rig/zones.js';
+import { WrongAnswerError } from '../systems/check.js';
+import { compose, systemPlugin, unboundPlugin } from '../systems/dnscore.js';
+import { nodeResolver } from '../systems/node-dns.js';
+import { formatSummary, ratio, scale, since, summarize, type Summary } from '../stats.js';
+import { runsFor, type BenchContext, type Section, type Table } from './section.js';
+import { throughputTable, type ThroughputSystem } from './throughput-table.js';
+
+const require = createRequire(import.meta.url);
+const DEAD_ZONE = 'dead.example';
+const CACHED_NAMES = 16;
+const COLD_BURST = 1000;
+const DEAD_QUESTIONS = 20;
+const LIVE_QUESTIONS = 20;
+
+type Binding = InstanceType<typeof UnboundClass>;
+
+/** The npm binding set up as systems/unbound-binding.ts does, plus stubs and the backend's dead-server cap. */
+function bindingContext(endpoint: string, extraStubs: Record<string, string> = {}): Binding {
+  const Unbound = require('unbound') as typeof UnboundClass;
+  const [address, port] = endpoint.split(':');
+  const ub = new Unbound();
+  ub.setOption('do-not-query-localhost', 'no');
+  ub.setOption('qname-minimisation', 'no');
+  ub.setOption('infra-cache-max-rtt', '1000'); // as dnscore's backend: a dead server fails after ~2.3 s
+  ub.setOption('local-zone', '. refuse');
+  for (const zone of BENCH_ZONES) {
+    ub.setOption('local-zone', `${zone}. transparent`);
+    ub.setStub(`${zone}.`, `${address}@${port}`);
+  }
+  for (const [zone, server] of Object.entries(extraStubs)) {
+    ub.setOption('local-zone', `${zone}. transparent`);
+    ub.setStub(`${zone}.`, server);
+  }
+  return ub;
+}
+
+function bindingAvailable(): string | undefined {
+  try {
+    require('unbound');
+    return undefined;
+  } catch (error) {
+    return `the npm \`unbound\` binding does not load here: ${(error as Error).message.split('\n')[0]}`;
+  }
+}
+
+/** A UDP server that never answers: the dead upstream. */
+async function silentServer(): Promise<{ address: string; socket: Socket }> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { address: `127.0.0.1@${socket.address().port}`, socket };
+}
+
+function dotted(data: readonly Uint8Array[]): string[] {
+  return data.map((rdata) => [...rdata].join('.'));
+}
+
+function cachedSystems(ctx: BenchContext, bindingMissing: string | undefined): ThroughputSystem[] {
+  const { nsd, daemon } = ctx.rig;
+  const name = (loop: number): string => bulkName(loop % CACHED_NAMES);
+  const expected = [bulkAddress(0)];
+  const addon = compose(unboundPlugin(nsd.endpoint), false);
+  const cached = compose(unboundPlugin(nsd.endpoint), true);
+  const toDaemon = nodeResolver(daemon.endpoint);
+  const systems: ThroughputSystem[] = [
+    {
+      name: "dnscore, libunbound addon, no core cache (libunbound's cache)",
+      expected,
+      run: async (loop) => (await addon.core.resolve(name(loop), 'A')).records.map((r) => String(r.data)),
+      close: () => addon.close(),
+    },
+  ];
+  if (!bindingMissing) {
+    const ub = bindingContext(nsd.endpoint);
+    systems.push({
+      name: "npm `unbound` binding (libunbound's cache, libuv's pool)",
+      expected,
+      run: async (loop) => dotted((await ub.resolve(name(loop), 1)).data),
+    });
+  }
+  systems.push(
+    {
+      name: 'node:dns resolve4 -> unbound daemon',
+      expected,
+      run: (loop) => toDaemon.resolve4(name(loop)),
+      close: () => toDaemon.cancel(),
+    },
+    {
+      name: 'dnscore + core cache (libunbound addon)',
+      expected,
+      run: async (loop) => (await cached.core.resolve(name(loop), 'A')).records.map((r) => String(r.data)),
+      close: () => cached.close(),
+    },
+  );
+  return systems;
+}
+
+interface Burst {
+  readonly name: string;
+  /** A fresh system (empty caches); ask() resolves one name to its addresses. */
+  prepare(): { ask(name: string): Promise<string[]>; close(): Promise<void> | void };
+}
+
+function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): Burst[] {
+  const endpoint = ctx.rig.proxy.endpoint;
+  const systems: Burst[] = [
+    {
+      name: 'dnscore, libunbound addon',
+      prepare: () => {
+        const c = compose(unboundPlugin(endpoint), false);
+        return {
+          ask: async (name) => addresses(await c.core.resolve(name, 'A')),
+          close: () => c.close(),
+        };
+      },
+    },
+  ];
+  if (!bindingMissing) {
+    systems.push({
+      name: 'npm `unbound` binding (UV_THREADPOOL_SIZE=16)',
+      prepare: () => {
+        const ub = bindingContext(endpoint);
+        return { ask: async (name) => dotted((await ub.resolve(name, 1)).data), close: () => {} };
+      },
+    });
+  }
+  systems.push(
+    {
+      name: 'dnscore, system backend',
+      prepare: () => {
+        const c = compose(systemPlugin(endpoint, { maxInFlight: COLD_BURST }), false);
+        return {
+          ask: async (name) => addresses(await c.core.resolve(name, 'A')),
+          close: () => c.close(),
+        };
+      },
+    },
+    {
+      name: 'node:dns resolve4 (c-ares)',
+      prepare: () => {
+        const resolver = nodeResolver(endpoint, 5000);
+        return { ask: (name) => resolver.resolve4(name), close: () => resolver.cancel() };
+      },
+    },
+  );
+  return systems;
+}
+
+/** The addresses of an answer, or its rcode when it has none (so a wrong answer says why). */
+function addresses(result: { records: readonly { data: unknown }[]; rcodeName: string }): string[] {
+  return result.records.length ? result.records.map((r) => String(r.data)) : [`rcode ${result.rcodeName}`];
+}
+
+/** 1,000 distinct names at once, from `first`; checks every answer; ms and queries at the proxy. */
+async function burstOnce(ctx: BenchContext, system: Burst, first: number): Promise<{ ms: number; queries: number }> {
+  const run = system.prepare();
+  try {
+    await ctx.rig.proxy.reset();
+    const start = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: COLD_BURST }, (_, i) => run.ask(bulkName(first + i)).catch((e: unknown) => [String(e)])),
+    );
+    const ms = since(start);
+    answers.forEach((got, i) => {
+      if (got.length !== 1 || got[0] !== bulkAddress(first + i))
+        throw new WrongAnswerError(system.name, [bulkAddress(first + i)], got);
+    });
+    const { udp, tcp } = await ctx.rig.proxy.queries();
+    return { ms, queries: udp + tcp };
+  } finally {
+    await run.close();
+  }
+}
+
+async function burstTable(ctx: BenchContext, bindingMissing: string | undefined, notes: string[]): Promise<Table> {
+  const D = ctx.rig.delayMs;
+  const runs = runsFor(ctx, 5, 3);
+  const systems = burstSystems(ctx, bindingMissing);
+  const samples = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+  const queries = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+  const failed = new Set<string>();
+  let first = 0;
+  const next = (): number => {
+    first = (first + COLD_BURST) % (ctx.rig.bulkNames - COLD_BURST);
+    return first;
+  };
+  for (let round = -1; round < runs; round++) {
+    for (let i = 0; i < systems.length; i++) {
+      const system = systems[(i + Math.max(round, 0)) % systems.length]!;
+      if (failed.has(system.name)) continue;
+      try {
+        const result = await burstOnce(ctx, system, next());
+        if (round < 0) continue; // the first round warms the JIT up and checks the answers
+        samples.get(system.name)!.push(result.ms);
+        queries.get(system.name)!.push(result.queries);
+      } catch (error) {
+        failed.add(system.name);
+        notes.push(`1,000 cold questions: ${system.name} not timed: ${String(error).slice(0, 300)}`);
+      }
+    }
+  }
+  const reference = summarize(samples.get(systems[0]!.name)!.length ? samples.get(systems[0]!.name)! : [NaN]);
+  const rows = systems.map((system) => {
+    const s = samples.get(system.name)!;
+    if (failed.has(system.name) || s.length === 0) return [system.name, '-', 'not timed (see below)', '-', '-'];
+    const summary = summarize(s);
+    return [
+      system.name,
+      String(summarize(queries.get(system.name)!).median),
+      formatSummary(summary, 0),
+      formatSummary(scale(summary, D), 1),
+      ratio(summary.median, reference.median, 2),
+    ];
+  });
+  ctx.log('  libunbound: 1,000 cold questions done');
+  return {
+    caption:
+      `${COLD_BURST} distinct cold A questions at once (bulk.example), D = ${D} ms, ` +
+      `a fresh system each run, ${runs} runs`,
+    headers: ['system', 'queries', 'ms, median (min-max)', 'x D, median (min-max)', 'time vs row 1'],
+    rows,
+  };
+}
+
+interface DeadRun {
+  readonly live: number;
+  readonly dead: number | undefined;
+}
+
+/**
+ * LIVE_QUESTIONS cold questions to the live zone (behind the proxy), timed; with `dead`, after
+ * DEAD_QUESTIONS questions to the dead zone were sent and left waiting. `dead` is how long
+ * those took to fail.
+ */
+async function deadRun(
+  ctx: BenchContext,
+  ask: (name: string) => Promise<unknown>,
+  withDead: boolean,
+  first: number,
+): Promise<DeadRun> {
+  const deadStart = performance.now();
+  const dead = withDead
+    ? Array.from({ length: DEAD_QUESTIONS }, (_, i) =>
+        ask(`q${first + i}.${DEAD_ZONE}`).then(
+          () => since(deadStart),
+          () => since(deadStart),
+        ),
+      )
+    : [];
+  if (withDead) await new Promise((resolve) => setTimeout(resolve, 2 * ctx.rig.delayMs));
+  const start = performance.now();
+  await Promise.all(Array.from({ length: LIVE_QUESTIONS }, (_, i) => ask(bulkName(first + i))));
+  const live = since(start);
+  const deadTimes = await Promise.all(dead);
+  return { live, dead: withDead ? Math.max(...deadTimes) : undefined };
+}
+
+async function deadZoneTable(ctx: BenchContext, bindingMissing: string | undefined): Promise<Table> {
+  const D = ctx.rig.delayMs;
+  const runs = runsFor(ctx, 3, 2);
+  const silent = await silentServer();
+  const endpoint = ctx.rig.proxy.endpoint;
+  const rows: string[][] = [];
+  try {
+    const variants: [string, () => { ask(name: string): Promise<unknown>; close(): unknown }][] = [
+      [
+        'dnscore, libunbound addon',
+        () => {
+          const c = compose(unboundPlugin(endpoint, { extraStubs: { [DEAD_ZONE]: silent.address } }), false);
+          return { ask: (name) => c.core.resolve(name, 'A'), close: () => c.close() };
+        },
+      ],
+    ];
+    if (!bindingMissing) {
+      variants.push([
+        'npm `unbound` binding (UV_THREADPOOL_SIZE=16)',
+        () => {
+          const ub = bindingContext(endpoint, { [DEAD_ZONE]: silent.address });
+          return { ask: (name) => ub.resolve(name, 1), close: () => {} };
+        },
+      ]);
+    }
+    let first = 50_000 % (ctx.rig.bulkNames - 1000);
+    for (const [name, make] of variants) {
+      const alone: number[] = [];
+      const beside: number[] = [];
+      const deadTimes: number[] = [];
+      for (let round = 0; round < runs; round++) {
+        for (const withDead of [false, true]) {
+          const system = make();
+          first += LIVE_QUESTIONS + DEAD_QUESTIONS;
+          const result = await deadRun(ctx, system.ask, withDead, first);
+          await system.close();
+          if (withDead) {
+            beside.push(result.live);
+            deadTimes.push(result.dead!);
+          } else {
+            alone.push(result.live);
+          }
+        }
+      }
+      const a: Summary = summarize(alone);
+      const b: Summary = summarize(beside);
+      rows.push([
+        name,
+        formatSummary(scale(a, D), 1),
+        formatSummary(scale(b, D), 1),
+        ratio(b.median, a.median, 2),
+        formatSummary(summarize(deadTimes), 0),
+      ]);
+    }
+  } finally {
+    silent.socket.close();
+  }
+  ctx.log('  libunbound: dead zone done');
+  return {
+    caption:
+      `${LIVE_QUESTIONS} cold questions to a live zone (D = ${D} ms), alone and while ${DEAD_QUESTIONS} questions ` +
+      `wait on a dead server for another zone, ${runs} runs`,
+    headers: [
+      'system',
+      'live zone alone, x D',
+      'live zone beside the dead one, x D',
+      'beside ÷ alone',
+      'dead zone: ms until SERVFAIL',
+    ],
+    rows,
+  };
+}
+
+interface MemoryResult {
+  readonly count: number;
+  readonly seconds: number;
+  readonly baseline: { heap: number; rss: number };
+  readonly half: { heap: number; rss: number };
+  readonly after: { heap: number; rss: number };
+  readonly closed: { heap: number; rss: number };
+}
+
+async function memoryTable(ctx: BenchContext): Promise<Table> {
+  const count = ctx.quick ? 20_000 : 100_000;
+  const warmFrom = ctx.quick ? 25_000 : 100_000;
+  const result = await runChild<MemoryResult>(
+    'unbound-memory-main.js',
+    [ctx.rig.nsd.endpoint, String(count), String(warmFrom)],
+    ['--expose-gc'],
+    600_000,
+  );
+  const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
+  const row = (label: string, m: { heap: number; rss: number }): string[] => [
+    label,
+    mb(m.heap),
+    mb(m.rss),
+    `${m.heap >= result.baseline.heap ? '+' : ''}${mb(m.heap - result.baseline.heap)}`,
+    `${m.rss >= result.baseline.rss ? '+' : ''}${mb(m.rss - result.baseline.rss)}`,
+  ];
+  ctx.log('  libunbound: memory done');
+  return {
+    caption:
+      `${result.count.toLocaleString('en')} distinct A questions through the libunbound addon (no core cache, ` +
+      `nsd on loopback without delay, 1,000 at a time) in a fresh process, ${result.seconds.toFixed(1)} s`,
+    headers: ['when (after full collections)', 'heap MB', 'RSS MB', 'heap vs baseline', 'RSS vs baseline'],
+    rows: [
+      row('baseline (2,000 questions asked, JIT warm)', result.baseline),
+      row(`after ${(result.count / 2).toLocaleString('en')} questions`, result.half),
+      row(`after ${result.count.toLocaleString('en')} questions`, result.after),
+      row('after close()', result.closed),
+    ],
+  };
+}
+
+export async function libunboundCase(ctx: BenchContext): Promise<Section> {
+  const notes: string[] = [];
+  const bindingMissing = bindingAvailable();
+  if (bindingMissing) notes.push(bindingMissing);
+  const windowMs = ctx.quick ? 250 : 1000;
+  const cached = await throughputTable(
+    ctx,
+    {
+      caption: 'A cached answer: `nN.bulk.example` A, 16 names',
+      windowMs,
+      runs: runsFor(ctx, 5, 3),
+      concurrency: CACHED_NAMES,
+      unit: 'answers',
+    },
+    cachedSystems(ctx, bindingMissing),
+    notes,
+  );
+  ctx.log('  libunbound: cached answer done');
+  const burst = await burstTable(ctx, bindingMissing, notes);
+  const dead = await deadZoneTable(ctx, bindingMissing);
+  const tables = [cached, burst, dead];
+  try {
+    tables.push(await memoryTable(ctx));
+  } catch (error) {
+    const killed = (error as { killed?: boolean }).killed ? ' (killed after 600 s)' : '';
+    notes.push(`memory over many questions: not measured${killed}: ${String(error).slice(0, 300)}`);
+  }
+  return {
+    id: 'unbound',
+    title: "8. libunbound: dnscore's addon against the npm binding",
+    method:
+      "dnscore's libunbound backend runs on an addon of its own: each question is a ub_resolve_async on libunbound's " +
+      'own thread (ub_ctx_async), a watcher thread of the addon polls ub_fd and the JS thread drains every ready ' +
+      'result with one ub_process; cancel is ub_cancel. The npm `unbound` binding (0.4.3) runs a blocking ub_resolve ' +
+      "per question on libuv's thread pool (16 threads here). Both are set up alike: stub zones to nsd, QNAME " +
+      'minimisation off, no validation, infra-cache-max-rtt 1000. The cached answer counts A lookups answered from ' +
+      "libunbound's cache (dnscore without its own cache: the answer packet is parsed by the core each time), beside " +
+      'node:dns asking the unbound daemon and dnscore with its core cache. The cold burst asks 1,000 distinct names ' +
+      'at once through the delaying proxy (a fresh context or resolver per run); the dead zone is a stub to a UDP ' +
+      'port that never answers. Memory runs in a fresh process with --expose-gc.',
+    tables,
+    notes,
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * One asynchronous libunbound context of the addon as promises: each question is a
+ * ub_resolve_async whose answer comes back on the JS thread (the addon's watcher thread sees
+ * ub_fd readable, ub_process runs here). Aborting a question calls ub_cancel: its promise
+ * rejects with the core's AbortError at once and libunbound never calls back for it.
+ * Identical questions in flight are merged by libunbound's mesh (one query on the wire).
+ */
+import { StateError, abortError } from '@dnscore/core/plugin';
+import type { NativeContext, UnboundAddon, UnboundResultRaw } from './binding.js';
+
+interface Pending {
+  readonly asyncId: number;
+  readonly resolve: (result: UnboundResultRaw) => void;
+  readonly reject: (error: Error) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: (() => void) | undefined;
+}
+
+/** libunbound's error number as the Error the resolver maps ("libunbound: ... (-7)", code ERR_UNBOUND). */
+export class LibunboundError extends Error {
+  override name = 'LibunboundError';
+  readonly code = 'ERR_UNBOUND';
+  constructor(
+    message: string,
+    readonly unboundCode: number,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_TOKEN = 0x7fffffff;
+/** DNSKEY (RFC 4034) and IN: what priming a trust anchor asks. */
+const TYPE_DNSKEY = 48;
+const CLASS_IN = 1;
+
+export class UnboundContext {
+  readonly #addon: UnboundAddon;
+  readonly #native: NativeContext;
+  /** Held here: the addon holds it weakly while no question waits, so a dropped context is collected. */
+  readonly #onResult = (token: number, err: number, result: UnboundResultRaw | undefined): void =>
+    this.#settle(token, err, result);
+  readonly #pending = new Map<number, Pending>();
+  #token = 0;
+  #retiring = false;
+
+  constructor(addon: UnboundAddon) {
+    this.#addon = addon;
+    this.#native = new addon.Context(this.#onResult);
+  }
+
+  setOption(option: string, value: string): this {
+    this.#native.setOption(option, value);
+    return this;
+  }
+  setForward(address: string): this {
+    this.#native.setForward(address);
+    return this;
+  }
+  setStub(zone: string, address: string, prime: boolean): this {
+    this.#native.setStub(zone, address, prime);
+    return this;
+  }
+  setResolveConf(file: string): this {
+    this.#native.setResolveConf(file);
+    return this;
+  }
+  setHosts(file: string): this {
+    this.#native.setHosts(file);
+    return this;
+  }
+  addTrustAnchor(anchor: string): this {
+    this.#native.addTrustAnchor(anchor);
+    return this;
+  }
+  addTrustAnchorFile(file: string): this {
+    this.#native.addTrustAnchorFile(file);
+    return this;
+  }
+  removeZone(name: string): this {
+    this.#native.removeZone(name);
+    return this;
+  }
+
+  /**
+   * Asks the DNSKEY of each zone (the trust anchors') now, so that validated questions find
+   * the key validated and cached when their answers come, instead of each one's validator
+   * asking for it then: a cold validated question saves a round trip. The answers only fill
+   * libunbound's key cache; a failure shows in the questions that need the key.
+   */
+  prime(zones: readonly string[]): void {
+    for (const zone of zones) this.resolve(zone, TYPE_DNSKEY, CLASS_IN).catch(() => {});
+  }
+
+  /** Questions handed to libunbound and not settled yet. */
+  get inFlight(): number {
+    return this.#pending.size;
+  }
+
+  get closed(): boolean {
+    return this.#native.closed;
+  }
+
+  /**
+   * Asks libunbound. Rejects with LibunboundError when libunbound gives no result, AbortError
+   * at once on `signal` (the query is cancelled inside libunbound), StateError after close().
+   */
+  resolve(name: string, type: number, rrclass: number, signal?: AbortSignal): Promise<UnboundResultRaw> {
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    if (this.#native.closed || this.#retiring)
+      return Promise.reject(new StateError('the libunbound context is closed'));
+    const token = this.#nextToken();
+    let asyncId: number;
+    try {
+      asyncId = this.#native.resolve(name, type, rrclass, token);
+    } catch (error) {
+      return Promise.reject(this.#fromNative(error));
+    }
+    return new Promise<UnboundResultRaw>((resolve, reject) => {
+      const onAbort = signal
+        ? (): void => {
+            if (!this.#pending.delete(token)) return;
+            this.#native.cancel(asyncId);
+            reject(abortError(signal));
+            this.#closeIfRetired();
+          }
+        : undefined;
+      this.#pending.set(token, { asyncId, resolve, reject, signal, onAbort });
+      if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Frees the context now: every question in flight rejects with `error` (StateError by
+   * default) and libunbound drops them. Idempotent.
+   */
+  close(error: Error = new StateError('the libunbound context was closed')): void {
+    if (!this.#native.closed) this.#native.close();
+    for (const [token, pending] of [...this.#pending]) {
+      this.#pending.delete(token);
+      pending.signal?.removeEventListener('abort', pending.onAbort!);
+      pending.reject(error);
+    }
+  }
+
+  /** Takes no new questions and closes once those in flight are settled (a reload's old context). */
+  retire(): void {
+    this.#retiring = true;
+    this.#closeIfRetired();
+  }
+
+  #closeIfRetired(): void {
+    if (this.#retiring && this.#pending.size === 0) this.close();
+  }
+
+  #nextToken(): number {
+    do this.#token = this.#token >= MAX_TOKEN ? 1 : this.#token + 1;
+    while (this.#pending.has(this.#token));
+    return this.#token;
+  }
+
+  #settle(token: number, err: number, result: UnboundResultRaw | undefined): void {
+    if (token === 0) {
+      this.close(this.#error(err));
+      return;
+    }
+    const pending = this.#pending.get(token);
+    if (!pending) return; // cancelled, or settled by close(): nothing of ours to touch
+    this.#pending.delete(token);
+    if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
+    if (err !== 0 || !result) pending.reject(this.#error(err));
+    else pending.resolve(result);
+    this.#closeIfRetired();
+  }
+
+  #error(err: number): LibunboundError {
+    return new LibunboundError(`libunbound: ${this.#addon.strerror(err)} (${err})`, err);
+  }
+
+  #fromNative(error: unknown): Error {
+    const code = (error as { unboundCode?: unknown } | null)?.unboundCode;
+    if (typeof code === 'number') return this.#error(code);
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
