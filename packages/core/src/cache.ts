@@ -7,6 +7,7 @@
  */
 import { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 import { systemClock, type Clock } from './clock.js';
+import { cacheHitChannel, cacheMissChannel } from './diagnostics.js';
 import { nameKey } from './names.js';
 import { checkPositiveInteger } from './option-checks.js';
 import type { DnsQuery } from './query.js';
@@ -113,7 +114,7 @@ class CachedResolver implements CachingPlugin {
 
   peek(query: DnsQuery): PluginAnswer | undefined {
     const hit = this.#lookup(cacheKey(query));
-    if (hit) this.#hits++;
+    if (hit) this.#hit(query, hit);
     return hit;
   }
 
@@ -122,14 +123,20 @@ class CachedResolver implements CachingPlugin {
     const key = cacheKey(query);
     const hit = this.#lookup(key);
     if (hit) {
-      this.#hits++;
+      this.#hit(query, hit);
       return hit;
     }
     this.#misses++;
-    let flight = this.#flights.get(key);
-    if (flight) this.#joined++;
-    else flight = this.#fly(key, query);
+    const joined = this.#flights.get(key);
+    if (joined) this.#joined++;
+    if (cacheMissChannel.hasSubscribers) cacheMissChannel.publish({ query, backend: this.name, joined: !!joined });
+    const flight = joined ?? this.#fly(key, query);
     return this.#wait(flight, signal);
+  }
+
+  #hit(query: DnsQuery, hit: PluginAnswer): void {
+    this.#hits++;
+    if (cacheHitChannel.hasSubscribers) cacheHitChannel.publish({ query, backend: this.name, age: hit.age ?? 0 });
   }
 
   #lookup(key: string): PluginAnswer | undefined {

@@ -8,6 +8,7 @@ import { raceAbort, throwIfAborted } from './abort.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
 import type { DnsApi, ResolveOptions } from './dns-api.js';
 import type { CachingPlugin } from './cache.js';
+import { bogusChannel, queryChannel, traceQuery, type QueryAttempt } from './diagnostics.js';
 import { silentLogger } from './logger.js';
 import { chainStaysInZone } from './bailiwick.js';
 import { MalformedAnswerError } from './errors.js';
@@ -64,10 +65,16 @@ export class DnsCore implements DnsApi {
 
   /** Resolves an already validated query. */
   async resolveQuery(query: DnsQuery, signal?: AbortSignal): Promise<DnsResult> {
+    if (queryChannel.hasSubscribers) return traceQuery(query, (attempts) => this.#resolve(query, signal, 0, attempts));
     return this.#resolve(query, signal, 0);
   }
 
-  async #resolve(query: DnsQuery, signal: AbortSignal | undefined, reasks: number): Promise<DnsResult> {
+  async #resolve(
+    query: DnsQuery,
+    signal: AbortSignal | undefined,
+    reasks: number,
+    attempts?: QueryAttempt[],
+  ): Promise<DnsResult> {
     throwIfAborted(signal);
     const finish = (answer: Parameters<typeof buildResult>[1], plugin: ResolverPlugin): DnsResult =>
       buildResult(query, answer, {
@@ -77,8 +84,10 @@ export class DnsCore implements DnsApi {
       });
     const result =
       this.#cacheHit(query, finish) ??
-      (await raceAbort(this.registry.resolve(query, signal ?? new AbortController().signal, finish), signal));
-    return this.#reaskOutOfZone(query, result, signal, reasks);
+      (await raceAbort(this.registry.resolve(query, signal ?? new AbortController().signal, finish, attempts), signal));
+    if (result.bogus && bogusChannel.hasSubscribers)
+      bogusChannel.publish({ query, resolver: result.resolver, ede: result.ede, whyBogus: result.whyBogus });
+    return this.#reaskOutOfZone(query, result, signal, reasks, attempts);
   }
 
   /**
@@ -114,6 +123,7 @@ export class DnsCore implements DnsApi {
     result: DnsResult,
     signal: AbortSignal | undefined,
     reasks: number,
+    attempts: QueryAttempt[] | undefined,
   ): Promise<DnsResult> {
     if (this.#options.reaskCrossZoneCnames === false || result.secure || result.bogus) return result;
     if (query.type === RRType.CNAME || query.type === RRType.ANY || nameEquals(result.canonical, query.name))
@@ -126,7 +136,7 @@ export class DnsCore implements DnsApi {
       );
     }
     const target = makeQuery(result.canonical, query.type, query.class);
-    return (await this.#resolve(target, signal, reasks + 1)).answering(query, result);
+    return (await this.#resolve(target, signal, reasks + 1, attempts)).answering(query, result);
   }
 
   /** A new query set over this core. */

@@ -2,8 +2,8 @@
  * The resolver registry: plugins ordered by priority, availability checked at selection time,
  * and the one function that decides whether a failure falls through to the next plugin.
  */
-import diagnostics from 'node:diagnostics_channel';
 import { throwIfAborted } from './abort.js';
+import { fallbackChannel, selectedChannel, type QueryAttempt } from './diagnostics.js';
 import {
   DnsError,
   InvalidResultError,
@@ -18,9 +18,6 @@ import { silentLogger, type Logger } from './logger.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { availabilityOf, type ResolverPlugin } from './resolver-plugin.js';
 import type { PluginAnswer } from './resolver-plugin.js';
-
-const fallbackChannel = diagnostics.channel('dnscore:registry:fallback');
-const selectedChannel = diagnostics.channel('dnscore:registry:selected');
 
 /**
  * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match), an
@@ -115,12 +112,13 @@ export class ResolverRegistry {
    * caller's value. An error of `finish` (a malformed packet, a broken result) is definite: the
    * plugin did answer, and an attacker who can break an answer must not get to choose the
    * backend. If every plugin fails to answer, the most specific error is thrown with the
-   * others as its cause.
+   * others as its cause. Each backend asked is appended to `attempts` (a query trace's).
    */
   async resolve<T>(
     query: DnsQuery,
     signal: AbortSignal,
     finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
+    attempts?: QueryAttempt[],
   ): Promise<T> {
     const { candidates, skipped } = this.select();
     if (candidates.length === 0) {
@@ -137,12 +135,14 @@ export class ResolverRegistry {
         const failure = error instanceof Error ? error : new Error(String(error));
         if (!shouldTryNext(failure)) throw failure;
         failures.push(failure);
+        attempts?.push({ backend: plugin.name, error: failure });
         const next = candidates[i + 1];
         if (fallbackChannel.hasSubscribers)
           fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: next?.name });
         continue;
       }
       // Outside the try: what goes wrong from here on is about this answer, never a fallback.
+      attempts?.push({ backend: plugin.name });
       return finish(answer, plugin);
     }
     throw mostSpecific(failures);

@@ -13,6 +13,7 @@ import {
   type DnsApi,
   type Timers,
 } from '@dnscore/core';
+import { sipLocateChannel } from '@dnscore/core/diagnostics';
 import { CallIdAffinity } from './call-id-affinity.js';
 import { applyDnssecPolicy } from './dnssec-policy.js';
 import { ResolutionContext } from './context.js';
@@ -194,6 +195,12 @@ export class SipLocator implements CursorHost {
    */
   async resolve(input: string | SipUri, options: { readonly signal?: AbortSignal } = {}): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
+    if (sipLocateChannel.hasSubscribers)
+      return sipLocateChannel.tracePromise(() => this.#resolve(uri, options), { uri: uri.text });
+    return this.#resolve(uri, options);
+  }
+
+  async #resolve(uri: SipUri, options: { readonly signal?: AbortSignal }): Promise<SipResolution> {
     const now = this.clock.now();
     const budget = new QueryBudget(this.dns, this.maxQueries, this.maxResolutionMs, options.signal, this.timers);
     const lookups = new Lookups(budget.dns, options.signal);
