@@ -29,7 +29,8 @@ async function startProxy(upstream: NsdServer): Promise<Proxy> {
   const sockets = new Set<Socket>();
   const describe = (packet: Buffer): string => {
     const question = dnsPacket.decode(packet).questions?.[0];
-    return question ? `${question.name} ${question.type}` : '?';
+    // Names go out in random case (0x20, issue 21): the log compares them case-insensitively.
+    return question ? `${question.name.toLowerCase()} ${question.type}` : '?';
   };
   front.on('message', (query: Buffer, client: RemoteInfo) => {
     events.push(`> ${describe(query)}`);

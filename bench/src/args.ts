@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 export interface BenchArgs {
   /** Fewer runs, shorter windows, the 32-second cases skipped: under a minute. */
   readonly quick: boolean;
-  /** Case ids to run (default all): cold, warm, dnssec, failover, concurrency, nodedns, shared, unbound. */
+  /** Case ids to run (default all, in CASE_IDS order). */
   readonly only: readonly string[] | undefined;
   /**
    * Where the report goes: BENCHMARKS.md at the repository root for a full run of every case;
@@ -13,7 +13,17 @@ export interface BenchArgs {
   readonly out: string;
 }
 
-export const CASE_IDS = ['cold', 'warm', 'dnssec', 'failover', 'concurrency', 'nodedns', 'shared', 'unbound'] as const;
+export const CASE_IDS = [
+  'cold',
+  'warm',
+  'dnssec',
+  'failover',
+  'concurrency',
+  'nodedns',
+  'shared',
+  'unbound',
+  'diagnostics',
+] as const;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export function parseArgs(argv: readonly string[]): BenchArgs {
@@ -27,7 +37,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     else if (arg === '--out') out = argv[++i];
     else if (arg === '--help' || arg === '-h') {
       console.log(
-        'usage: npm run bench -- [--quick] [--only cold,warm,dnssec,failover,concurrency,nodedns,shared,unbound] [--out FILE]',
+        'usage: npm run bench -- [--quick] [--only cold,warm,dnssec,failover,concurrency,nodedns,shared,unbound,diagnostics] [--out FILE]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${arg} (try --help)`);

@@ -13,6 +13,7 @@ import { failoverCase } from './cases/failover.js';
 import { libunboundCase } from './cases/libunbound.js';
 import { nodeDnsFacade } from './cases/node-dns-facade.js';
 import { sharedPenalty } from './cases/shared-penalty.js';
+import { diagnosticsCost } from './cases/diagnostics-cost.js';
 import type { BenchCase, BenchContext, Section } from './cases/section.js';
 import { describeEnvironment } from './report/environment.js';
 import { renderReport, renderSection } from './report/markdown.js';
@@ -30,6 +31,7 @@ const CASES: Record<(typeof CASE_IDS)[number], BenchCase | undefined> = {
   nodedns: nodeDnsFacade,
   shared: sharedPenalty,
   unbound: libunboundCase,
+  diagnostics: diagnosticsCost,
 };
 
 async function main(): Promise<void> {

@@ -10,6 +10,8 @@ import { checkCommand, CHECK_USAGE } from './commands/check.js';
 import { serveCommand, SERVE_USAGE } from './commands/serve.js';
 import { ExitCode } from './exit-codes.js';
 import { processIo, type Io } from './io.js';
+import { terminalSafe } from './output/terminal.js';
+import { startTrace, takeTraceFlag } from './trace.js';
 
 type Command = (argv: readonly string[], io: Io) => Promise<ExitCode>;
 
@@ -22,6 +24,9 @@ const commands = new Map<string, Command>([
 ]);
 
 export const USAGE = `usage: dnscore <command> [options]
+
+global option:
+  --trace[=json]  what the resolver did (queries, cache, fallbacks, failover) on stderr; json: one object a line
 
 commands:
   resolve NAME    resolve one question, printed like dig (--json for JSON)
@@ -37,7 +42,32 @@ ${CHECK_USAGE}
 ${SERVE_USAGE}
 `;
 
-export async function run(argv: readonly string[], io: Io = processIo): Promise<ExitCode> {
+export async function run(args: readonly string[], raw: Io = processIo): Promise<ExitCode> {
+  // One funnel for all output, whatever a command prints (issue 21 item 8): escaped, and error
+  // lines bounded (stdout may hold one long JSON document; its data is bounded by the packets).
+  const io: Io = {
+    ...raw,
+    stdout: (text) => raw.stdout(terminalSafe(text, Number.POSITIVE_INFINITY)),
+    stderr: (text) => raw.stderr(terminalSafe(text)),
+  };
+  let argv: readonly string[];
+  let stopTrace: (() => void) | undefined;
+  try {
+    const taken = takeTraceFlag(args);
+    argv = taken.argv;
+    // The trace writes through the funnel too: names from the network are escaped there.
+    if (taken.trace) stopTrace = startTrace(taken.trace, io);
+  } catch (error) {
+    return report(error, io);
+  }
+  try {
+    return await dispatch(argv, io);
+  } finally {
+    stopTrace?.();
+  }
+}
+
+async function dispatch(argv: readonly string[], io: Io): Promise<ExitCode> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(USAGE);

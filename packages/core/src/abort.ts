@@ -27,6 +27,51 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw abortError(signal);
 }
 
+interface FanOut {
+  readonly callbacks: Set<() => void>;
+  readonly listener: () => void;
+}
+
+/** One listener per signal, fanning out to every caller waiting on it. */
+const fanOuts = new WeakMap<AbortSignal, FanOut>();
+
+/**
+ * Calls `callback` once when `signal` aborts; returns the function that forgets it. However
+ * many calls wait on one signal (a request- or shutdown-scoped one is the common pattern), the
+ * signal holds one listener: EventTarget scans its listeners on every add, so a listener per
+ * call would make N calls start in N^2 time.
+ */
+export function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  let fan = fanOuts.get(signal);
+  if (!fan) {
+    const callbacks = new Set<() => void>();
+    const listener = (): void => {
+      fanOuts.delete(signal);
+      for (const call of callbacks) {
+        try {
+          call();
+        } catch (error) {
+          queueMicrotask(() => {
+            throw error; // reported as EventTarget would, without skipping the other callers
+          });
+        }
+      }
+      callbacks.clear();
+    };
+    fan = { callbacks, listener };
+    fanOuts.set(signal, fan);
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  const entry = (): void => callback(); // its own identity, so one callback may be added twice
+  fan.callbacks.add(entry);
+  const joined = fan;
+  return () => {
+    if (!joined.callbacks.delete(entry) || joined.callbacks.size > 0) return;
+    if (fanOuts.get(signal) === joined) fanOuts.delete(signal);
+    signal.removeEventListener('abort', joined.listener);
+  };
+}
+
 /** Settles like `promise`, or rejects with AbortError as soon as `signal` aborts. */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!mayAbort(signal)) return promise;
@@ -35,18 +80,17 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
     return Promise.reject(abortError(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
+    const forget = onAbort(signal, () => {
       promise.catch(() => {});
       reject(abortError(signal));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        forget();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        forget();
         reject(error);
       },
     );

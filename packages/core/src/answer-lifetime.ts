@@ -1,13 +1,20 @@
-/** How long an answer may be cached, in seconds, from the TTLs in its packet. */
+/**
+ * How long an answer may be cached, in seconds, from the TTLs in its packet. Only the records
+ * that answer the question count: the CNAME chain from the question name (in its class) and
+ * the records of the asked type at the chain's end. A negative lifetime comes only from an SOA
+ * of the question's class whose owner holds the chain's end (RFC 2308 section 5). Every
+ * lifetime is a finite number in [0, cap].
+ */
 import { isAtOrBelow } from './bailiwick.js';
-import { nameKey } from './names.js';
+import { labelEquals, nameKey, parseName, type Labels } from './names.js';
 import type { DnsQuery } from './query.js';
 import { decodeRecord } from './records/decode.js';
+import { RdataError } from './records/rdata-error.js';
 import { negativeTtl } from './records/soa.js';
 import type { SoaData } from './records/types.js';
 import type { PluginAnswer } from './plugin-answer.js';
-import { RRType, Rcode } from './rr-types.js';
-import { parseMessage, type WireMessage } from './wire/message.js';
+import { RRClass, RRType, Rcode } from './rr-types.js';
+import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
 
 export interface LifetimeLimits {
   readonly maxTtl: number;
@@ -15,9 +22,12 @@ export interface LifetimeLimits {
   readonly maxBogusTtl: number;
 }
 
+/** Longest CNAME chain followed to find what answers the question (result-builder's default). */
+const MAX_CHAIN = 16;
+
 /**
  * 0 means "do not cache": no packet, a packet for another question, a failure rcode, a
- * negative answer without SOA, TTL 0.
+ * negative answer without a usable SOA, TTL 0.
  */
 export function answerLifetime(query: DnsQuery, answer: PluginAnswer, limits: LifetimeLimits): number {
   if (!answer.answer || answer.answer.length === 0) return 0;
@@ -36,31 +46,102 @@ export function answerLifetime(query: DnsQuery, answer: PluginAnswer, limits: Li
   ) {
     return 0;
   }
-  const age = answer.age ?? 0;
-  const ttl = packetTtl(message, answer.rcode, limits);
-  if (answer.bogus) return Math.min(limits.maxBogusTtl, ttl > 0 ? ttl : limits.maxBogusTtl) - age;
-  return ttl - age;
+  const age = finiteOr0(answer.age);
+  const ttl = packetTtl(message, query, answer.rcode, limits);
+  const lifetime = answer.bogus ? Math.min(limits.maxBogusTtl, ttl > 0 ? ttl : limits.maxBogusTtl) : ttl;
+  return clampLifetime(lifetime - age, limits.maxTtl);
 }
 
-function packetTtl(message: WireMessage, rcode: number, limits: LifetimeLimits): number {
-  const qtype = message.questions[0]?.type;
-  const positive =
-    rcode === Rcode.NOERROR &&
-    message.answers.some((r) => r.type === qtype || qtype === RRType.ANY || qtype === RRType.CNAME);
-  if (positive) {
-    return Math.min(limits.maxTtl, ...message.answers.map((r) => r.ttl));
-  }
+/** `seconds` as a finite number in [0, max]; NaN and infinities are 0 (never "for ever"). */
+export function clampLifetime(seconds: number, max: number): number {
+  if (!Number.isFinite(seconds) || seconds <= 0) return 0;
+  return Math.min(seconds, max);
+}
+
+function packetTtl(message: WireMessage, query: DnsQuery, rcode: number, limits: LifetimeLimits): number {
   if (rcode !== Rcode.NXDOMAIN && rcode !== Rcode.NOERROR) return 0;
-  // RFC 2308 section 5: no SOA of a zone holding the name, no negative caching.
-  const question = message.questions[0];
-  const soa = message.authorities.find(
-    (r) => r.type === RRType.SOA && question !== undefined && isAtOrBelow(question.labels, r.labels),
+  const chain = cnameChain(message, query);
+  if (!chain) return 0;
+  const chainTtl = Math.min(limits.maxTtl, ...chain.links.map((r) => r.ttl));
+  // A record the result builder drops (its RDATA breaks a rule) answers nothing either.
+  const answering = message.answers.filter(
+    (r) =>
+      (query.type === RRType.ANY || r.type === query.type) &&
+      classMatches(r, query) &&
+      sameName(r.labels, chain.end) &&
+      decodes(message, r),
   );
-  if (!soa) return 0;
-  try {
-    const data = decodeRecord(message.packet, soa).data as SoaData;
-    return Math.min(limits.maxNegativeTtl, negativeTtl(soa.ttl, data));
-  } catch {
-    return 0;
+  if (rcode === Rcode.NOERROR && answering.length > 0) {
+    return Math.min(chainTtl, ...answering.map((r) => r.ttl));
   }
+  const negative = negativeLifetime(message, query, chain.end, limits);
+  if (negative !== undefined) return Math.min(chainTtl, negative);
+  // A chain whose end the server did not give (it lies in another zone): the links hold for
+  // their TTL, so a repeat does not walk them again.
+  return rcode === Rcode.NOERROR && chain.links.length > 0 ? chainTtl : 0;
+}
+
+/** The CNAME links from the question name through the answer section, or undefined for a loop or an unreadable link. */
+function cnameChain(message: WireMessage, query: DnsQuery): { links: WireRecord[]; end: Labels } | undefined {
+  const links: WireRecord[] = [];
+  let end = query.labels;
+  if (query.type === RRType.CNAME || query.type === RRType.ANY) return { links, end };
+  for (;;) {
+    const cname = message.answers.find(
+      (r) => r.type === RRType.CNAME && classMatches(r, query) && sameName(r.labels, end),
+    );
+    if (!cname) return { links, end };
+    if (links.length >= MAX_CHAIN) return undefined;
+    try {
+      end = parseName(decodeRecord(message.packet, cname).data as string);
+    } catch {
+      return undefined;
+    }
+    links.push(cname);
+  }
+}
+
+/** min(SOA TTL, MINIMUM, cap) from an SOA of the question's class at or above `end`; undefined without one. */
+function negativeLifetime(
+  message: WireMessage,
+  query: DnsQuery,
+  end: Labels,
+  limits: LifetimeLimits,
+): number | undefined {
+  if (query.class === RRClass.ANY || query.class === RRClass.NONE) return undefined;
+  const soa = message.authorities.find(
+    (r) => r.type === RRType.SOA && r.class === query.class && isAtOrBelow(end, r.labels),
+  );
+  if (!soa) return undefined;
+  let data: SoaData;
+  try {
+    data = decodeRecord(message.packet, soa).data as SoaData;
+  } catch (error) {
+    if (error instanceof RdataError) return undefined;
+    throw error;
+  }
+  if (typeof data?.minimum !== 'number') return undefined;
+  return Math.min(limits.maxNegativeTtl, negativeTtl(soa.ttl, data));
+}
+
+function decodes(message: WireMessage, record: WireRecord): boolean {
+  try {
+    decodeRecord(message.packet, record);
+    return true;
+  } catch (error) {
+    if (error instanceof RdataError) return false;
+    throw error;
+  }
+}
+
+function classMatches(record: WireRecord, query: DnsQuery): boolean {
+  return query.class === RRClass.ANY || record.class === query.class;
+}
+
+function sameName(a: Labels, b: Labels): boolean {
+  return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
+}
+
+function finiteOr0(value: number | undefined): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : 0;
 }

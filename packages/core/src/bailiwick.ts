@@ -24,13 +24,13 @@ export function inAdditionalBailiwick(owner: Labels, question: Labels): boolean 
 }
 
 /**
- * A CNAME chain stays in the question's zone when its end is at or below the parent of the
- * question's domain (www.example.com -> example.com or cdn.example.com); elsewhere it leads
- * into another zone, whose data this answer's server does not speak for.
+ * A CNAME chain stays in the question's zone when its end is at or below the question's domain:
+ * whatever zone answered holds those names too. Anything else (the apex, a sibling, a parent)
+ * may lie in another zone: a stub cannot see zone cuts, and the zone of a name is never
+ * guessed from its label count (bank.example's zone is not "example").
  */
 export function chainStaysInZone(end: Labels, question: Labels): boolean {
-  const base = serviceBase(question);
-  return isAtOrBelow(end, base.length > 1 ? base.slice(1) : base);
+  return isAtOrBelow(end, serviceBase(question));
 }
 
 /** True when `name` is `ancestor` or below it, label by label. */

@@ -9,10 +9,11 @@
  * when the backend fails, never longer than `maxStaleSeconds` after expiry; and prefetch, a hit
  * in the last 10% of an answer's lifetime starts one background refresh.
  */
-import { abortError, raceAbort, throwIfAborted } from './abort.js';
+import { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 import { STALE_TTL, type AnswerCache, type CacheEntry, type CacheStats } from './answer-cache.js';
-import { answerLifetime } from './answer-lifetime.js';
+import { answerLifetime, clampLifetime } from './answer-lifetime.js';
 import { systemClock, type Clock } from './clock.js';
+import { cacheHitChannel, cacheMissChannel } from './diagnostics.js';
 import { NetworkError, TimeoutError } from './errors.js';
 import { checkPositiveInteger } from './option-checks.js';
 import { questionKey, type DnsQuery } from './query.js';
@@ -55,6 +56,8 @@ export type { CacheStats } from './answer-cache.js';
 export interface CachingPlugin extends ResolverPlugin {
   readonly cache: AnswerCache;
   readonly stats: CacheStats;
+  /** The fresh cached answer to `query` with its age, or undefined; never asks the plugin behind. */
+  peek(query: DnsQuery): PluginAnswer | undefined;
   /** Drops every entry. */
   clear(): void;
 }
@@ -175,6 +178,11 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     return this.#hit(query, key);
   }
 
+  peek(query: DnsQuery): PluginAnswer | undefined {
+    const entry = this.#hit(query, questionKey(query));
+    return entry && aged(entry);
+  }
+
   #hit(query: DnsQuery, key: string): Entry | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
@@ -186,6 +194,8 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     entry.used = true;
     this.#hits++;
     entry.age = (entry.answer.age ?? 0) + Math.floor((now - entry.storedAt) / 1000);
+    // Here, not in resolve(): DnsCore's fast path answers hits through hit() without resolve().
+    if (cacheHitChannel.hasSubscribers) cacheHitChannel.publish({ query, backend: this.name, age: entry.age });
     if (this.#prefetch && !entry.prefetched && now >= entry.prefetchAt) this.#refresh(key, query, entry);
     return entry;
   }
@@ -198,9 +208,10 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     this.#misses++;
     const stale = this.#staleEntry(key);
     if (stale && this.#clock.now() < stale.recheckAt) return this.#serveStale(stale);
-    let flight = this.#flights.get(key);
-    if (flight) this.#joined++;
-    else flight = this.#fly(key, query);
+    const joined = this.#flights.get(key);
+    if (joined) this.#joined++;
+    if (cacheMissChannel.hasSubscribers) cacheMissChannel.publish({ query, backend: this.name, joined: !!joined });
+    const flight = joined ?? this.#fly(key, query);
     let answer: PluginAnswer;
     try {
       answer = await this.#wait(flight, signal);
@@ -276,20 +287,21 @@ class CachedResolver implements CachingPlugin, AnswerCache {
       if (--flight.waiters === 0 && !settled) flight.controller.abort(abortError(signal));
     };
     let settled = false;
-    signal.addEventListener('abort', leave, { once: true });
+    const forget = onAbort(signal, leave);
     try {
       return await raceAbort(flight.promise, signal);
     } finally {
       settled = true;
-      signal.removeEventListener('abort', leave);
+      forget();
       if (!signal.aborted) flight.waiters--;
     }
   }
 
   /** An answer that cannot be cached (SERVFAIL, TTL 0, ...) leaves the entry there as it was. */
   #store(key: string, query: DnsQuery, answer: PluginAnswer): void {
-    const lifetime = answerLifetime(query, answer, this.#limits);
-    if (lifetime <= 0) return;
+    // Checked again where it is stored: NaN or Infinity here would be an entry that never expires.
+    const lifetime = clampLifetime(answerLifetime(query, answer, this.#limits), this.#limits.maxTtl);
+    if (lifetime === 0) return;
     const now = this.#clock.now();
     const lifetimeMs = lifetime * 1000;
     const expiresAt = now + lifetimeMs;

@@ -6,7 +6,7 @@
  * A waiting job is one small record (submit(): no promise chain, no closure): in a burst,
  * thousands wait.
  */
-import { abortError } from './abort.js';
+import { abortError, onAbort } from './abort.js';
 import type { Abortable } from './lazy-abort.js';
 
 /** Work for a slot: `run` is called when one is free, `fail` when the job leaves the queue instead. */
@@ -32,16 +32,39 @@ class SlotRequest implements LimiterJob {
   }
 }
 
-/** A queued job; it is its own abort listener (handleEvent), so waiting costs no closure. */
+/**
+ * A queued job; it is its own abort listener (handleEvent) on a LazyAbort, so waiting costs no
+ * closure there. On an AbortSignal it joins the signal's one fanned-out listener (onAbort,
+ * issue 21): many waiters on one request-scoped signal must not make adding listeners O(N^2).
+ */
 class Waiter {
+  /** Leaves the AbortSignal's fan-out; undefined for a LazyAbort or no signal. */
+  forget: (() => void) | undefined;
+
   constructor(
     readonly job: LimiterJob,
     private readonly queue: Set<Waiter>,
   ) {}
 
   handleEvent(): void {
+    this.forget = undefined;
     this.queue.delete(this);
     this.job.fail(abortError(this.job.signal!));
+  }
+
+  listen(): void {
+    const signal = this.job.signal;
+    if (signal === undefined) return;
+    if (signal instanceof AbortSignal) this.forget = onAbort(signal, () => this.handleEvent());
+    else signal.addEventListener('abort', this, { once: true });
+  }
+
+  unlisten(): void {
+    const signal = this.job.signal;
+    if (this.forget !== undefined) {
+      this.forget();
+      this.forget = undefined;
+    } else signal?.removeEventListener('abort', this);
   }
 }
 
@@ -124,7 +147,7 @@ export class ConcurrencyLimiter {
     const waiting = [...this.#queue];
     this.#queue.clear();
     for (const waiter of waiting) {
-      waiter.job.signal?.removeEventListener('abort', waiter);
+      waiter.unlisten();
       waiter.job.fail(error);
     }
   }
@@ -137,7 +160,7 @@ export class ConcurrencyLimiter {
 
   #enqueue(job: LimiterJob): void {
     const waiter = new Waiter(job, this.#queue);
-    job.signal?.addEventListener('abort', waiter, { once: true });
+    waiter.listen();
     this.#queue.add(waiter);
   }
 
@@ -195,7 +218,7 @@ export class ConcurrencyLimiter {
     while (this.#active < this.#limit && this.#queue.size > 0) {
       const next = this.#queue.values().next().value!;
       this.#queue.delete(next);
-      next.job.signal?.removeEventListener('abort', next);
+      next.unlisten();
       this.#start(next.job);
     }
   }

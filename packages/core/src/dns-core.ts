@@ -8,6 +8,7 @@ import { NEVER_ABORTED, raceAbort, throwIfAborted } from './abort.js';
 import type { CacheEntry } from './answer-cache.js';
 import type { DnsCoreOptions } from './dns-core-options.js';
 import type { DnsApi, ResolveOptions } from './dns-api.js';
+import { bogusChannel, queryChannel, traceQuery, type QueryAttempt } from './diagnostics.js';
 import { silentLogger } from './logger.js';
 import { chainStaysInZone } from './bailiwick.js';
 import { MalformedAnswerError } from './errors.js';
@@ -88,6 +89,7 @@ export class DnsCore implements DnsApi {
     } catch (error) {
       return Promise.reject(error);
     }
+    if (queryChannel.hasSubscribers) return this.#traced(question, options?.signal);
     const hit = this.#hit(question);
     return hit !== undefined ? Promise.resolve(hit) : this.#resolve(question.query, options?.signal, 0);
   }
@@ -99,8 +101,18 @@ export class DnsCore implements DnsApi {
     } catch (error) {
       return Promise.reject(error);
     }
-    const hit = this.#hit({ query, key: undefined, text: undefined, type: query.type });
+    const question: Question = { query, key: undefined, text: undefined, type: query.type };
+    if (queryChannel.hasSubscribers) return this.#traced(question, signal);
+    const hit = this.#hit(question);
     return hit !== undefined ? Promise.resolve(hit) : this.#resolve(query, signal, 0);
+  }
+
+  /** resolve() under the `dnscore:query` trace, only while someone listens (a hit: no attempts). */
+  #traced(question: Question, signal: AbortSignal | undefined): Promise<DnsResult> {
+    return traceQuery(question.query, (attempts) => {
+      const hit = this.#hit(question);
+      return hit !== undefined ? Promise.resolve(hit) : this.#resolve(question.query, signal, 0, attempts);
+    });
   }
 
   current(results: readonly DnsResult[]): boolean {
@@ -157,7 +169,7 @@ export class DnsCore implements DnsApi {
     if (entry === undefined) return undefined;
     if (question.remembered !== true) this.#remember(question);
     const built = this.#built.get(entry);
-    if (built !== undefined && built.age === entry.age && built.query === question.query) return built;
+    if (built !== undefined && built.age === entry.age && built.query === question.query) return published(built);
     let result: DnsResult;
     try {
       result = this.#finish(question.query, { ...entry.answer, age: entry.age }, plugin!, entry);
@@ -166,7 +178,7 @@ export class DnsCore implements DnsApi {
     }
     if (this.#leavesZone(question.query, result)) return undefined;
     if (question.query.type !== RRType.SRV) this.#built.set(entry, result);
-    return result;
+    return published(result);
   }
 
   #finish(query: DnsQuery, answer: PluginAnswer, plugin: ResolverPlugin, cacheEntry?: CacheEntry): DnsResult {
@@ -182,7 +194,12 @@ export class DnsCore implements DnsApi {
    * The long way: the registry, then a re-ask when the CNAME chain leaves its zone. Plain
    * promise steps, not async functions: a question waiting for its backend holds little.
    */
-  #resolve(query: DnsQuery, signal: AbortSignal | undefined, reasks: number): Promise<DnsResult> {
+  #resolve(
+    query: DnsQuery,
+    signal: AbortSignal | undefined,
+    reasks: number,
+    attempts?: QueryAttempt[],
+  ): Promise<DnsResult> {
     try {
       throwIfAborted(signal);
     } catch (error) {
@@ -193,12 +210,19 @@ export class DnsCore implements DnsApi {
       hit !== undefined
         ? Promise.resolve(hit)
         : raceAbort(
-            this.registry.resolve(query, signal ?? NEVER_ABORTED, (answer, plugin) =>
-              this.#finish(query, answer, plugin),
-            ),
+            this.registry
+              .resolve(
+                query,
+                signal ?? NEVER_ABORTED,
+                (answer, plugin) => this.#finish(query, answer, plugin),
+                attempts,
+              )
+              .then(published),
             signal,
           );
-    return result.then((r) => (this.#leavesZone(query, r) ? this.#reaskOutOfZone(query, r, signal, reasks) : r));
+    return result.then((r) =>
+      this.#leavesZone(query, r) ? this.#reaskOutOfZone(query, r, signal, reasks, attempts) : r,
+    );
   }
 
   /**
@@ -219,6 +243,7 @@ export class DnsCore implements DnsApi {
     result: DnsResult,
     signal: AbortSignal | undefined,
     reasks: number,
+    attempts: QueryAttempt[] | undefined,
   ): Promise<DnsResult> {
     if (reasks >= (this.#options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN)) {
       throw new MalformedAnswerError(
@@ -226,7 +251,7 @@ export class DnsCore implements DnsApi {
       );
     }
     const target = makeQuery(result.canonical, query.type, query.class);
-    return (await this.#resolve(target, signal, reasks + 1)).answering(query, result);
+    return (await this.#resolve(target, signal, reasks + 1, attempts)).answering(query, result);
   }
 
   /** A new query set over this core. */
@@ -243,4 +268,16 @@ export class DnsCore implements DnsApi {
   close(): Promise<void> {
     return this.registry.close();
   }
+}
+
+/** Says a bogus answer on `dnscore:bogus` (only while someone listens); returns the result. */
+function published(result: DnsResult): DnsResult {
+  if (result.bogus && bogusChannel.hasSubscribers)
+    bogusChannel.publish({
+      query: result.query,
+      resolver: result.resolver,
+      ede: result.ede,
+      whyBogus: result.whyBogus,
+    });
+  return result;
 }

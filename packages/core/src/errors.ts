@@ -3,6 +3,8 @@
  * message. An error means "no answer was obtained": NXDOMAIN, NODATA and bogus DNSSEC answers
  * are results (DnsResult), never errors.
  */
+import { escapeText } from './untrusted-text.js';
+
 export class DnsError extends Error {
   override name = 'DnsError';
   readonly code: string = 'DNS_ERR';
@@ -93,7 +95,8 @@ export class ZoneFileError extends InvalidArgumentError {
     readonly line: number,
     readonly reason: string,
   ) {
-    super(`${file}:${line}: ${reason}`);
+    // The file name may come from an $INCLUDE line: escaped and bounded like any token.
+    super(`${escapeText(file, 256)}:${line}: ${reason}`);
   }
 }
 

@@ -40,7 +40,13 @@ export {
   type ZoneResolverOptions,
   type ZoneSource,
 } from './zone/zone-resolver.js';
-export { parseZone, type ZoneRecord, type ParseZoneOptions } from './zone/parser.js';
+export {
+  parseZone,
+  DEFAULT_MAX_INCLUDES,
+  DEFAULT_MAX_INCLUDE_BYTES,
+  type ZoneRecord,
+  type ParseZoneOptions,
+} from './zone/parser.js';
 export type {
   DnsRecord,
   RecordBase,
@@ -61,6 +67,8 @@ export { isRecordType } from './records/types.js';
 export { orderSrv } from './records/srv.js';
 export { orderNaptr, parseNaptrRegexp, type NaptrRegexp } from './records/naptr.js';
 export { formatRecord, formatRdata, toHex } from './presentation.js';
+export { escapeText, quoteText, MAX_QUOTED_CHARS } from './untrusted-text.js';
+export { abortError, onAbort } from './abort.js';
 export {
   RRType,
   RRClass,

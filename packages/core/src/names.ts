@@ -5,6 +5,7 @@
  * strings, because a label may itself contain a dot ("a\.b.example" has two labels).
  */
 import { InvalidQueryError } from './errors.js';
+import { quoteText } from './untrusted-text.js';
 
 /** Labels of a name, root excluded: "a.example" -> [a, example]. */
 export type Labels = readonly Uint8Array[];
@@ -34,9 +35,9 @@ export function parseName(text: string): Labels {
   let wireLength = 1;
   const bytes = Buffer.from(text, 'utf8');
   const endLabel = (): void => {
-    if (label.length === 0) throw new InvalidQueryError(`empty label in name "${text}"`);
+    if (label.length === 0) throw new InvalidQueryError(`empty label in name ${quoteText(text)}`);
     if (label.length > MAX_LABEL_LENGTH) {
-      throw new InvalidQueryError(`label longer than ${MAX_LABEL_LENGTH} octets in name "${text}"`);
+      throw new InvalidQueryError(`label longer than ${MAX_LABEL_LENGTH} octets in name ${quoteText(text)}`);
     }
     wireLength += label.length + 1;
     labels.push(Uint8Array.from(label));
@@ -46,15 +47,15 @@ export function parseName(text: string): Labels {
     const c = bytes[i]!;
     if (c === BACKSLASH) {
       const next = bytes[i + 1];
-      if (next === undefined) throw new InvalidQueryError(`name "${text}" ends with a lone backslash`);
+      if (next === undefined) throw new InvalidQueryError(`name ${quoteText(text)} ends with a lone backslash`);
       if (isDigit(next)) {
         const d2 = bytes[i + 2];
         const d3 = bytes[i + 3];
         if (d2 === undefined || d3 === undefined || !isDigit(d2) || !isDigit(d3)) {
-          throw new InvalidQueryError(`bad \\DDD escape in name "${text}"`);
+          throw new InvalidQueryError(`bad \\DDD escape in name ${quoteText(text)}`);
         }
         const value = (next - 48) * 100 + (d2 - 48) * 10 + (d3 - 48);
-        if (value > 255) throw new InvalidQueryError(`\\DDD escape above 255 in name "${text}"`);
+        if (value > 255) throw new InvalidQueryError(`\\DDD escape above 255 in name ${quoteText(text)}`);
         label.push(value);
         i += 3;
       } else {
@@ -70,7 +71,9 @@ export function parseName(text: string): Labels {
   }
   if (label.length > 0 || bytes[bytes.length - 1] !== DOT) endLabel();
   if (wireLength > MAX_NAME_LENGTH) {
-    throw new InvalidQueryError(`name "${text}" is ${wireLength} octets on the wire (at most ${MAX_NAME_LENGTH})`);
+    throw new InvalidQueryError(
+      `name ${quoteText(text)} is ${wireLength} octets on the wire (at most ${MAX_NAME_LENGTH})`,
+    );
   }
   return labels;
 }

@@ -24,7 +24,7 @@ export {
 } from './wire/message.js';
 export { WireReader, WireError, type DecodedName } from './wire/reader.js';
 export { answerLifetime, type LifetimeLimits } from './answer-lifetime.js';
-export { NEVER_ABORTED, abortError, mayAbort, raceAbort, throwIfAborted } from './abort.js';
+export { NEVER_ABORTED, abortError, mayAbort, onAbort, raceAbort, throwIfAborted } from './abort.js';
 export { ConcurrencyLimiter, type LimiterJob } from './concurrency-limiter.js';
 export { LazyAbort, type Abortable, type AbortListener } from './lazy-abort.js';
 export { SharedQueries } from './shared-queries.js';

@@ -55,13 +55,31 @@ function absolute(name: string): string {
   return name === '.' ? '.' : `${name}.`;
 }
 
+/**
+ * A <character-string> in quotes (RFC 1035 section 5.1): the quote and the backslash escaped,
+ * and every octet of a control character (C0, DEL, C1 such as U+009B), a line separator or a
+ * bidi override as \DDD, so no terminal sequence is printed raw. Other UTF-8 stays readable.
+ */
 function quote(text: string): string {
   let out = '"';
-  for (const byte of Buffer.from(text, 'utf8')) {
-    if (byte === 0x22 || byte === 0x5c) out += `\\${String.fromCharCode(byte)}`;
-    else if (byte < 0x20 || byte === 0x7f) out += `\\${String(byte).padStart(3, '0')}`;
-    else out += String.fromCharCode(byte);
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (char === '"' || char === '\\') out += `\\${char}`;
+    else if (unprintable(code))
+      for (const byte of Buffer.from(char, 'utf8')) out += `\\${String(byte).padStart(3, '0')}`;
+    else out += char;
   }
-  // Bytes >= 0x80 were written one by one; put UTF-8 sequences back together.
-  return Buffer.from(`${out}"`, 'latin1').toString('utf8');
+  return `${out}"`;
+}
+
+function unprintable(code: number): boolean {
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069) ||
+    code === 0xfeff
+  );
 }

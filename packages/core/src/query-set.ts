@@ -2,7 +2,7 @@
  * A query set (Asterisk's dns_query_set.h): several questions asked at once, settled when all
  * are done. Cancelling rejects the set with AbortError and cancels the queries still running.
  */
-import { abortError, raceAbort, throwIfAborted } from './abort.js';
+import { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 import { StateError } from './errors.js';
 import { makeQuery, type DnsQuery } from './query.js';
 import type { QueryApi } from './dns-api.js';
@@ -44,7 +44,7 @@ export class QuerySet {
     throwIfAborted(signal);
     const running = new AbortController();
     const cancel = (): void => running.abort(signal ? abortError(signal) : undefined);
-    signal?.addEventListener('abort', cancel, { once: true });
+    const forget = signal ? onAbort(signal, cancel) : undefined;
     const all = Promise.all(
       this.#queries.map(
         (query): Promise<QueryOutcome> =>
@@ -61,7 +61,7 @@ export class QuerySet {
     try {
       return await raceAbort(all, signal);
     } finally {
-      signal?.removeEventListener('abort', cancel);
+      forget?.();
     }
   }
 }

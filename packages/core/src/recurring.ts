@@ -4,6 +4,7 @@
  * TTL 0, NXDOMAIN, NODATA and errors are retried after a floor that backs off. stop() is
  * final, also while a query is in flight.
  */
+import { onAbort } from './abort.js';
 import { systemTimers, type Timers } from './clock.js';
 import { InvalidArgumentError } from './errors.js';
 import { checkNonNegativeNumber, checkPositiveNumber } from './option-checks.js';
@@ -40,6 +41,7 @@ export class RecurringQuery {
   #stopped = false;
   #timer: unknown;
   #inFlight: AbortController | undefined;
+  #forgetSignal: (() => void) | undefined;
   #failures = 0;
   #lastResult: DnsResult | undefined;
   #nextDelayMs: number | undefined;
@@ -72,7 +74,7 @@ export class RecurringQuery {
       this.#stopped = true;
       return;
     }
-    options.signal?.addEventListener('abort', () => this.stop(), { once: true });
+    if (options.signal) this.#forgetSignal = onAbort(options.signal, () => this.stop());
     this.#run();
   }
 
@@ -98,6 +100,7 @@ export class RecurringQuery {
     this.#timer = undefined;
     this.#inFlight?.abort();
     this.#inFlight = undefined;
+    this.#forgetSignal?.();
   }
 
   #run(): void {

@@ -2,8 +2,8 @@
  * The resolver registry: plugins ordered by priority, availability checked at selection time,
  * and the one function that decides whether a failure falls through to the next plugin.
  */
-import diagnostics from 'node:diagnostics_channel';
 import { throwIfAborted } from './abort.js';
+import { fallbackChannel, selectedChannel, type QueryAttempt } from './diagnostics.js';
 import {
   DnsError,
   InvalidResultError,
@@ -18,9 +18,6 @@ import { silentLogger, type Logger } from './logger.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { availabilityOf, type Availability, type ResolverPlugin } from './resolver-plugin.js';
 import type { PluginAnswer } from './plugin-answer.js';
-
-const fallbackChannel = diagnostics.channel('dnscore:registry:fallback');
-const selectedChannel = diagnostics.channel('dnscore:registry:selected');
 
 /**
  * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match), an
@@ -132,12 +129,13 @@ export class ResolverRegistry {
    * caller's value. An error of `finish` (a malformed packet, a broken result) is definite: the
    * plugin did answer, and an attacker who can break an answer must not get to choose the
    * backend. If every plugin fails to answer, the most specific error is thrown with the
-   * others as its cause.
+   * others as its cause. Each backend asked is appended to `attempts` (a query trace's).
    */
   resolve<T>(
     query: DnsQuery,
     signal: AbortSignal,
     finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
+    attempts?: QueryAttempt[],
   ): Promise<T> {
     const { candidates, skipped } = this.select();
     if (candidates.length === 0) {
@@ -146,7 +144,7 @@ export class ResolverRegistry {
         new NoResolverError(`no resolver available for ${describeQuery(query)}${why ? ` (${why})` : ''}`),
       );
     }
-    return this.#ask(candidates, 0, query, signal, finish, []);
+    return this.#ask(candidates, 0, query, signal, finish, [], attempts);
   }
 
   /** Candidate `i`, then the next one on a failure that allows it (promise steps: little held while waiting). */
@@ -157,17 +155,19 @@ export class ResolverRegistry {
     signal: AbortSignal,
     finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
     failures: Error[],
+    attempts: QueryAttempt[] | undefined,
   ): Promise<T> {
     const plugin = candidates[i]!;
     const next = (error: unknown): Promise<T> => {
       const failure = error instanceof Error ? error : new Error(String(error));
       if (!shouldTryNext(failure)) return Promise.reject(failure);
       failures.push(failure);
+      attempts?.push({ backend: plugin.name, error: failure });
       const after = candidates[i + 1];
       if (fallbackChannel.hasSubscribers)
         fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: after?.name });
       return after
-        ? this.#ask(candidates, i + 1, query, signal, finish, failures)
+        ? this.#ask(candidates, i + 1, query, signal, finish, failures, attempts)
         : Promise.reject(mostSpecific(failures));
     };
     let asked: Promise<PluginAnswer>;
@@ -179,7 +179,10 @@ export class ResolverRegistry {
       return next(error);
     }
     // An error of finish is about this answer, never a fallback: onRejected does not see it.
-    return asked.then((answer) => finish(answer, plugin), next);
+    return asked.then((answer) => {
+      attempts?.push({ backend: plugin.name });
+      return finish(answer, plugin);
+    }, next);
   }
 
   /** Closes every plugin; failures are collected, not thrown one by one. */

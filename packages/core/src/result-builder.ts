@@ -21,6 +21,7 @@ import { RRClass, RRType, Rcode, typeName } from './rr-types.js';
 import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
 import { WireError } from './wire/reader.js';
 import type { PluginAnswer } from './plugin-answer.js';
+import { quoteText } from './untrusted-text.js';
 
 export interface ResultBuilderOptions {
   readonly random?: RandomSource;
@@ -155,7 +156,7 @@ export class ResultBuilder {
       authority,
       additional: aged(sections.additional, age, stale),
       dropped: this.#dropped,
-      negativeTtl: negativeTtlOf(answer.rcode, records, authority, sections.chainEnd, stale ? 0 : age),
+      negativeTtl: negativeTtlOf(this.query, answer.rcode, records, authority, sections.chainEnd, stale ? 0 : age),
       age,
       stale,
       cacheEntry: this.options.cacheEntry,
@@ -210,7 +211,9 @@ export class ResultBuilder {
         additional: [],
       };
     }
-    const key = `${this.query.class}/${this.query.type}/${this.query.name}/${answer.canonical ?? ''}/${this.options.maxCnameChain ?? ''}`;
+    const { query } = this;
+    const chainBound = this.options.maxCnameChain ?? '';
+    const key = `${query.class}/${query.type}/${query.name}/${answer.canonical ?? ''}/${chainBound}`;
     const cached = answer.age !== undefined ? parsedFromCache.get(packet) : undefined;
     if (cached && cached.key === key) {
       this.#dropped.push(...cached.dropped);
@@ -220,7 +223,8 @@ export class ResultBuilder {
     const chainEnd = this.#followCnames(message);
     if (answer.canonical !== undefined && !labelsEqual(parseName(answer.canonical), chainEnd)) {
       throw new InvalidResultError(
-        `${describeQuery(this.query)}: canonical name "${answer.canonical}" is not the end of the answer's CNAME chain`,
+        `${describeQuery(this.query)}: canonical name ${quoteText(answer.canonical)} ` +
+          "is not the end of the answer's CNAME chain",
       );
     }
     const sections: ParsedSections = {
@@ -361,6 +365,7 @@ export function buildResult(query: DnsQuery, answer: PluginAnswer, options?: Res
 }
 
 function negativeTtlOf(
+  query: DnsQuery,
   rcode: number,
   records: readonly DnsRecord[],
   authority: readonly DnsRecord[],
@@ -368,12 +373,19 @@ function negativeTtlOf(
   age: number,
 ): number {
   if (!(rcode === Rcode.NXDOMAIN || (rcode === Rcode.NOERROR && records.length === 0))) return 0;
-  // Only the SOA of a zone that holds the name speaks for its absence (RFC 2308 section 5).
+  // Only the SOA of a zone that holds the name, in the question's class, speaks for its absence
+  // (RFC 2308 section 5). An SOA of class ANY or NONE stays raw RDATA: it has no MINIMUM.
   const soa = authority.find(
-    (r): r is TypedRecord<'SOA'> => r.type === 'SOA' && isAtOrBelow(chainEnd, parseName(r.name)),
+    (r): r is TypedRecord<'SOA'> =>
+      r.type === 'SOA' &&
+      r.class === query.class &&
+      typeof (r.data as Partial<TypedRecord<'SOA'>['data']>).minimum === 'number' &&
+      isAtOrBelow(chainEnd, parseName(r.name)),
   );
+  if (!soa) return 0;
   // soa.ttl is already aged; MINIMUM ages with it.
-  return soa ? Math.max(0, negativeTtl(soa.ttl, { ...soa.data, minimum: soa.data.minimum - age })) : 0;
+  const ttl = negativeTtl(soa.ttl, { ...soa.data, minimum: soa.data.minimum - age });
+  return Number.isFinite(ttl) ? Math.max(0, ttl) : 0;
 }
 
 function checkRange(value: number, what: string): void {

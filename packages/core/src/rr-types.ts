@@ -4,6 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { InvalidQueryError } from './errors.js';
+import { quoteText } from './untrusted-text.js';
 
 // dns-packet keeps its IANA tables in modules of their own, without type declarations.
 const require = createRequire(import.meta.url);
@@ -67,7 +68,7 @@ export function parseClass(rrclass: number | string): number {
 export function parseRcode(rcode: number | string): number {
   if (typeof rcode === 'number') return rcode;
   const value = rcodes.toRcode(rcode);
-  if (rcodes.toString(value) !== rcode.toUpperCase()) throw new InvalidQueryError(`unknown rcode "${rcode}"`);
+  if (rcodes.toString(value) !== rcode.toUpperCase()) throw new InvalidQueryError(`unknown rcode ${quoteText(rcode)}`);
   return value;
 }
 
@@ -83,7 +84,7 @@ function parseCode(value: number | string, what: string, prefix: string, lookup:
     else if (upper.startsWith('UNKNOWN_')) n = Number.NaN;
     else n = lookup(upper);
     if (!Number.isInteger(n) || (n === 0 && upper !== '0' && upper !== `${prefix}0`)) {
-      throw new InvalidQueryError(`unknown ${what} "${value}"`);
+      throw new InvalidQueryError(`unknown ${what} ${quoteText(value)}`);
     }
   }
   if (!Number.isInteger(n) || n < 0 || n > 0xffff) {

@@ -4,7 +4,7 @@
  * (AbortError), and the shared query is cancelled when its last caller leaves, so its socket
  * and timers are released.
  */
-import { abortError, mayAbort } from './abort.js';
+import { abortError, mayAbort, onAbort as onAbortOf } from './abort.js';
 import { LazyAbort } from './lazy-abort.js';
 
 interface Shared<T> {
@@ -78,14 +78,14 @@ export class SharedQueries<T> {
           entry.controller.abort(signal.reason);
         }
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      const forget = onAbortOf(signal, onAbort);
       entry.promise.then(
         (value) => {
-          signal.removeEventListener('abort', onAbort);
+          forget();
           if (!left) resolve(value);
         },
         (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
+          forget();
           if (!left) reject(error);
         },
       );

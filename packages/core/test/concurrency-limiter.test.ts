@@ -187,3 +187,34 @@ describe('ConcurrencyLimiter.submit: a job is one record', () => {
     expect([outcome, limiter.active]).toEqual([['AbortError'], 0]);
   });
 });
+
+describe('ConcurrencyLimiter, one signal shared by many waiters (issue 21 item 4)', () => {
+  it('holds one abort listener on the signal for 5,000 waiters, none once they start', async () => {
+    const { getEventListeners } = await import('node:events');
+    const limiter = new ConcurrencyLimiter(1);
+    const gate = deferred();
+    const caller = new AbortController();
+    const first = limiter.run(caller.signal, () => gate.promise);
+    const waiting = Array.from({ length: 5_000 }, (_, i) => limiter.run(caller.signal, async () => i));
+    expect(limiter.queued).toBe(5_000);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    gate.resolve();
+    await first;
+    expect((await Promise.all(waiting)).at(-1)).toBe(4_999);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('aborting the shared signal rejects every waiter with AbortError and empties the queue', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const gate = deferred();
+    const caller = new AbortController();
+    const held = limiter.run(never, () => gate.promise);
+    const waiting = Array.from({ length: 100 }, () => limiter.run(caller.signal, async () => 'ran'));
+    caller.abort();
+    const settled = await Promise.allSettled(waiting);
+    expect(settled.every((s) => s.status === 'rejected' && s.reason instanceof AbortError)).toBe(true);
+    expect(limiter.queued).toBe(0);
+    gate.resolve();
+    await held;
+  });
+});

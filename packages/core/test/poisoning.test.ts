@@ -117,19 +117,37 @@ describe('a CNAME chain', () => {
     expect(plugin.calls).toHaveLength(1);
   });
 
-  it('inside the zone is trusted (www -> the apex, or a sibling)', async () => {
-    const answer = answerPacket({
-      question: { name: 'www.a.example', type: A },
-      answers: [
-        { type: CNAME, rdata: bytes(domain('a.example')) },
-        { name: 'a.example', type: A, rdata: bytes([192, 0, 2, 9]) },
-      ],
-    });
-    const plugin = fakePlugin({ answer: { rcode: 0, answer } });
-    expect((await new DnsCore([plugin]).resolve('www.a.example', 'A')).records.map((r) => r.data)).toEqual([
+  it('below the question is trusted; to the apex or a sibling it is re-asked', async () => {
+    const chainTo = (end: string) =>
+      answerPacket({
+        question: { name: 'www.a.example', type: A },
+        answers: [
+          { type: CNAME, rdata: bytes(domain(end)) },
+          { name: end, type: A, rdata: bytes([192, 0, 2, 9]) },
+        ],
+      });
+    const below = fakePlugin({ answer: { rcode: 0, answer: chainTo('edge.www.a.example') } });
+    expect((await new DnsCore([below]).resolve('www.a.example', 'A')).records.map((r) => r.data)).toEqual([
       '192.0.2.9',
     ]);
-    expect(plugin.calls).toHaveLength(1);
+    expect(below.calls).toHaveLength(1);
+    // The apex may be another zone's (www.a.example can be a zone of its own): asked on its own.
+    const apex = fakePlugin({
+      answer: (q) =>
+        q.name === 'www.a.example'
+          ? { rcode: 0, answer: chainTo('a.example') }
+          : {
+              rcode: 0,
+              answer: answerPacket({
+                question: { name: q.name, type: A },
+                answers: [{ type: A, rdata: bytes([192, 0, 2, 10]) }],
+              }),
+            },
+    });
+    expect((await new DnsCore([apex]).resolve('www.a.example', 'A')).records.map((r) => r.data)).toEqual([
+      '192.0.2.10',
+    ]);
+    expect(apex.calls.map((c) => c.query.name)).toEqual(['www.a.example', 'a.example']);
   });
 
   it('that goes back and forth between zones ends with an error, not a loop', async () => {

@@ -110,3 +110,17 @@ describe('SharedQueries, off-nominal', () => {
     expect(table.size).toBe(0);
   });
 });
+
+describe('SharedQueries, one signal shared by many callers (issue 21 item 4)', () => {
+  it('holds one abort listener on the signal for 5,000 joins, none once settled', async () => {
+    const { getEventListeners } = await import('node:events');
+    const table = new SharedQueries<string>();
+    const { state, start } = work();
+    const caller = new AbortController();
+    const joins = Array.from({ length: 5_000 }, () => table.join('q', caller.signal, start).promise);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    state.resolve('answer');
+    await Promise.allSettled(joins);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+});

@@ -1,5 +1,5 @@
 /** What one try (one nameserver, one transport) needs and how it ends. */
-import type { DnsError, DnsQuery, Timers, WireMessage } from '@dnscore/core/plugin';
+import type { DnsError, DnsQuery, Labels, Timers, WireMessage } from '@dnscore/core/plugin';
 import { randomQueryId } from './query-id.js';
 import type { ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
@@ -18,14 +18,16 @@ export interface ExchangeContext {
   /** Set AD in the query (asked only when the AD bit is trusted). */
   readonly ad: boolean;
   readonly rd: boolean;
+  /** The query name as sent, in randomized case (0x20); the answer must echo it exactly. */
+  readonly sentLabels?: Labels;
 }
 
 export type ExchangeOutcome =
   | { readonly kind: 'answer'; readonly packet: Uint8Array; readonly message: WireMessage }
   /** The UDP answer did not fit (TC set, or larger than advertised): ask over TCP. */
   | { readonly kind: 'truncated' }
-  /** No acceptable answer in time; `dropped` messages were refused meanwhile. */
-  | { readonly kind: 'timeout'; readonly dropped: number }
+  /** No acceptable answer in time: `dropped` messages refused, `caseMismatch` of them for the name's case. */
+  | { readonly kind: 'timeout'; readonly dropped: number; readonly caseMismatch?: number }
   | { readonly kind: 'failed'; readonly error: DnsError };
 
 /** A fresh crypto-random ID and the query packet of one try (RFC 5452: a new ID per try). */
@@ -33,6 +35,7 @@ export function newQueryPacket(context: ExchangeContext): { readonly id: number;
   const id = randomQueryId();
   const packet = encodeQuery(context.query, {
     id,
+    ...(context.sentLabels ? { labels: context.sentLabels } : {}),
     rd: context.rd,
     ad: context.ad,
     ...(context.udpPayloadSize !== undefined ? { udpPayloadSize: context.udpPayloadSize } : {}),

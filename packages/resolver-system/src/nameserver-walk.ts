@@ -17,6 +17,7 @@ import {
   type PluginAnswer,
   type Timers,
 } from '@dnscore/core/plugin';
+import { randomizeCase, type CaseEchoMemory } from './case-randomization.js';
 import type { ExchangeContext, ExchangeOutcome } from './exchange.js';
 import { formatServerAddress, type ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
@@ -37,6 +38,8 @@ export interface WalkSettings {
   readonly timers: Timers;
   readonly stats: SystemResolverStats;
   readonly tcpMemory: TcpMemory;
+  /** 0x20 case randomization on UDP; undefined when off. */
+  readonly caseEcho?: CaseEchoMemory;
 }
 
 /** Rcodes after which the next nameserver is asked (glibc: SERVFAIL, NOTIMP, REFUSED). */
@@ -97,7 +100,16 @@ async function askOne(
     settings.stats.tcpRemembered++;
     return tcpExchange(context);
   }
-  let outcome = await udpExchange(context);
+  const serverKey = formatServerAddress(server);
+  const randomized = settings.caseEcho?.echoes(serverKey) === true;
+  let outcome = await udpExchange(randomized ? { ...context, sentLabels: randomizeCase(query.labels) } : context);
+  if (randomized && outcome.kind === 'timeout' && (outcome.caseMismatch ?? 0) > 0) {
+    // Our ID and question came back, but never in our case: a server that does not echo case
+    // (or a forger who guessed the ID). Asked again plainly, as unbound does, and remembered.
+    settings.stats.caseFallbacks++;
+    settings.caseEcho!.forget(serverKey);
+    outcome = await udpExchange(context);
+  }
   if (
     outcome.kind === 'answer' &&
     context.udpPayloadSize !== undefined &&

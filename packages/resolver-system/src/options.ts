@@ -50,6 +50,11 @@ export interface SystemResolverOptions {
   readonly forceTcp?: boolean;
   /** Set RD in queries (default true: a stub asks a recursive server). */
   readonly recursionDesired?: boolean;
+  /**
+   * 0x20: random case on every UDP query name, the answer must echo it (default true); a server
+   * that does not is asked again plainly and remembered for an hour.
+   */
+  readonly caseRandomization?: boolean;
   /** TTL of hosts-file answers in seconds (default 0). */
   readonly hostsTtl?: number;
   /** How long a question whose answer did not fit UDP goes straight to TCP (default 600000; 0: never). */
@@ -79,7 +84,15 @@ export function validateOptions(options: SystemResolverOptions): void {
   integer('options.hostsTtl', o.hostsTtl, 0, 2_147_483_647);
   integer('options.tcpMemoryMs', o.tcpMemoryMs, 0, 2_147_483_647);
   integer('options.tcpMemorySize', o.tcpMemorySize, 0, 1_000_000);
-  for (const key of ['rotate', 'trustAd', 'useHosts', 'edns', 'forceTcp', 'recursionDesired'] as const) {
+  for (const key of [
+    'rotate',
+    'trustAd',
+    'useHosts',
+    'edns',
+    'forceTcp',
+    'recursionDesired',
+    'caseRandomization',
+  ] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') bad(`options.${key}`, o[key], 'true or false');
   }
   if (

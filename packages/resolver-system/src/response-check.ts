@@ -11,8 +11,10 @@ import {
   labelsEqual,
   parseMessage,
   type DnsQuery,
+  type Labels,
   type WireMessage,
 } from '@dnscore/core/plugin';
+import { sameCase } from './case-randomization.js';
 import { Flag } from './wire.js';
 
 export type Verdict =
@@ -22,14 +24,18 @@ export type Verdict =
   | { readonly kind: 'wrong-id' }
   /** Our ID, but no question, several, or another one. */
   | { readonly kind: 'wrong-question' }
+  /** Our ID and question, but not the case we sent (0x20): a forgery, or a server that does not echo case. */
+  | { readonly kind: 'case-mismatch' }
   /** Our ID, but the question or a later section cannot be read. */
   | { readonly kind: 'malformed'; readonly error: WireError };
 
 const GARBAGE: Verdict = { kind: 'garbage' };
 const WRONG_ID: Verdict = { kind: 'wrong-id' };
 const WRONG_QUESTION: Verdict = { kind: 'wrong-question' };
+const CASE_MISMATCH: Verdict = { kind: 'case-mismatch' };
 
-export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery): Verdict {
+/** `sent`: the name as sent in randomized case, which the answer must echo byte for byte. */
+export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery, sent?: Labels): Verdict {
   if (packet.length < HEADER_LENGTH) return GARBAGE;
   if (((packet[0]! << 8) | packet[1]!) !== id) return WRONG_ID;
   const flags = (packet[2]! << 8) | packet[3]!;
@@ -42,6 +48,7 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery)
     const rrclass = reader.u16('question class');
     if (type !== query.type || rrclass !== query.class || !labelsEqual(name.labels, query.labels))
       return WRONG_QUESTION;
+    if (sent && !sameCase(name.labels, sent)) return CASE_MISMATCH;
     return { kind: 'accept', message: parseMessage(packet) };
   } catch (error) {
     if (error instanceof WireError) return { kind: 'malformed', error };

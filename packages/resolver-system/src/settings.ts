@@ -35,6 +35,7 @@ export interface SystemResolverSettings {
   /** EDNS0 payload size; undefined when EDNS is off. */
   readonly udpPayloadSize: number | undefined;
   readonly recursionDesired: boolean;
+  readonly caseRandomization: boolean;
   readonly tcpMemoryMs: number;
   readonly tcpMemorySize: number;
   /** resolv.conf lines that were not used, with the reason. */
@@ -65,6 +66,7 @@ export function resolveSettings(config: SystemResolverConfig, options: SystemRes
     hostsTtl: options.hostsTtl ?? DEFAULT_HOSTS_TTL,
     udpPayloadSize: options.edns === false ? undefined : (options.udpPayloadSize ?? DEFAULT_UDP_PAYLOAD_SIZE),
     recursionDesired: options.recursionDesired ?? true,
+    caseRandomization: options.caseRandomization ?? true,
     tcpMemoryMs: options.tcpMemoryMs ?? DEFAULT_TCP_MEMORY_MS,
     tcpMemorySize: options.tcpMemorySize ?? DEFAULT_TCP_MEMORY_SIZE,
     skipped: file.skipped,

@@ -17,6 +17,10 @@ export interface SystemResolverStats {
   wrongId: number;
   /** Messages with our ID but another question (or none): dropped. */
   wrongQuestion: number;
+  /** Messages with our ID and question in another case than sent (0x20): dropped. */
+  caseMismatch: number;
+  /** Servers asked again without 0x20 because they did not echo case. */
+  caseFallbacks: number;
   /** Messages that are no DNS response at all: dropped. */
   garbage: number;
   /** Messages with our ID that cannot be parsed (cut records, compression loops): dropped on UDP, an error on TCP. */
@@ -59,6 +63,8 @@ export function emptyStats(): SystemResolverStats {
     ednsFallbacks: 0,
     timeouts: 0,
     networkErrors: 0,
+    caseMismatch: 0,
+    caseFallbacks: 0,
     inFlight: 0,
     queued: 0,
     peakInFlight: 0,
@@ -68,9 +74,10 @@ export function emptyStats(): SystemResolverStats {
 /** Counts a dropped message by its verdict. */
 export function countDropped(
   stats: SystemResolverStats,
-  kind: 'garbage' | 'wrong-id' | 'wrong-question' | 'malformed',
+  kind: 'garbage' | 'wrong-id' | 'wrong-question' | 'case-mismatch' | 'malformed',
 ): void {
   if (kind === 'garbage') stats.garbage++;
+  else if (kind === 'case-mismatch') stats.caseMismatch++;
   else if (kind === 'wrong-id') stats.wrongId++;
   else if (kind === 'wrong-question') stats.wrongQuestion++;
   else stats.malformed++;

@@ -29,6 +29,7 @@ import type { SystemResolverConfig, SystemResolverOptions } from './options.js';
 import { readOptionalFile } from './resolv-conf.js';
 import { searchCandidates } from './search.js';
 import { resolveSettings, type SystemResolverSettings } from './settings.js';
+import { CaseEchoMemory } from './case-randomization.js';
 import { emptyStats, type SystemResolverStats } from './stats.js';
 import { TcpMemory } from './tcp-memory.js';
 
@@ -76,6 +77,7 @@ export class SystemResolver implements ResolverPlugin {
       timers: options.timers ?? systemTimers,
       stats: this.#stats,
       tcpMemory: new TcpMemory(options.clock ?? systemClock, s.tcpMemoryMs, s.tcpMemorySize),
+      ...(s.caseRandomization ? { caseEcho: new CaseEchoMemory(() => (options.clock ?? systemClock).now()) } : {}),
     };
   }
 

@@ -39,6 +39,8 @@ export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
     };
     const onAbort = (): void => finish(() => reject(abortError(signal)));
     const fail = (reason: string, cause?: Error): void => {
+      // The close that follows our own destroy() after an answer is no network error.
+      if (done) return;
       stats.networkErrors++;
       finish(() =>
         resolve({ kind: 'failed', error: new NetworkError(`${where}: ${reason}`, cause ? { cause } : undefined) }),

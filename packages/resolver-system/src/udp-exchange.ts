@@ -6,7 +6,8 @@
  * reach us and can be counted (a connected socket would hide them in the kernel).
  */
 import { createSocket } from 'node:dgram';
-import { NetworkError, abortError, describeQuery } from '@dnscore/core/plugin';
+import { NetworkError, abortError, describeQuery, parseMessage } from '@dnscore/core/plugin';
+import { restoreQuestionCase } from './case-randomization.js';
 import { CLASSIC_UDP_SIZE } from './defaults.js';
 import { newQueryPacket, type ExchangeContext, type ExchangeOutcome } from './exchange.js';
 import { inspectResponse } from './response-check.js';
@@ -25,6 +26,7 @@ export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
     const socket = createSocket({ type: server.family === 6 ? 'udp6' : 'udp4' });
     let done = false;
     let dropped = 0;
+    let caseMismatch = 0;
 
     const finish = (settle: () => void): void => {
       if (done) return;
@@ -37,6 +39,7 @@ export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
     };
     const onAbort = (): void => finish(() => reject(abortError(signal)));
     const fail = (error: Error): void => {
+      if (done) return;
       stats.networkErrors++;
       const text = `${describeQuery(query)} over UDP to ${formatServerAddress(server)}: ${error.message}`;
       finish(() => resolve({ kind: 'failed', error: new NetworkError(text, { cause: error }) }));
@@ -45,7 +48,7 @@ export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
     signal.addEventListener('abort', onAbort, { once: true });
     const timer = timers.setTimeout(() => {
       stats.timeouts++;
-      finish(() => resolve({ kind: 'timeout', dropped }));
+      finish(() => resolve({ kind: 'timeout', dropped, caseMismatch }));
     }, context.timeoutMs);
     socket.on('error', fail);
     socket.on('message', (message, from) => {
@@ -54,10 +57,11 @@ export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
         dropped++;
         return;
       }
-      const verdict = inspectResponse(message, id, query);
+      const verdict = inspectResponse(message, id, query, context.sentLabels);
       if (verdict.kind !== 'accept') {
         countDropped(stats, verdict.kind);
         dropped++;
+        if (verdict.kind === 'case-mismatch') caseMismatch++;
         return;
       }
       if (message.length > limit) {
@@ -69,7 +73,10 @@ export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
         stats.truncated++;
         finish(() => resolve({ kind: 'truncated' }));
       } else {
-        finish(() => resolve({ kind: 'answer', packet: message, message: verdict.message }));
+        const packet = context.sentLabels ? restoreQuestionCase(message, context.sentLabels, query.labels) : message;
+        finish(() =>
+          resolve({ kind: 'answer', packet, message: packet === message ? verdict.message : parseMessage(packet) }),
+        );
       }
     });
     // Port 0: the OS picks a random free port for this query alone; exclusive so a cluster

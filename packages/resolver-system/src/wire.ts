@@ -4,7 +4,7 @@
  * labels, because dns-packet cannot encode a label holding a dot or bytes that are not UTF-8;
  * answers are read with the core's framing layer (parseMessage).
  */
-import { HEADER_LENGTH, RRClass, RRType, wireLength, type DnsQuery } from '@dnscore/core/plugin';
+import { HEADER_LENGTH, RRClass, RRType, wireLength, type DnsQuery, type Labels } from '@dnscore/core/plugin';
 
 /** Header flag bits (RFC 1035 section 4.1.1, RFC 4035 section 3.2). */
 export const Flag = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080, AD: 0x0020 } as const;
@@ -19,6 +19,8 @@ export interface QueryWireOptions {
   readonly ad?: boolean;
   /** EDNS0 UDP payload size; no OPT record when undefined. */
   readonly udpPayloadSize?: number;
+  /** The query name's labels as sent (0x20 case); default the query's. */
+  readonly labels?: Labels;
 }
 
 export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Array {
@@ -26,7 +28,7 @@ export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Ar
   const packet = Buffer.alloc(HEADER_LENGTH + wireLength(query.labels) + 4 + (edns ? OPT_LENGTH : 0));
   const flags = ((options.rd ?? true) ? Flag.RD : 0) | (options.ad ? Flag.AD : 0);
   let offset = writeHeader(packet, options.id, flags, 1, 0, edns ? 1 : 0);
-  offset = writeQuestion(packet, offset, query);
+  offset = writeQuestion(packet, offset, options.labels ? { ...query, labels: options.labels } : query);
   if (edns) {
     packet[offset] = 0; // owner: the root
     packet.writeUInt16BE(RRType.OPT, offset + 1);

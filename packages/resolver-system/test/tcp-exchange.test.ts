@@ -34,6 +34,15 @@ describe('tcpExchange, nominal', () => {
     expect(context.stats).toMatchObject({ tcpSent: 1, udpSent: 0 });
   });
 
+  it('counts no network error for a successful answer, once the connection has closed (issue 21 item 9)', async () => {
+    const context = exchangeContext(server.endpoint, makeQuery('alias.hostile.example', 'A'));
+    const before = handles().tcp;
+    expect((await tcpExchange(context)).kind).toBe('answer');
+    await until(() => handles().tcp <= before, 'the connection closed');
+    for (let i = 0; i < 5; i++) await turn();
+    expect(context.stats).toMatchObject({ tcpSent: 1, networkErrors: 0, timeouts: 0 });
+  });
+
   it('reassembles an answer that arrives a byte at a time', async () => {
     const trickle = await byteAtATimeServer();
     try {

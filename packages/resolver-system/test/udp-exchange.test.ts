@@ -161,7 +161,7 @@ describe('udpExchange, off-nominal', () => {
     vi.advanceTimersByTime(2999);
     await turn();
     vi.advanceTimersByTime(1);
-    expect(await outcome).toEqual({ kind: 'timeout', dropped: 1 });
+    expect(await outcome).toEqual({ kind: 'timeout', dropped: 1, caseMismatch: 0 });
     expect(context.stats.timeouts).toBe(1);
   });
 

@@ -20,6 +20,12 @@ export const DEFAULT_STREAM_IDLE_MS = 120_000;
 /** RFC 3261 section 19.1.2: the port `sip` listens on when none is given. */
 export const DEFAULT_LOCAL_PORT = 5060;
 
+/**
+ * Where the bridge listens unless told otherwise: loopback. The `sip` 0.0.6 parser behind it has
+ * a quadratic regex on whitespace (issue 21): a 60 KB datagram blocks the event loop for ~1 s.
+ */
+export const DEFAULT_LOCAL_ADDRESS = '127.0.0.1';
+
 /** The Max-Forwards of the ACKs the `sip` transaction layer builds (RFC 3261 section 8.1.1.6). */
 export const DEFAULT_MAX_FORWARDS = 70;
 

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import type { ConnectionOptions } from 'node:tls';
 import { InvalidArgumentError } from '@dnscore/core';
 import type { SipTransport as TransportName } from '@dnscore/sip';
-import { DEFAULT_LOCAL_PORT, DEFAULT_MAX_FORWARDS, DEFAULT_STREAM_IDLE_MS } from './defaults.js';
+import { DEFAULT_LOCAL_ADDRESS, DEFAULT_LOCAL_PORT, DEFAULT_MAX_FORWARDS, DEFAULT_STREAM_IDLE_MS } from './defaults.js';
 import { BridgeClosedError, LocalBindError, SipTransportError } from './errors.js';
 import { StreamConnections, wellFormed } from './stream-connections.js';
 import {
@@ -27,7 +27,10 @@ import {
 } from './sip-stack.js';
 
 export interface SipEndpointOptions {
-  /** Local address to listen and send from (default 0.0.0.0). An IPv6 address makes the UDP socket IPv6. */
+  /**
+   * Local address to listen and send from (default 127.0.0.1: the `sip` parser behind it chokes on
+   * crafted messages, so it is not exposed unless asked). An IPv6 address makes the UDP socket IPv6.
+   */
   readonly address?: string;
   /** Local port for UDP and the TCP listener (default 5060). */
   readonly port?: number;
@@ -85,7 +88,7 @@ export class SipEndpoint {
     readonly stack: SipStack,
     options: SipEndpointOptions,
   ) {
-    this.address = options.address ?? '0.0.0.0';
+    this.address = options.address ?? DEFAULT_LOCAL_ADDRESS;
     this.port = options.port ?? DEFAULT_LOCAL_PORT;
     this.udpFamily = isIP(this.address) === 6 ? 6 : 4;
     const wildcard = this.address === '0.0.0.0' || this.address === '::';
@@ -117,7 +120,7 @@ export class SipEndpoint {
     if (!stack || typeof stack.makeTransport !== 'function' || typeof stack.makeTransactionLayer !== 'function') {
       throw new InvalidArgumentError('SipEndpoint needs the `sip` module (import sip from "sip")');
     }
-    const address = options.address ?? '0.0.0.0';
+    const address = options.address ?? DEFAULT_LOCAL_ADDRESS;
     const port = options.port ?? DEFAULT_LOCAL_PORT;
     if (isIP(address) === 0) throw new InvalidArgumentError(`the local address "${address}" is not an IP address`);
     if (!Number.isInteger(port) || port < 1 || port > 65535)

@@ -135,6 +135,18 @@ describe('SipEndpoint: nominal', () => {
   });
 });
 
+describe('SipEndpoint: where it listens (issue 21 item 5)', () => {
+  it('binds loopback unless told otherwise: a stranger cannot reach the `sip` parser', async () => {
+    const endpoint = await SipEndpoint.create(sip, { port: await freePort() });
+    try {
+      expect(endpoint.address).toBe('127.0.0.1');
+      expect(endpoint.viaHost).toBe('127.0.0.1');
+    } finally {
+      endpoint.close();
+    }
+  });
+});
+
 describe('SipEndpoint: off-nominal', () => {
   it('a taken port is LocalBindError before `sip` binds (it would crash the process)', async () => {
     const port = await freePort();

@@ -6,6 +6,7 @@
  * (IPVS: the template's timeout, refreshed by each packet); the newest learning wins.
  */
 import { InvalidArgumentError, systemClock, type Clock } from '@dnscore/core';
+import { affinityChannel } from '@dnscore/core/diagnostics';
 import { DEFAULT_CALL_ID_MAX_ENTRIES, DEFAULT_CALL_ID_PERSISTENCE_MS, MAX_CALL_ID_LENGTH } from './defaults.js';
 import { ExpiringMap } from './expiring-map.js';
 import { normalizeDestination, type Destination } from './penalty-box.js';
@@ -67,7 +68,14 @@ export class CallIdAffinity {
     if (!trackable(callId)) return false;
     const { transport, address, port } = normalizeDestination(destination);
     const { host } = destination;
-    this.#map.set(callId, Object.freeze({ transport, address, port, ...(host ? { host } : {}), learned }));
+    const pin = Object.freeze({ transport, address, port, ...(host ? { host } : {}), learned });
+    this.#map.set(callId, pin);
+    if (affinityChannel.hasSubscribers)
+      affinityChannel.publish({
+        callId,
+        destination: { transport, address, port, ...(host ? { host } : {}) },
+        learned,
+      });
     return true;
   }
 }

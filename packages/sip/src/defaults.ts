@@ -26,6 +26,18 @@ export const DEFAULT_MAX_NAPTR_RECORDS = 16;
 export const DEFAULT_MAX_SRV_RECORDS = 16;
 
 /**
+ * DNS queries one resolution may make: the bounds above hold one by one but not their product
+ * (16 NAPTR x 16 SRV x 2 families x 8 CNAME hops); a common resolution makes 2 to 10.
+ */
+export const DEFAULT_MAX_QUERIES = 128;
+
+/**
+ * How long one resolution may take, ms: a few rounds of the system backend's timeouts, and
+ * room for a burst queued behind its in-flight bound (10,000 resolutions at once take ~30 s).
+ */
+export const DEFAULT_MAX_RESOLUTION_MS = 60_000;
+
+/**
  * Per-target timer: how long a try may go without any response before the cursor moves on.
  * RFC 3263 section 4.3 counts Timer B/F (32 s) as failure; waiting 32 s per dead server is what
  * users complain about (pjproject#4477, linphone-sdk#447), so the cursor gives up earlier.

@@ -141,3 +141,15 @@ export class RequestTooLargeError extends SipError {
     super(message);
   }
 }
+
+/** A question the resolution's DNS budget (queries or time) refused or cut short. */
+export class QueryBudgetError extends SipError {
+  override name = 'QueryBudgetError';
+  override readonly code = 'SIP_ERR_QUERY_BUDGET';
+  constructor(
+    readonly reason: string,
+    readonly qname: string,
+  ) {
+    super(qname ? `${qname} not asked: ${reason}` : reason);
+  }
+}

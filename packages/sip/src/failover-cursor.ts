@@ -10,6 +10,7 @@
  * target list is resolved again before the next try.
  */
 import { AbortError, InvalidArgumentError, StateError, optionError, type Clock, type Timers } from '@dnscore/core';
+import { failoverChannel } from '@dnscore/core/diagnostics';
 import { TargetsExhaustedError, TransactionTimeoutError } from './errors.js';
 import type { CallIdAffinity } from './call-id-affinity.js';
 import { checkFailoverOn, checkTransactionTimeout, type FailoverPolicy } from './failover-policy.js';
@@ -177,6 +178,14 @@ export class FailoverCursor {
       return undefined;
     }
     const pick = this.#pick(resolution);
+    if (failoverChannel.hasSubscribers)
+      publishFailover(
+        this.#uri,
+        this.#tries,
+        pick?.target,
+        this.#deadline! - this.#transactionTimeoutMs,
+        this.#host.clock,
+      );
     if (!pick) {
       this.#state = 'exhausted';
       return undefined;
@@ -393,4 +402,35 @@ export class FailoverCursor {
 function checkSize(size: number): void {
   if (!Number.isInteger(size) || size < 0)
     throw new InvalidArgumentError(`a request size must be a non-negative integer, not ${String(size)}`);
+}
+
+/** Why a try failed, as the failover event says it. */
+function failureReason(outcome: TryOutcome): string {
+  if (outcome.type === 'response')
+    return outcome.status === 503 ? '503 Service Unavailable' : `${outcome.status} response`;
+  return outcome.type === 'timeout' ? 'no response' : 'transport error';
+}
+
+/** `dnscore:sip:failover` when the last try failed: from it to `to` (undefined: none left). */
+function publishFailover(
+  uri: SipUri,
+  tries: readonly { readonly attempt: SipAttempt; readonly outcome?: TryOutcome }[],
+  to: SipTarget | undefined,
+  startedAt: number,
+  clock: Clock,
+): void {
+  const last = tries[tries.length - 1];
+  if (!last?.outcome) return;
+  failoverChannel.publish({
+    uri: uri.text,
+    from: destinationInfo(last.attempt.target),
+    to: to && destinationInfo(to),
+    reason: failureReason(last.outcome),
+    index: last.attempt.index,
+    elapsedMs: clock.now() - startedAt,
+  });
+}
+
+function destinationInfo(target: SipTarget): { transport: string; address: string; port: number; host: string } {
+  return { transport: target.transport, address: target.address, port: target.port, host: target.host };
 }

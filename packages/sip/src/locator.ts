@@ -15,6 +15,7 @@ import {
   type RandomSource,
   type Timers,
 } from '@dnscore/core';
+import { sipLocateChannel } from '@dnscore/core/diagnostics';
 import { CallIdAffinity } from './call-id-affinity.js';
 import { applyDnssecPolicy } from './dnssec-policy.js';
 import { ResolutionContext } from './context.js';
@@ -24,6 +25,8 @@ import {
   DEFAULT_MAX_CNAME_HOPS,
   DEFAULT_MAX_NAPTR_RECORDS,
   DEFAULT_MAX_SRV_RECORDS,
+  DEFAULT_MAX_QUERIES,
+  DEFAULT_MAX_RESOLUTION_MS,
   DEFAULT_MAX_RETRY_AFTER_S,
   DEFAULT_MAX_TARGETS,
   DEFAULT_MAX_UDP_REQUEST_BYTES,
@@ -37,6 +40,7 @@ import { NoTargetsError, SipError } from './errors.js';
 import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './failover-cursor.js';
 import { FailoverPolicy, type PenaltyPolicy } from './failover-policy.js';
 import { Lookups } from './lookups.js';
+import { QueryBudget } from './query-budget.js';
 import { PenaltyBox } from './penalty-box.js';
 import type { PenaltyStore } from './penalty-store.js';
 import { runProcedure } from './procedure.js';
@@ -71,6 +75,10 @@ export interface SipLocatorOptions {
   readonly maxNaptrRecords?: number;
   /** Most records of one SRV answer expanded to addresses (default 16). */
   readonly maxSrvRecords?: number;
+  /** Most DNS queries one resolution makes (default 128); past it, it ends with what it found. */
+  readonly maxQueries?: number;
+  /** Longest one resolution may take, ms (default 60000); past it, it ends with what it found. */
+  readonly maxResolutionMs?: number;
   /** Per-target timer of the failover cursor, ms (default 6000). */
   readonly targetTimeoutMs?: number;
   /** Bound on a request's whole failover, ms (default 64*T1 = 32000: Timer B/F). */
@@ -125,6 +133,8 @@ export class SipLocator implements CursorHost {
   readonly maxCnameHops: number;
   readonly maxNaptrRecords: number;
   readonly maxSrvRecords: number;
+  readonly maxQueries: number;
+  readonly maxResolutionMs: number;
   readonly targetTimeoutMs: number;
   readonly maxUdpRequestBytes: number;
   readonly clock: Clock;
@@ -162,6 +172,11 @@ export class SipLocator implements CursorHost {
       'maxNaptrRecords',
     );
     this.maxSrvRecords = checkPositiveInteger(options.maxSrvRecords ?? DEFAULT_MAX_SRV_RECORDS, 'maxSrvRecords');
+    this.maxQueries = checkPositiveInteger(options.maxQueries ?? DEFAULT_MAX_QUERIES, 'maxQueries');
+    this.maxResolutionMs = checkPositiveInteger(
+      options.maxResolutionMs ?? DEFAULT_MAX_RESOLUTION_MS,
+      'maxResolutionMs',
+    );
     this.targetTimeoutMs = checkPositiveInteger(
       options.targetTimeoutMs ?? DEFAULT_TARGET_TIMEOUT_MS,
       'targetTimeoutMs',
@@ -245,8 +260,15 @@ export class SipLocator implements CursorHost {
   /** RFC 3263 section 4, question by question; the result becomes a plan when every answer came from a cache. */
   async #walk(input: string | SipUri, options: SipResolveOptions): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
+    if (sipLocateChannel.hasSubscribers)
+      return sipLocateChannel.tracePromise(() => this.#resolve(uri, options), { uri: uri.text });
+    return this.#resolve(uri, options);
+  }
+
+  async #resolve(uri: SipUri, options: SipResolveOptions): Promise<SipResolution> {
     const now = this.clock.now();
-    const lookups = new Lookups(this.dns, options.signal);
+    const budget = new QueryBudget(this.dns, this.maxQueries, this.maxResolutionMs, options.signal, this.timers);
+    const lookups = new Lookups(budget.dns, options.signal);
     const ctx = new ResolutionContext(
       lookups,
       this.client,
@@ -269,8 +291,10 @@ export class SipLocator implements CursorHost {
       // A rule may end early (a bogus answer) while sibling questions are out: nothing of this
       // resolution stays in flight once it has returned.
       await lookups.settled();
+      budget.close();
     }
     ctx.flush();
+    if (budget.cut) ctx.warn('query-budget', `${budget.cut}: the targets are those found by then`);
     // In the order the core drew: the step-through shows the same order.
     const targets = layOut(segments);
     for (const target of targets) Object.freeze(target);

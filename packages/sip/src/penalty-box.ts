@@ -5,14 +5,12 @@
  * clamps every duration (a hostile Retry-After cannot ban a server for ever) and keeps entries
  * in a PenaltyStore (this process's memory by default). Entries expire on their own.
  */
-import diagnostics from 'node:diagnostics_channel';
 import { InvalidArgumentError, checkNonNegativeNumber, systemClock, type Clock } from '@dnscore/core';
+import { penaltyChannel } from '@dnscore/core/diagnostics';
 import { DEFAULT_MAX_RETRY_AFTER_S, DEFAULT_PENALTY_MS } from './defaults.js';
 import { normalizeAddress } from './host.js';
 import { MemoryPenaltyStore, type PenaltyEntry, type PenaltyReason, type PenaltyStore } from './penalty-store.js';
 import { isSipTransport, type SipTransport } from './transport.js';
-
-const penaltyChannel = diagnostics.channel('dnscore:sip:penalty');
 
 const REASONS: ReadonlySet<string> = new Set<PenaltyReason>([
   'retry-after',
@@ -95,7 +93,7 @@ export class PenaltyBox {
       detail: options.detail ?? reason,
     });
     const stored = this.store.mark(keyOf(normalized), entry);
-    if (penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'mark', entry: stored });
+    if (penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'enter', entry: stored, reason: stored.reason });
     return stored;
   }
 
@@ -112,7 +110,7 @@ export class PenaltyBox {
   /** Takes a destination out (it answered, or an operator removed it). Returns whether it was in. */
   clear(destination: Destination): boolean {
     const entry = this.store.clear(destinationKey(destination));
-    if (entry && penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'clear', entry });
+    if (entry && penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'leave', entry, reason: 'cleared' });
     return entry !== undefined;
   }
 

@@ -148,7 +148,8 @@ export type WarningCode =
   | 'naptr-records-capped'
   | 'srv-records-capped'
   | 'dnssec-insecure'
-  | 'dnssec-dropped';
+  | 'dnssec-dropped'
+  | 'query-budget';
 
 /** A common mistake in an RFC 3263 set-up, or something that weakens failover. */
 export interface SipWarning {

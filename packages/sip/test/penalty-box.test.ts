@@ -81,7 +81,7 @@ describe('PenaltyBox: nominal', () => {
     expect(small.entries().map((e) => e.port)).toEqual([3, 1]);
   });
 
-  it('publishes marks and clears on dnscore:sip:penalty', () => {
+  it('publishes enter and leave on dnscore:sip:penalty', () => {
     const seen: unknown[] = [];
     const listener = (message: unknown): void => void seen.push(message);
     diagnostics.subscribe('dnscore:sip:penalty', listener);
@@ -93,8 +93,8 @@ describe('PenaltyBox: nominal', () => {
     }
     const entry = { ...sip1, until: 60_000, reason: 'service-unavailable', detail: '503' };
     expect(seen).toEqual([
-      { event: 'mark', entry },
-      { event: 'clear', entry },
+      { event: 'enter', entry, reason: 'service-unavailable' },
+      { event: 'leave', entry, reason: 'cleared' },
     ]);
   });
 });

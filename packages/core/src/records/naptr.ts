@@ -6,6 +6,7 @@ import type { WireReader } from '../wire/reader.js';
 import { compileEre, groupCount } from './ere.js';
 import { RdataError } from './rdata-error.js';
 import type { NaptrData, TypedRecord } from './types.js';
+import { quoteText } from '../untrusted-text.js';
 
 const utf8 = new TextDecoder('utf-8');
 const MAX_SERVICE_SEGMENT = 32;
@@ -44,9 +45,13 @@ export function validateFlags(flags: string): void {
   let known = '';
   for (const c of flags) {
     if (!/^[A-Za-z0-9]$/.test(c))
-      throw new RdataError('naptr-flags', `NAPTR flags "${flags}" hold "${c}", not alphanumeric`);
+      throw new RdataError('naptr-flags', `NAPTR flags ${quoteText(flags)} hold ${quoteText(c)}, not alphanumeric`);
     if (/^[sSaAuUpP]$/.test(c)) {
-      if (known) throw new RdataError('naptr-flags', `NAPTR flags "${flags}" combine "${known}" and "${c}"`);
+      if (known)
+        throw new RdataError(
+          'naptr-flags',
+          `NAPTR flags ${quoteText(flags)} combine ${quoteText(known)} and ${quoteText(c)}`,
+        );
       known = c;
     }
   }
@@ -57,17 +62,17 @@ export function validateServices(services: string): void {
   if (services === '') return;
   for (const segment of services.split('+')) {
     if (segment.length === 0)
-      throw new RdataError('naptr-services', `NAPTR services "${services}" have an empty segment`);
+      throw new RdataError('naptr-services', `NAPTR services ${quoteText(services)} have an empty segment`);
     if (segment.length > MAX_SERVICE_SEGMENT) {
       throw new RdataError(
         'naptr-services',
-        `NAPTR services segment "${segment}" is longer than ${MAX_SERVICE_SEGMENT} characters`,
+        `NAPTR services segment ${quoteText(segment)} is longer than ${MAX_SERVICE_SEGMENT} characters`,
       );
     }
     if (!/^[A-Za-z][A-Za-z0-9]*$/.test(segment)) {
       throw new RdataError(
         'naptr-services',
-        `NAPTR services segment "${segment}" must be a letter followed by letters and digits`,
+        `NAPTR services segment ${quoteText(segment)} must be a letter followed by letters and digits`,
       );
     }
   }
@@ -88,11 +93,11 @@ export interface NaptrRegexp {
  */
 export function parseNaptrRegexp(regexp: string): NaptrRegexp {
   const fail = (reason: string): never => {
-    throw new RdataError('naptr-regexp', `NAPTR regexp "${regexp}": ${reason}`);
+    throw new RdataError('naptr-regexp', `NAPTR regexp ${quoteText(regexp)}: ${reason}`);
   };
   const chars = Array.from(regexp);
   const delimiter = chars[0]!;
-  if (/^[1-9\\i]$/.test(delimiter)) fail(`"${delimiter}" cannot be the delimiter`);
+  if (/^[1-9\\i]$/.test(delimiter)) fail(`${quoteText(delimiter)} cannot be the delimiter`);
   const parts: string[][] = [[]];
   for (let i = 1; i < chars.length; i++) {
     const c = chars[i]!;
@@ -106,7 +111,7 @@ export function parseNaptrRegexp(regexp: string): NaptrRegexp {
   }
   if (parts.length !== 3) fail(`has ${parts.length} unescaped delimiters, not 3`);
   const [ere, repl, flags] = parts as [string[], string[], string[]];
-  if (flags.length > 0 && flags.join('') !== 'i') fail(`flags "${flags.join('')}" are not empty or "i"`);
+  if (flags.length > 0 && flags.join('') !== 'i') fail(`flags ${quoteText(flags.join(''))} are not empty or "i"`);
 
   let pattern: RegExp;
   try {

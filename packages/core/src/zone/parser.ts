@@ -3,13 +3,14 @@
  * $INCLUDE, "@", relative names, a blank owner for "same as before", TTL and class in either
  * order, BIND time units. Every error names the file, the line and what is wrong.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, resolve as resolvePath } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { DnsError, ZoneFileError } from '../errors.js';
 import type { Labels } from '../names.js';
 import { RRClass, RRType, parseClass, parseType } from '../rr-types.js';
 import { entries, type Entry, type Token } from './lexer.js';
 import { absoluteName, packetName, parseDuration, readRdata } from './rdata-text.js';
+import { escapeText, quoteText } from '../untrusted-text.js';
 
 export interface ZoneRecord {
   /** Owner in the form dns-packet encodes (labels joined by dots). */
@@ -29,11 +30,31 @@ export interface ParseZoneOptions {
   readonly file?: string;
   /** Origin before any $ORIGIN. */
   readonly origin?: string;
-  /** Reads an $INCLUDE file (default: the file system). */
-  readonly readFile?: (path: string) => string;
+  /**
+   * The directory $INCLUDE may read below (symbolic links resolved). Left out, $INCLUDE is
+   * refused: zone text that did not come from a file (a page, a request) must not open files.
+   * The zone resolver sets it to the zone file's own directory.
+   */
+  readonly includeRoot?: string;
+  /** Reads an $INCLUDE file checked to be below `includeRoot` (default: the file system, regular files only). */
+  readonly readFile?: (path: string, maxBytes: number) => string;
+  /** Most $INCLUDE directives followed in all (default 64). */
+  readonly maxIncludes?: number;
+  /** Most bytes read through $INCLUDE in all (default 16 MiB). */
+  readonly maxIncludeBytes?: number;
 }
 
 const MAX_INCLUDE_DEPTH = 8;
+export const DEFAULT_MAX_INCLUDES = 64;
+export const DEFAULT_MAX_INCLUDE_BYTES = 16 * 1024 * 1024;
+
+/** What the $INCLUDE directives of one parse may still use. */
+interface IncludeBudget {
+  readonly root: string | undefined;
+  readonly read: (path: string, maxBytes: number) => string;
+  includes: number;
+  bytes: number;
+}
 
 export function parseZone(text: string, options: ParseZoneOptions = {}): ZoneRecord[] {
   const file = options.file ?? '<zone>';
@@ -46,7 +67,13 @@ export function parseZone(text: string, options: ParseZoneOptions = {}): ZoneRec
     lastClass: RRClass.IN,
   };
   const records: ZoneRecord[] = [];
-  parseInto(text, file, state, records, options.readFile ?? ((path) => readFileSync(path, 'utf8')), 0);
+  const budget: IncludeBudget = {
+    root: options.includeRoot,
+    read: options.readFile ?? readRegularFile,
+    includes: options.maxIncludes ?? DEFAULT_MAX_INCLUDES,
+    bytes: options.maxIncludeBytes ?? DEFAULT_MAX_INCLUDE_BYTES,
+  };
+  parseInto(text, file, state, records, budget, 0);
   return records;
 }
 
@@ -63,13 +90,13 @@ function parseInto(
   file: string,
   state: State,
   out: ZoneRecord[],
-  readFile: (path: string) => string,
+  budget: IncludeBudget,
   depth: number,
 ): void {
   for (const entry of entries(text, file)) {
     const first = entry.tokens[0]!;
     if (!entry.blankOwner && !first.quoted && first.text.startsWith('$')) {
-      directive(entry, file, state, out, readFile, depth);
+      directive(entry, file, state, out, budget, depth);
     } else {
       out.push(record(entry, file, state));
     }
@@ -81,7 +108,7 @@ function directive(
   file: string,
   state: State,
   out: ZoneRecord[],
-  readFile: (path: string) => string,
+  budget: IncludeBudget,
   depth: number,
 ): void {
   const [keyword, ...args] = entry.tokens as [Token, ...Token[]];
@@ -100,30 +127,24 @@ function directive(
     case '$TTL': {
       if (args.length !== 1) fail('$TTL takes one TTL');
       const ttl = parseDuration(args[0]!.text);
-      if (ttl === undefined) fail(`$TTL "${args[0]!.text}" is not a TTL`);
+      if (ttl === undefined) fail(`$TTL ${quoteText(args[0]!.text)} is not a TTL`);
       state.defaultTtl = ttl;
       return;
     }
     case '$INCLUDE': {
       if (args.length < 1 || args.length > 2) fail('$INCLUDE takes a file name and an optional origin');
       if (depth >= MAX_INCLUDE_DEPTH) fail(`$INCLUDE nested more than ${MAX_INCLUDE_DEPTH} deep`);
-      const path = resolvePath(dirname(file), args[0]!.text);
-      let text: string;
-      try {
-        text = readFile(path);
-      } catch (error) {
-        return fail(`$INCLUDE cannot read ${path}: ${(error as Error).message}`);
-      }
+      const { path, text } = include(args[0]!.text, file, budget, fail);
       // RFC 1035: an $INCLUDE with an origin does not change the including file's origin.
       const inner: State = { ...state };
       if (args[1]) inner.origin = safe(file, entry.line, () => absoluteName(args[1]!.text, state.origin ?? []));
-      parseInto(text, path, inner, out, readFile, depth + 1);
+      parseInto(text, path, inner, out, budget, depth + 1);
       state.lastTtl = inner.lastTtl;
       state.lastClass = inner.lastClass;
       return;
     }
     default:
-      fail(`unknown directive ${keyword.text}`);
+      fail(`unknown directive ${quoteText(keyword.text)}`);
   }
 }
 
@@ -140,7 +161,7 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
     owner = state.lastOwner!;
   } else {
     const text = tokens[index++]!.text;
-    if (!state.origin && text !== '@' && !text.endsWith('.')) fail(`relative name "${text}" but no $ORIGIN`);
+    if (!state.origin && text !== '@' && !text.endsWith('.')) fail(`relative name ${quoteText(text)} but no $ORIGIN`);
     if (!state.origin && text === '@') fail('"@" but no $ORIGIN');
     owner = safe(file, line, () => absoluteName(text, state.origin ?? []));
   }
@@ -162,9 +183,9 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
   try {
     type = parseType(typeToken!.text);
   } catch {
-    return fail(`unknown type "${typeToken!.text}"`);
+    return fail(`unknown type ${quoteText(typeToken!.text)}`);
   }
-  if (/^\d+$/.test(typeToken!.text)) fail(`"${typeToken!.text}" is not a type (a TTL in the wrong place?)`);
+  if (/^\d+$/.test(typeToken!.text)) fail(`${quoteText(typeToken!.text)} is not a type (a TTL in the wrong place?)`);
 
   const data = safe(file, line, () => readRdata(type, tokens.slice(index), { origin: state.origin ?? [] }));
   rrclass ??= state.lastClass;
@@ -184,6 +205,76 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
     file,
     line: entry.line,
   };
+}
+
+/**
+ * The text of an $INCLUDE: only below the include root, only a regular file, within the
+ * parse's budget of inclusions and bytes. Errors quote the file name short and escaped, and
+ * never the file's content.
+ */
+function include(
+  name: string,
+  file: string,
+  budget: IncludeBudget,
+  fail: (reason: string) => never,
+): { path: string; text: string } {
+  if (budget.root === undefined) {
+    return fail(`$INCLUDE ${quoteText(name)} refused: $INCLUDE is off for zone text not read from a file`);
+  }
+  if (budget.includes <= 0) fail(`$INCLUDE ${quoteText(name)} refused: more than the allowed inclusions in one zone`);
+  budget.includes--;
+  const path = resolvePath(dirname(file), name);
+  let real = path;
+  let root = resolvePath(budget.root);
+  if (budget.read === readRegularFile) {
+    // Symbolic links resolved, so a link below the root cannot lead out of it.
+    try {
+      root = realpathSync(root);
+      real = realpathSync(path);
+    } catch (error) {
+      return fail(`$INCLUDE cannot read ${quoteText(path)}: ${errorCode(error)}`);
+    }
+  }
+  const fromRoot = relative(root, real);
+  if (fromRoot === '' || fromRoot.startsWith('..') || isAbsolute(fromRoot)) {
+    fail(`$INCLUDE ${quoteText(path)} refused: it is not below ${quoteText(budget.root)}`);
+  }
+  let text: string;
+  try {
+    text = budget.read(real, budget.bytes);
+  } catch (error) {
+    if (error instanceof ZoneFileError) throw error;
+    return fail(`$INCLUDE cannot read ${quoteText(path)}: ${errorCode(error)}`);
+  }
+  budget.bytes -= Buffer.byteLength(text);
+  if (budget.bytes < 0) fail(`$INCLUDE ${quoteText(path)} refused: the zone's included files exceed the byte limit`);
+  return { path, text };
+}
+
+/** A regular file's text, refused (not read) when it is larger than `maxBytes`: never a device or a pipe. */
+function readRegularFile(path: string, maxBytes: number): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
+    if (stat.size > maxBytes) throw Object.assign(new Error('too large'), { code: 'over the byte limit' });
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, buffer, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.toString('utf8', 0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A short, fixed reason from a file-system error (ENOENT, EACCES...), never its whole message. */
+function errorCode(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? escapeText(code, 32) : 'unreadable';
 }
 
 /** IN, CH and HS: the classes dns-packet, which encodes the zone resolver's answers, can write. */

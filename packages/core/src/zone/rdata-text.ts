@@ -7,6 +7,7 @@ import { MAX_NAME_LENGTH, parseName, wireLength, type Labels } from '../names.js
 import { decodeRecord } from '../records/decode.js';
 import { RRType, typeName } from '../rr-types.js';
 import { unescapeBytes, type Token } from './lexer.js';
+import { quoteText } from '../untrusted-text.js';
 
 export interface NameContext {
   /** Origin for relative names. */
@@ -40,13 +41,13 @@ export class RdataTokens {
 
   end(): void {
     if (!this.done)
-      throw new SyntaxError(`${this.type} record has unexpected data "${this.tokens[this.#index]!.text}"`);
+      throw new SyntaxError(`${this.type} record has unexpected data ${quoteText(this.tokens[this.#index]!.text)}`);
   }
 
   integer(what: string, max: number): number {
     const text = this.next(what).text;
     if (!/^\d+$/.test(text) || Number(text) > max)
-      throw new SyntaxError(`${this.type} ${what} "${text}" is not a number 0..${max}`);
+      throw new SyntaxError(`${this.type} ${what} ${quoteText(text)} is not a number 0..${max}`);
     return Number(text);
   }
 
@@ -66,7 +67,7 @@ export class RdataTokens {
   duration(what: string): number {
     const text = this.next(what).text;
     const value = parseDuration(text);
-    if (value === undefined) throw new SyntaxError(`${this.type} ${what} "${text}" is not a duration`);
+    if (value === undefined) throw new SyntaxError(`${this.type} ${what} ${quoteText(text)} is not a duration`);
     return value;
   }
 
@@ -101,7 +102,7 @@ export function absoluteName(text: string, origin: Labels): Labels {
   const absolute = isAbsolute(text) ? labels : [...labels, ...origin];
   // parseName checked the name alone; the origin may make it too long.
   if (wireLength(absolute) > MAX_NAME_LENGTH)
-    throw new SyntaxError(`"${text}" is longer than ${MAX_NAME_LENGTH} octets with the origin`);
+    throw new SyntaxError(`${quoteText(text)} is longer than ${MAX_NAME_LENGTH} octets with the origin`);
   return absolute;
 }
 
@@ -123,7 +124,7 @@ export function packetName(labels: Labels): string {
       const text = Buffer.from(label).toString('utf8');
       if (text.includes('.') || text.includes('\\') || !Buffer.from(text, 'utf8').equals(label)) {
         throw new SyntaxError(
-          `the label "${text}" holds a dot, a backslash or non-UTF-8 bytes, which this server cannot encode`,
+          `the label ${quoteText(text)} holds a dot, a backslash or non-UTF-8 bytes, which this server cannot encode`,
         );
       }
       return text;
@@ -207,14 +208,14 @@ const readers = new Map<number, (t: RdataTokens) => unknown>([
 
 function address(text: string, family: 4 | 6): string {
   if (family === 4 ? !isIPv4(text) : !isIPv6(text) || text.includes('%')) {
-    throw new SyntaxError(`"${text}" is not an IPv${family} address`);
+    throw new SyntaxError(`${quoteText(text)} is not an IPv${family} address`);
   }
   return text;
 }
 
 function hex(text: string, what: string): Buffer {
   if (text.length === 0 || text.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(text)) {
-    throw new SyntaxError(`${what} "${text}" is not an even number of hex digits`);
+    throw new SyntaxError(`${what} ${quoteText(text)} is not an even number of hex digits`);
   }
   return Buffer.from(text, 'hex');
 }

@@ -6,6 +6,7 @@
  * Names outside its zones get NotAuthoritativeError, so a resolver after it can answer them.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { throwIfAborted } from '../abort.js';
 import { NotAuthoritativeError, ZoneFileError } from '../errors.js';
@@ -25,6 +26,8 @@ export interface ZoneSource {
   readonly file?: string;
   /** Origin before any $ORIGIN in the text. */
   readonly origin?: string;
+  /** The directory $INCLUDE may read below; left out, $INCLUDE is refused (text not read from a file). */
+  readonly includeRoot?: string;
 }
 
 export interface ZoneResolverOptions {
@@ -54,12 +57,18 @@ export class ZoneResolver implements ResolverPlugin {
     this.priority = options.priority ?? DEFAULT_ZONE_PRIORITY;
     this.#maxChain = options.maxCnameChain ?? 16;
     const sources: ZoneSource[] = [
-      ...(options.files ?? []).map((file) => ({ text: readZoneFile(file), file })),
+      // A zone file may $INCLUDE files below its own directory, and nothing else.
+      ...(options.files ?? []).map((file) => ({ text: readZoneFile(file), file, includeRoot: dirname(resolve(file)) })),
       ...(options.zones ?? []),
     ];
     const zones = sources.map((source) => {
       const file = source.file ?? '<zone>';
-      return new Zone(parseZone(source.text, { file, ...(source.origin ? { origin: source.origin } : {}) }), file);
+      const options = {
+        file,
+        ...(source.origin ? { origin: source.origin } : {}),
+        ...(source.includeRoot !== undefined ? { includeRoot: source.includeRoot } : {}),
+      };
+      return new Zone(parseZone(source.text, options), file);
     });
     for (const [i, zone] of zones.entries()) {
       const clash = zones.findIndex((other, j) => j < i && nameKey(other.name) === nameKey(zone.name));

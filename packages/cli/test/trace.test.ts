@@ -1,0 +1,138 @@
+/** `--trace`: the resolver's events on stderr, for people or as JSON lines; stdout unchanged. */
+import { describe, expect, it } from 'vitest';
+import { DnsCore, NetworkError, ZoneResolver, seededRandom, type ResolverPlugin } from '@dnscore/core';
+import { SipLocator } from '@dnscore/sip';
+import { startTrace, takeTraceFlag } from '../src/trace.js';
+import { dnscore, EXAMPLE_ZONE } from './support.js';
+
+/** Durations vary: "in 12.7 ms" becomes "in N ms", "ms": 12.7 becomes "ms": 0. */
+const steady = (text: string): string => text.replace(/in \d+(\.\d+)? ms/g, 'in N ms');
+const jsonLines = (text: string): Record<string, unknown>[] =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => ({ ...(JSON.parse(line) as Record<string, unknown>), ...(line.includes('"ms"') ? { ms: 0 } : {}) }));
+
+describe('dnscore --trace', () => {
+  it('prints the backend and each query for people, after the command ran as without it', async () => {
+    const plain = await dnscore('resolve', 'sip1.biloxi.example', '--zone', EXAMPLE_ZONE);
+    const traced = await dnscore('resolve', 'sip1.biloxi.example', '--zone', EXAMPLE_ZONE, '--trace');
+    expect([traced.code, traced.stdout]).toEqual([plain.code, plain.stdout]);
+    expect(plain.stderr).toBe('');
+    expect(steady(traced.stderr)).toBe(
+      'trace: backend "zone"\n' +
+        'trace: query sip1.biloxi.example IN A: NOERROR from "zone", insecure (1 backend asked) in N ms\n',
+    );
+  });
+
+  it('says an NXDOMAIN query, before the command says it', async () => {
+    const { code, stderr } = await dnscore('resolve', 'nobody.biloxi.example', '--zone', EXAMPLE_ZONE, '--trace');
+    expect(code).toBe(3);
+    expect(steady(stderr)).toBe(
+      'trace: backend "zone"\n' +
+        'trace: query nobody.biloxi.example IN A: NXDOMAIN from "zone", insecure (1 backend asked) in N ms\n' +
+        'dnscore: nobody.biloxi.example: no such name (NXDOMAIN)\n',
+    );
+  });
+
+  it('--trace=json, anywhere on the line: one object per line, the SIP location last', async () => {
+    const uri = 'sip:bob@biloxi.example;transport=udp';
+    const { code, stdout, stderr } = await dnscore('--trace=json', 'sip', uri, '--zone', EXAMPLE_ZONE);
+    expect(code).toBe(0);
+    // RFC 2782 draws the order of equal priorities: the trace lists the targets as the command printed them.
+    const hosts = new Map([
+      ['203.0.113.12', 'sip2.biloxi.example'],
+      ['203.0.113.11', 'sip1.biloxi.example'],
+      ['198.51.100.50', 'backup.biloxi.example'],
+    ]);
+    const printed = [...stdout.matchAll(/^ +\d+ +udp +(\S+) +5060 /gm)].map(([, address]) => address!);
+    expect(new Set(printed)).toEqual(new Set(hosts.keys()));
+    const query = (name: string, type: string) => ({
+      event: 'query',
+      name,
+      type,
+      cache: 'miss',
+      attempts: [{ backend: 'zone' }],
+      resolver: 'zone',
+      rcode: 'NOERROR',
+      dnssec: 'insecure',
+      ms: 0,
+    });
+    expect(jsonLines(stderr)).toEqual([
+      { event: 'selected', plugin: 'zone', skipped: [] },
+      query('_sip._udp.biloxi.example', 'SRV'),
+      query('biloxi.example', 'AAAA'),
+      query('biloxi.example', 'A'),
+      {
+        event: 'sip-locate',
+        uri,
+        rule: 'transport-param',
+        targets: printed.map((address) => ({ transport: 'udp', address, port: 5060, host: hosts.get(address) })),
+        roundTrips: 1,
+        queries: 3,
+        ms: 0,
+      },
+    ]);
+  });
+
+  it('refuses a trace format it does not know (exit 2), and keeps -- operands', async () => {
+    const { code, stderr } = await dnscore('resolve', 'sip1.biloxi.example', '--trace=xml');
+    expect([code, stderr]).toEqual([2, 'dnscore: --trace is human or json, not "xml"\n']);
+    expect(takeTraceFlag(['resolve', '--', '--trace'])).toEqual({
+      argv: ['resolve', '--', '--trace'],
+      trace: undefined,
+    });
+  });
+});
+
+describe('trace lines of fallback, failover, penalty box and affinity', () => {
+  it('says who failed, why, where the walk went next, and what was pinned', async () => {
+    let stderr = '';
+    const stop = startTrace(
+      'human',
+      {
+        stdout: () => {},
+        stderr: (t) => {
+          stderr += t;
+        },
+        env: {},
+      },
+      () => 0,
+    );
+    try {
+      const refusing: ResolverPlugin = {
+        name: 'refusing',
+        priority: 1,
+        available: () => true,
+        close: () => {},
+        resolve: async () => {
+          throw new NetworkError('ECONNREFUSED');
+        },
+      };
+      const core = new DnsCore([refusing, new ZoneResolver({ files: [EXAMPLE_ZONE] })], { random: seededRandom(1) });
+      const locator = new SipLocator(core, { clock: { now: () => 1_700_000_000_000 } });
+      const cursor = locator.cursor('sip:bob@biloxi.example;transport=udp', { callId: 'c1@atlanta.example' });
+      const first = await cursor.next();
+      cursor.report(first!, { type: 'response', status: 503, retryAfter: 30 });
+      cursor.report((await cursor.next())!, { type: 'response', status: 200 });
+    } finally {
+      stop();
+    }
+    const lines = stderr.split('\n').filter((l) => !l.startsWith('trace: query') && !l.startsWith('trace: sip locate'));
+    expect(lines).toEqual([
+      'trace: backend "refusing"',
+      'trace: fallback _sip._udp.biloxi.example IN SRV: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), ' +
+        'asking "zone"',
+      'trace: fallback biloxi.example IN AAAA: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
+      'trace: fallback biloxi.example IN A: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
+      'trace: penalty box takes udp 203.0.113.12:5060: retry-after (503 Service Unavailable, Retry-After 30 s)',
+      'trace: failover sip:bob@biloxi.example;transport=udp: udp 203.0.113.12:5060 503 Service Unavailable (try 1), ' +
+        'next udp 203.0.113.11:5060 after 0 ms',
+      'trace: Call-ID c1@atlanta.example pinned to udp 203.0.113.11:5060 (outgoing)',
+      '',
+    ]);
+    expect(stderr).toContain(
+      'trace: query biloxi.example IN A: NOERROR from "zone", insecure (2 backends asked) in 0 ms\n',
+    );
+  });
+});

@@ -1,0 +1,259 @@
+/**
+ * Spans and metrics made from dnscore's channels, read back through the OpenTelemetry SDK's
+ * in-memory span exporter and a metric reader: names, kinds, attributes, events, statuses and
+ * values, exactly.
+ */
+import { fileURLToPath } from 'node:url';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DnsCore, NetworkError, ZoneResolver, seededRandom, withCache, type ResolverPlugin } from '@dnscore/core';
+import { SipLocator } from '@dnscore/sip';
+import { DnscoreInstrumentation } from '@dnscore/otel';
+
+const BILOXI_ZONE = fileURLToPath(new URL('../../../examples/zones/biloxi.example.zone', import.meta.url));
+const ZONE = `$ORIGIN feathers.
+@      3600 IN SOA ns host 1 7200 3600 1209600 300
+goose  3600 IN A 192.0.2.1
+`;
+
+class TestReader extends MetricReader {
+  protected async onShutdown(): Promise<void> {}
+  protected async onForceFlush(): Promise<void> {}
+}
+
+let time = 0;
+let exporter: InMemorySpanExporter;
+let reader: TestReader;
+let instrumentation: DnscoreInstrumentation;
+
+beforeEach(() => {
+  time = 1000;
+  exporter = new InMemorySpanExporter();
+  reader = new TestReader();
+  instrumentation = new DnscoreInstrumentation({
+    tracerProvider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+    meterProvider: new MeterProvider({ readers: [reader] }),
+    now: () => time,
+  }).enable();
+});
+afterEach(() => instrumentation.disable());
+
+/** A zone resolver that takes `ms` of the test's clock per question. */
+function slowZone(ms: number, change: (answer: Awaited<ReturnType<ResolverPlugin['resolve']>>) => object = (a) => a) {
+  const zone = new ZoneResolver({ zones: [{ text: ZONE }], name: 'zone' });
+  const plugin: ResolverPlugin = {
+    name: 'zone',
+    priority: 50,
+    available: () => true,
+    close: () => {},
+    resolve: async (query, signal) => {
+      time += ms;
+      return change(await zone.resolve(query, signal)) as Awaited<ReturnType<ResolverPlugin['resolve']>>;
+    },
+  };
+  return plugin;
+}
+
+function failing(name: string, priority: number, error: Error): ResolverPlugin {
+  return {
+    name,
+    priority,
+    available: () => true,
+    close: () => {},
+    resolve: async () => {
+      time += 5;
+      throw error;
+    },
+  };
+}
+
+async function metric(name: string): Promise<DataPoint<unknown>[]> {
+  const { resourceMetrics } = await reader.collect();
+  const found = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name);
+  return (found?.dataPoints ?? []) as DataPoint<unknown>[];
+}
+
+const points = (list: DataPoint<unknown>[]) => list.map((p) => [p.attributes, p.value]);
+const histogram = (list: DataPoint<unknown>[]) =>
+  list.map((p) => [p.attributes, (p.value as Histogram).count, (p.value as Histogram).sum]);
+
+describe('DNS queries', () => {
+  it('makes one CLIENT span per query and times it in dns.lookup.duration, a miss then a hit', async () => {
+    const core = new DnsCore([withCache(slowZone(12))]);
+    await core.resolve('goose.feathers', 'A');
+    await core.resolve('goose.feathers', 'A');
+    const spans = exporter.getFinishedSpans();
+    expect(
+      spans.map((s) => [s.name, s.kind, s.status.code, s.attributes, s.events.map((e) => [e.name, e.attributes])]),
+    ).toEqual([
+      [
+        'DNS A',
+        SpanKind.CLIENT,
+        SpanStatusCode.UNSET,
+        {
+          'dns.question.name': 'goose.feathers',
+          'dnscore.question.type': 'A',
+          'dnscore.cache': 'miss',
+          'dnscore.attempts': 1,
+          'dnscore.resolver': 'zone',
+          'dnscore.rcode': 'NOERROR',
+          'dnscore.dnssec': 'insecure',
+        },
+        [['dnscore.attempt', { 'dnscore.resolver': 'zone' }]],
+      ],
+      [
+        'DNS A',
+        SpanKind.CLIENT,
+        SpanStatusCode.UNSET,
+        {
+          'dns.question.name': 'goose.feathers',
+          'dnscore.question.type': 'A',
+          'dnscore.cache': 'hit',
+          'dnscore.attempts': 0,
+          'dnscore.resolver': 'zone',
+          'dnscore.rcode': 'NOERROR',
+          'dnscore.dnssec': 'insecure',
+        },
+        [],
+      ],
+    ]);
+    expect(histogram(await metric('dns.lookup.duration'))).toEqual([
+      [{ 'dns.question.name': 'goose.feathers' }, 2, 0.012],
+    ]);
+    expect(points(await metric('dnscore.cache.lookups'))).toEqual([
+      [{ 'dnscore.cache': 'miss', 'dnscore.resolver': 'zone' }, 1],
+      [{ 'dnscore.cache': 'hit', 'dnscore.resolver': 'zone' }, 1],
+    ]);
+  });
+
+  it('records a fallback as an attempt event and a counter; a failed lookup gets error.type', async () => {
+    const refused = new NetworkError('ECONNREFUSED');
+    await new DnsCore([failing('a', 1, refused), slowZone(3)]).resolve('goose.feathers');
+    await expect(new DnsCore([failing('a', 1, refused)]).resolve('goose.feathers')).rejects.toBe(refused);
+    const [fellBack, failed] = exporter.getFinishedSpans();
+    expect(fellBack!.events.map((e) => [e.name, e.attributes])).toEqual([
+      [
+        'dnscore.attempt',
+        { 'dnscore.resolver': 'a', 'error.type': 'DNS_ERR_NETWORK', 'exception.message': 'ECONNREFUSED' },
+      ],
+      ['dnscore.attempt', { 'dnscore.resolver': 'zone' }],
+    ]);
+    expect(fellBack!.status.code).toBe(SpanStatusCode.UNSET);
+    expect([failed!.status, failed!.attributes['error.type'], failed!.attributes['dnscore.resolver']]).toEqual([
+      { code: SpanStatusCode.ERROR, message: 'ECONNREFUSED' },
+      'DNS_ERR_NETWORK',
+      undefined,
+    ]);
+    expect(failed!.events.map((e) => e.name)).toEqual(['dnscore.attempt', 'exception']);
+    expect(points(await metric('dnscore.resolver.fallbacks'))).toEqual([
+      [{ 'dnscore.resolver': 'a', 'error.type': 'DNS_ERR_NETWORK' }, 2],
+    ]);
+    expect(histogram(await metric('dns.lookup.duration'))).toEqual([
+      [{ 'dns.question.name': 'goose.feathers' }, 1, 0.008],
+      [{ 'dns.question.name': 'goose.feathers', 'error.type': 'DNS_ERR_NETWORK' }, 1, 0.005],
+    ]);
+  });
+
+  it('says NXDOMAIN and bogus answers are failed lookups, and counts the bogus ones with their EDE', async () => {
+    await new DnsCore([slowZone(1)]).resolve('fox.feathers');
+    const bogus = slowZone(1, (a) => ({ ...a, bogus: true, ede: 7, whyBogus: 'signature expired' }));
+    await new DnsCore([bogus]).resolve('goose.feathers');
+    const [nx, bad] = exporter.getFinishedSpans();
+    expect([nx!.attributes['error.type'], nx!.attributes['dnscore.rcode'], nx!.status]).toEqual([
+      'NXDOMAIN',
+      'NXDOMAIN',
+      { code: SpanStatusCode.ERROR, message: 'NXDOMAIN' },
+    ]);
+    expect([
+      bad!.attributes['error.type'],
+      bad!.attributes['dnscore.dnssec'],
+      bad!.attributes['dnscore.ede'],
+      bad!.status,
+    ]).toEqual(['DNSSEC_BOGUS', 'bogus', 7, { code: SpanStatusCode.ERROR, message: 'signature expired' }]);
+    expect(points(await metric('dnscore.dnssec.bogus'))).toEqual([
+      [{ 'dnscore.resolver': 'zone', 'dnscore.ede': 7 }, 1],
+    ]);
+    expect(histogram(await metric('dns.lookup.duration'))).toEqual([
+      [{ 'dns.question.name': 'fox.feathers', 'error.type': 'NXDOMAIN' }, 1, 0.001],
+      [{ 'dns.question.name': 'goose.feathers', 'error.type': 'DNSSEC_BOGUS' }, 1, 0.001],
+    ]);
+  });
+});
+
+describe('SIP location and failover', () => {
+  const URI = 'sip:bob@biloxi.example;transport=udp';
+
+  it('makes a span per location (no user part), failover events and penalty counts', async () => {
+    const core = new DnsCore([new ZoneResolver({ files: [BILOXI_ZONE] })], { random: seededRandom(1) });
+    const locator = new SipLocator(core, {
+      clock: { now: () => 1_700_000_000_000 },
+    });
+    const cursor = locator.cursor(URI);
+    const first = await cursor.next();
+    cursor.report(first!, { type: 'response', status: 503, retryAfter: 30 });
+    const second = await cursor.next();
+    cursor.report(second!, { type: 'response', status: 200 });
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((s) => s.name)).toEqual(['DNS SRV', 'DNS AAAA', 'DNS A', 'SIP locate', 'SIP failover']);
+    const locate = spans.find((s) => s.name === 'SIP locate')!;
+    expect([locate.kind, locate.status.code, locate.attributes]).toEqual([
+      SpanKind.INTERNAL,
+      SpanStatusCode.UNSET,
+      {
+        'dnscore.sip.uri': 'sip:biloxi.example;transport=udp',
+        'dnscore.sip.targets': 3,
+        'dnscore.sip.round_trips': 1,
+        'dnscore.sip.queries': 3,
+        'dnscore.sip.rule': 'transport-param',
+        'network.transport': 'udp',
+        'server.address': '203.0.113.12',
+        'server.port': 5060,
+      },
+    ]);
+    const failover = spans.find((s) => s.name === 'SIP failover')!;
+    expect(failover.events.map((e) => [e.name, e.attributes])).toEqual([
+      [
+        'dnscore.sip.failover',
+        {
+          'dnscore.sip.uri': 'sip:biloxi.example;transport=udp',
+          'dnscore.sip.failover.from': 'udp 203.0.113.12:5060',
+          'dnscore.sip.failover.to': 'udp 203.0.113.11:5060',
+          'dnscore.sip.failover.reason': '503 Service Unavailable',
+          'dnscore.sip.failover.index': 0,
+          'dnscore.sip.failover.elapsed_ms': 0,
+        },
+      ],
+    ]);
+    expect(points(await metric('dnscore.sip.failovers'))).toEqual([
+      [{ 'dnscore.sip.failover.reason': '503 Service Unavailable', 'network.transport': 'udp' }, 1],
+    ]);
+    expect(points(await metric('dnscore.sip.penalty.changes'))).toEqual([
+      [{ 'dnscore.sip.penalty.event': 'enter', 'dnscore.sip.penalty.reason': 'retry-after' }, 1],
+    ]);
+  });
+
+  it('marks a location without targets as an error', async () => {
+    const locator = new SipLocator(new DnsCore([new ZoneResolver({ files: [BILOXI_ZONE] })]));
+    await locator.resolve('sip:alice@nowhere.biloxi.example');
+    const locate = exporter.getFinishedSpans().find((s) => s.name === 'SIP locate')!;
+    expect([locate.status.code, locate.attributes['error.type'], locate.attributes['dnscore.sip.targets']]).toEqual([
+      SpanStatusCode.ERROR,
+      'SIP_ERR_NO_TARGETS',
+      0,
+    ]);
+  });
+});
+
+describe('enable and disable', () => {
+  it('makes nothing once disabled, and enable() twice subscribes once', async () => {
+    instrumentation.enable();
+    const core = new DnsCore([slowZone(1)]);
+    await core.resolve('goose.feathers');
+    instrumentation.disable();
+    await core.resolve('goose.feathers');
+    expect(exporter.getFinishedSpans()).toHaveLength(1);
+    expect(instrumentation.enabled).toBe(false);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * 0x20 case randomization (draft-vixie-dnsext-dns0x20, unbound's use-caps-for-id): each letter
+ * of the query name gets a random case, and the answer's question must echo it exactly. A
+ * forger who guessed the ID and port must also guess one bit per letter. A server that does
+ * not echo case is asked again plainly (unbound's fallback) and remembered for a while.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Labels } from '@dnscore/core/plugin';
+
+/** The labels with each ASCII letter's case drawn at random (crypto); other bytes unchanged. */
+export function randomizeCase(labels: Labels): Labels {
+  let letters = 0;
+  for (const label of labels) for (const c of label) if (isLetter(c)) letters++;
+  if (letters === 0) return labels;
+  const bits = randomBytes(Math.ceil(letters / 8));
+  let n = 0;
+  return labels.map((label) =>
+    label.map((c) => {
+      if (!isLetter(c)) return c;
+      const upper = ((bits[n >> 3]! >> (n & 7)) & 1) === 1;
+      n++;
+      return upper ? c & ~0x20 : c | 0x20;
+    }),
+  );
+}
+
+/** True when the two names are the same bytes, case included. */
+export function sameCase(a: Labels, b: Labels): boolean {
+  return (
+    a.length === b.length &&
+    a.every((label, i) => label.length === b[i]!.length && label.every((c, j) => c === b[i]![j]))
+  );
+}
+
+/**
+ * A copy of `packet` with the name we sent, wherever it is written out in full (the question
+ * at offset 12, owners the server did not compress), back in the case asked: the caller sees
+ * the name as it asked it, whatever case went on the wire. The match is the whole name, length
+ * octets and root label included, byte for byte in the random case.
+ */
+export function restoreQuestionCase(packet: Uint8Array, sent: Labels, original: Labels): Uint8Array {
+  const from = wireForm(sent);
+  const to = wireForm(original);
+  const copy = Uint8Array.from(packet);
+  for (let offset = 12; offset + from.length <= copy.length; offset++) {
+    if (copy[offset] !== from[0] || !from.every((b, i) => copy[offset + i] === b)) continue;
+    copy.set(to, offset);
+    offset += from.length - 1;
+  }
+  return copy;
+}
+
+function wireForm(labels: Labels): Uint8Array {
+  const out: number[] = [];
+  for (const label of labels) out.push(label.length, ...label);
+  out.push(0);
+  return Uint8Array.from(out);
+}
+
+/** Servers (by address and port) that did not echo case: asked plainly until the entry expires. */
+export class CaseEchoMemory {
+  readonly #until = new Map<string, number>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly forMs = 3_600_000,
+    private readonly max = 256,
+  ) {}
+
+  echoes(server: string): boolean {
+    const until = this.#until.get(server);
+    if (until === undefined) return true;
+    if (this.now() < until) return false;
+    this.#until.delete(server);
+    return true;
+  }
+
+  forget(server: string): void {
+    this.#until.delete(server);
+    this.#until.set(server, this.now() + this.forMs);
+    while (this.#until.size > this.max) this.#until.delete(this.#until.keys().next().value!);
+  }
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
