@@ -202,7 +202,9 @@ export class ResultBuilder {
         additional: [],
       };
     }
-    const key = `${this.query.class}/${this.query.type}/${this.query.name}/${answer.canonical ?? ''}/${this.options.maxCnameChain ?? ''}`;
+    const key =
+      `${this.query.class}/${this.query.type}/${this.query.name}/${answer.canonical ?? ''}/` +
+      `${this.options.maxCnameChain ?? ''}`;
     const cached = answer.age !== undefined ? parsedFromCache.get(packet) : undefined;
     if (cached && cached.key === key) {
       this.#dropped.push(...cached.dropped);

@@ -41,15 +41,14 @@ export class Lookups {
     const entry: Entry = {
       reported: false,
       promise: this.dns.resolve(name, rrtype, options).then(
-        (result): Answer => (entry.answer = { name, type, round, result }),
+        (result): Answer => {
+          entry.answer = { name, type, round, result };
+          return entry.answer;
+        },
         (error: unknown): Answer => {
           if (isAbortError(error)) throw error;
-          return (entry.answer = {
-            name,
-            type,
-            round,
-            error: error instanceof Error ? error : new Error(String(error)),
-          });
+          entry.answer = { name, type, round, error: error instanceof Error ? error : new Error(String(error)) };
+          return entry.answer;
         },
       ),
     };
@@ -59,7 +58,7 @@ export class Lookups {
 
   /** Resolves when every question asked so far has its answer (or its error). */
   async settled(): Promise<void> {
-    let size;
+    let size: number;
     do {
       size = this.#entries.size;
       await Promise.allSettled([...this.#entries.values()].map((e) => e.promise));
