@@ -9,7 +9,8 @@
 # (the shared penalty box's store).
 set -euo pipefail
 
-packages=(gcc libc6-dev libunbound-dev dns-root-data nsd ldnsutils bind9-dnsutils sip-tester openssl chromium redis-server)
+packages=(gcc libc6-dev libunbound-dev dns-root-data nsd ldnsutils bind9-dnsutils sip-tester openssl chromium
+  redis-server)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

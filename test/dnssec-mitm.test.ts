@@ -281,75 +281,84 @@ describe('SIP: each target as secure as the NAPTR, SRV and A answers it rests on
     expect(require.error?.code).toBe('SIP_ERR_INSECURE');
   });
 
-  it('CLI: --dnssec require exits 4 for the unsigned NAPTR and 0 for the signed chain; --json shows each status', async () => {
-    const insecure = await dnscore(
-      'sip',
-      'sip:bob@insecure.example',
-      '--dnssec',
-      'require',
-      ...sipFlags,
-      ...cliFlags(),
-    );
-    expect(insecure.code).toBe(4);
-    expect(insecure.stderr).toMatch(/NAPTR insecure\.example \(insecure\).*\[SIP_ERR_INSECURE\]/);
-    const secure = await dnscore(
-      'sip',
-      'sip:bob@secure.example',
-      '--dnssec',
-      'require',
-      '--json',
-      ...sipFlags,
-      ...cliFlags(),
-    );
-    expect(secure.code).toBe(0);
-    expect(JSON.parse(secure.stdout).targets).toMatchObject([{ address: '192.0.2.81', dnssec: 'secure' }]);
-    const text = await dnscore('sip', 'sip:bob@insecure.example', ...sipFlags, ...cliFlags());
-    expect(text.code).toBe(0);
-    expect(text.stdout).toContain('  DNSSEC: target 1 through NAPTR insecure.example (insecure)');
-  });
-
-  it('PJSIP-style adapter under require: an error status for the insecure chain, the address for the secure one', async () => {
-    const { core } = stack(false);
-    const adapter = createPjsipAdapter(core, { transports: ['udp'], ipv6: false, dnssec: 'require' });
-    const ask = (uri: string) =>
-      new Promise<[number, { count: number } | null]>((resolve) =>
-        adapter.resolve(null, null, hostInfoFromUri(uri), 'token', (s, _t, a) =>
-          resolve([s, a as { count: number } | null]),
-        ),
+  it(
+    'CLI: --dnssec require exits 4 for the unsigned NAPTR and 0 for the signed chain; --json shows each ' + 'status',
+    async () => {
+      const insecure = await dnscore(
+        'sip',
+        'sip:bob@insecure.example',
+        '--dnssec',
+        'require',
+        ...sipFlags,
+        ...cliFlags(),
       );
-    const [bad, none] = await ask('sip:bob@insecure.example');
-    expect(bad).not.toBe(0);
-    expect(none?.count ?? 0).toBe(0);
-    const [good, found] = await ask('sip:bob@secure.example');
-    expect(good).toBe(0);
-    expect(found?.count).toBe(1);
-  });
+      expect(insecure.code).toBe(4);
+      expect(insecure.stderr).toMatch(/NAPTR insecure\.example \(insecure\).*\[SIP_ERR_INSECURE\]/);
+      const secure = await dnscore(
+        'sip',
+        'sip:bob@secure.example',
+        '--dnssec',
+        'require',
+        '--json',
+        ...sipFlags,
+        ...cliFlags(),
+      );
+      expect(secure.code).toBe(0);
+      expect(JSON.parse(secure.stdout).targets).toMatchObject([{ address: '192.0.2.81', dnssec: 'secure' }]);
+      const text = await dnscore('sip', 'sip:bob@insecure.example', ...sipFlags, ...cliFlags());
+      expect(text.code).toBe(0);
+      expect(text.stdout).toContain('  DNSSEC: target 1 through NAPTR insecure.example (insecure)');
+    },
+  );
+
+  it(
+    'PJSIP-style adapter under require: an error status for the insecure chain, the address for the secure ' + 'one',
+    async () => {
+      const { core } = stack(false);
+      const adapter = createPjsipAdapter(core, { transports: ['udp'], ipv6: false, dnssec: 'require' });
+      const ask = (uri: string) =>
+        new Promise<[number, { count: number } | null]>((resolve) =>
+          adapter.resolve(null, null, hostInfoFromUri(uri), 'token', (s, _t, a) =>
+            resolve([s, a as { count: number } | null]),
+          ),
+        );
+      const [bad, none] = await ask('sip:bob@insecure.example');
+      expect(bad).not.toBe(0);
+      expect(none?.count ?? 0).toBe(0);
+      const [good, found] = await ask('sip:bob@secure.example');
+      expect(good).toBe(0);
+      expect(found?.count).toBe(1);
+    },
+  );
 });
 
 describe('an algorithm this libunbound lacks (RFC 4035 section 5.2)', () => {
-  it('an Ed448-only zone is secure exactly when the probe says Ed448 validates; the CLI says why when not', async () => {
-    const unbound = new UnboundResolver({
-      nameservers: [proxy.endpoint],
-      resolvConf: false,
-      hosts: false,
-      trustAnchors: [tree.anchor],
-    });
-    const core = new DnsCore([unbound]);
-    open.push(core);
-    const ed448 = (await unbound.dnssecSupport()).algorithms.find((a) => a.number === 16)!;
-    const result = await core.resolve('www.ed448.example', 'A');
-    expect([result.dnssec, addresses(result)]).toEqual([ed448.validates ? 'secure' : 'insecure', ['192.0.2.48']]);
-    const ran = await dnscore('resolve', 'www.ed448.example', ...cliFlags('unbound'));
-    expect(ran.code).toBe(0);
-    if (ed448.validates) expect(ran.stderr).toBe('');
-    else
-      expect(ran.stderr).toBe(
-        'dnscore: www.ed448.example: insecure: ed448.example is signed only with algorithm 16 (ED448), which this ' +
-          'libunbound cannot validate: it is treated as unsigned (RFC 4035 section 5.2)\n',
-      );
-    // A zone signed with an algorithm that validates gets no such note, secure or not.
-    expect((await dnscore('resolve', 'www.insecure.example', ...cliFlags('unbound'))).stderr).toBe('');
-  });
+  it(
+    'an Ed448-only zone is secure exactly when the probe says Ed448 validates; the CLI says why when ' + 'not',
+    async () => {
+      const unbound = new UnboundResolver({
+        nameservers: [proxy.endpoint],
+        resolvConf: false,
+        hosts: false,
+        trustAnchors: [tree.anchor],
+      });
+      const core = new DnsCore([unbound]);
+      open.push(core);
+      const ed448 = (await unbound.dnssecSupport()).algorithms.find((a) => a.number === 16)!;
+      const result = await core.resolve('www.ed448.example', 'A');
+      expect([result.dnssec, addresses(result)]).toEqual([ed448.validates ? 'secure' : 'insecure', ['192.0.2.48']]);
+      const ran = await dnscore('resolve', 'www.ed448.example', ...cliFlags('unbound'));
+      expect(ran.code).toBe(0);
+      if (ed448.validates) expect(ran.stderr).toBe('');
+      else
+        expect(ran.stderr).toBe(
+          'dnscore: www.ed448.example: insecure: ed448.example is signed only with algorithm 16 (ED448), which this ' +
+            'libunbound cannot validate: it is treated as unsigned (RFC 4035 section 5.2)\n',
+        );
+      // A zone signed with an algorithm that validates gets no such note, secure or not.
+      expect((await dnscore('resolve', 'www.insecure.example', ...cliFlags('unbound'))).stderr).toBe('');
+    },
+  );
 });
 
 describe('SHA-1 DS beside a wrong SHA-256 DS (RFC 4509 section 3)', () => {

@@ -55,14 +55,17 @@ describe('faults', () => {
     expect(await burst(2)).toEqual(['192.0.2.1', '192.0.2.1']);
   });
 
-  it('a nameserver answering SERVFAIL: the next one answers at once, and the first is used again when it recovers', async () => {
-    first.setPlan({ udp: ['servfail'] });
-    const result = await core.resolve('sip.faults.example', 'A');
-    expect(result.records.map((r) => r.data)).toEqual(['192.0.2.2']);
-    expect(system.stats.timeouts).toBe(0);
-    first.setPlan({ udp: ['answer'] });
-    expect(await burst(1)).toEqual(['192.0.2.1']);
-  });
+  it(
+    'a nameserver answering SERVFAIL: the next one answers at once, and the first is used again when it ' + 'recovers',
+    async () => {
+      first.setPlan({ udp: ['servfail'] });
+      const result = await core.resolve('sip.faults.example', 'A');
+      expect(result.records.map((r) => r.data)).toEqual(['192.0.2.2']);
+      expect(system.stats.timeouts).toBe(0);
+      first.setPlan({ udp: ['answer'] });
+      expect(await burst(1)).toEqual(['192.0.2.1']);
+    },
+  );
 
   it('both servers down, then the first back: a timeout error first, then answers again', async () => {
     first.setPlan({ udp: ['drop'] });

@@ -89,7 +89,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-it(`${ITERATIONS} mutated answers: each query ends in an answer or a typed error, in time, and nothing leaks`, async () => {
+it(`${ITERATIONS} mutated answers: each query ends in an answer or a typed error, in time, and nothing ` +
+  `leaks`, async () => {
   const before = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap').length;
   const system = new SystemResolver({ nameservers: [server.endpoint] }, { timeoutMs: TIMEOUT_MS, attempts: 1 });
   const core = new DnsCore([system]);
@@ -118,7 +119,8 @@ it(`${ITERATIONS} mutated answers: each query ends in an answer or a typed error
   }
   await core.close();
   console.log(
-    `fuzz: ${outcomes.answers} answers, errors ${JSON.stringify(Object.fromEntries(outcomes.errors))}, stats ${JSON.stringify(system.stats)}`,
+    `fuzz: ${outcomes.answers} answers, errors ${JSON.stringify(Object.fromEntries(outcomes.errors))}, stats ` +
+      `${JSON.stringify(system.stats)}`,
   );
   expect(outcomes.answers + [...outcomes.errors.values()].reduce((a, b) => a + b, 0)).toBe(ITERATIONS);
   expect(outcomes.answers).toBeGreaterThan(0); // some mutations leave a usable answer

@@ -74,7 +74,8 @@ it(`${RESOLUTIONS} concurrent SIP resolutions complete correctly through the in-
   expect(await settle(() => handles() <= baselineHandles)).toBe(true);
   const grown = heapUsed() - baselineHeap;
   console.log(
-    `load: ${RESOLUTIONS} resolutions, peak ${peakInFlight} queries in flight, heap ${(grown / 1048576).toFixed(1)} MB above baseline`,
+    `load: ${RESOLUTIONS} resolutions, peak ${peakInFlight} queries in flight, heap ${(grown / 1048576).toFixed(1)} ` +
+      `MB above baseline`,
   );
   expect(grown).toBeLessThan(16 * 1024 * 1024);
 }, 180_000);

@@ -92,7 +92,8 @@ function options(uri: string, method = 'OPTIONS'): SipRequest {
 function tries(report: SendReport): string[] {
   return report.attempts.map(
     (a) =>
-      `${a.target.transport} ${a.target.address} ${a.outcome} ${a.status ?? '-'}${a.penalized ? ' penalized' : ''}${a.pinned ? ' pinned' : ''}`,
+      `${a.target.transport} ${a.target.address} ${a.outcome} ` +
+      `${a.status ?? '-'}${a.penalized ? ' penalized' : ''}${a.pinned ? ' pinned' : ''}`,
   );
 }
 
@@ -154,20 +155,23 @@ describe('the failover policy against sipp (issue 14)', () => {
 });
 
 describe('the bridge fails over between sipp servers', () => {
-  it('first server dead (nothing listens on UDP): the request reaches the second after the per-target timer', async () => {
-    const { bridge, locator } = await setup();
-    try {
-      const statuses: number[] = [];
-      const report = await bridge.send(options(`sip:svc@dead.${ORIGIN}`), (rs) => statuses.push(rs.status));
-      expect(tries(report)).toEqual([`udp ${hosts.dead} timeout -`, `udp ${hosts.live} response 200`]);
-      expect(report.answeredBy?.address).toBe(hosts.live);
-      expect(statuses).toEqual([200]);
-      // An OPTIONS met by silence boxes nothing by default (a live hop may hold a non-INVITE).
-      expect(locator.penaltyBox.get({ transport: 'udp', address: hosts.dead, port })).toBeUndefined();
-    } finally {
-      bridge.close();
-    }
-  });
+  it(
+    'first server dead (nothing listens on UDP): the request reaches the second after the per-target ' + 'timer',
+    async () => {
+      const { bridge, locator } = await setup();
+      try {
+        const statuses: number[] = [];
+        const report = await bridge.send(options(`sip:svc@dead.${ORIGIN}`), (rs) => statuses.push(rs.status));
+        expect(tries(report)).toEqual([`udp ${hosts.dead} timeout -`, `udp ${hosts.live} response 200`]);
+        expect(report.answeredBy?.address).toBe(hosts.live);
+        expect(statuses).toEqual([200]);
+        // An OPTIONS met by silence boxes nothing by default (a live hop may hold a non-INVITE).
+        expect(locator.penaltyBox.get({ transport: 'udp', address: hosts.dead, port })).toBeUndefined();
+      } finally {
+        bridge.close();
+      }
+    },
+  );
 
   it('first server answers 503: the second at once (no timeout), the first boxed for its Retry-After', async () => {
     const { bridge, locator } = await setup();
@@ -226,87 +230,93 @@ describe('the bridge fails over between sipp servers', () => {
     }
   });
 
-  it('shares requests by SRV weight (80/20): each request goes to the first target of its own weighted draw', async () => {
-    const n = 200;
-    const { bridge } = await setup({ seed: 7 });
-    const expected = await drawFirstTargets(
-      new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(7) }), {
-        ipv6: false,
-      }),
-      `sip:svc@weights.${ORIGIN}`,
-      n,
-    );
-    try {
-      const answered: Record<string, number> = {};
-      for (let i = 0; i < n; i++) {
-        const report = await bridge.send(options(`sip:svc@weights.${ORIGIN}`));
-        expect(report.attempts).toHaveLength(1);
-        const host = report.answeredBy!.host;
-        answered[host] = (answered[host] ?? 0) + 1;
-      }
-      expect(answered).toEqual(expected.first);
-      // 80/20 over 200 draws: far from an even split, within 4 standard deviations of 160.
-      expect(answered[`weighted-server.${ORIGIN}`]).toBeGreaterThan(137);
-      expect(answered[`weighted-server.${ORIGIN}`]).toBeLessThan(183);
-    } finally {
-      bridge.close();
-    }
-  });
-
-  it('Call-ID affinity: a sipp client on the second server starts a dialog; the in-dialog INFO goes back to it', async () => {
-    let acked: (request: SipRequest) => void = () => {};
-    const ack = new Promise<SipRequest>((resolve) => (acked = resolve));
-    let invite: SipRequest | undefined;
-    const setupDone = await setup({
-      onRequest: (request) => {
-        if (request.method === 'INVITE') {
-          invite = request;
-          const ok = sip.makeResponse(request, 200, 'OK');
-          ok.headers.to = { ...request.headers.to!, params: { ...request.headers.to!.params, tag: 'app' } };
-          ok.headers.contact = [{ uri: `sip:app@127.0.0.1:${setupDone.localPort}` }];
-          void setupDone.bridge.send(ok);
+  it(
+    'shares requests by SRV weight (80/20): each request goes to the first target of its own weighted ' + 'draw',
+    async () => {
+      const n = 200;
+      const { bridge } = await setup({ seed: 7 });
+      const expected = await drawFirstTargets(
+        new SipLocator(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(7) }), {
+          ipv6: false,
+        }),
+        `sip:svc@weights.${ORIGIN}`,
+        n,
+      );
+      try {
+        const answered: Record<string, number> = {};
+        for (let i = 0; i < n; i++) {
+          const report = await bridge.send(options(`sip:svc@weights.${ORIGIN}`));
+          expect(report.attempts).toHaveLength(1);
+          const host = report.answeredBy!.host;
+          answered[host] = (answered[host] ?? 0) + 1;
         }
-        if (request.method === 'ACK') acked(request);
-      },
-    });
-    const { bridge } = setupDone;
-    const client = await startSippClient({
-      scenario: dialogScenario(),
-      address: hosts.dialog,
-      port,
-      transport: 'udp',
-      remote: `127.0.0.1:${setupDone.localPort}`,
-    });
-    try {
-      // The sipp client ends on its own on any failure: its exit must not leave the test waiting.
-      await Promise.race([
-        ack,
-        client.exited.then((code) =>
-          Promise.reject(new Error(`sipp client exited (${code}) before the ACK: ${client.stderr()}`)),
-        ),
-      ]);
-      const info: SipRequest = {
-        method: 'INFO',
-        uri: `sip:svc@cluster.${ORIGIN}`,
-        headers: {
-          to: invite!.headers.from,
-          from: { ...invite!.headers.to!, params: { tag: 'app' } },
-          'call-id': invite!.headers['call-id'],
-          cseq: { method: 'INFO', seq: 2 },
+        expect(answered).toEqual(expected.first);
+        // 80/20 over 200 draws: far from an even split, within 4 standard deviations of 160.
+        expect(answered[`weighted-server.${ORIGIN}`]).toBeGreaterThan(137);
+        expect(answered[`weighted-server.${ORIGIN}`]).toBeLessThan(183);
+      } finally {
+        bridge.close();
+      }
+    },
+  );
+
+  it(
+    'Call-ID affinity: a sipp client on the second server starts a dialog; the in-dialog INFO goes back to ' + 'it',
+    async () => {
+      let acked: (request: SipRequest) => void = () => {};
+      const ack = new Promise<SipRequest>((resolve) => (acked = resolve));
+      let invite: SipRequest | undefined;
+      const setupDone = await setup({
+        onRequest: (request) => {
+          if (request.method === 'INVITE') {
+            invite = request;
+            const ok = sip.makeResponse(request, 200, 'OK');
+            ok.headers.to = { ...request.headers.to!, params: { ...request.headers.to!.params, tag: 'app' } };
+            ok.headers.contact = [{ uri: `sip:app@127.0.0.1:${setupDone.localPort}` }];
+            void setupDone.bridge.send(ok);
+          }
+          if (request.method === 'ACK') acked(request);
         },
-      };
-      const report = await bridge.send(info);
-      expect(tries(report)).toEqual([`udp ${hosts.dialog} response 200 pinned`]);
-      expect(await client.exited).toBe(0); // sipp got the INFO and its call succeeded
-      // Without the dialog, the same URI starts with the priority-10 server.
-      expect(tries(await bridge.send(options(`sip:svc@cluster.${ORIGIN}`, 'INFO')))).toEqual([
-        `udp ${hosts.weighted} response 200`,
-      ]);
-    } finally {
-      await client.stop();
-      bridge.close();
-    }
-  });
+      });
+      const { bridge } = setupDone;
+      const client = await startSippClient({
+        scenario: dialogScenario(),
+        address: hosts.dialog,
+        port,
+        transport: 'udp',
+        remote: `127.0.0.1:${setupDone.localPort}`,
+      });
+      try {
+        // The sipp client ends on its own on any failure: its exit must not leave the test waiting.
+        await Promise.race([
+          ack,
+          client.exited.then((code) =>
+            Promise.reject(new Error(`sipp client exited (${code}) before the ACK: ${client.stderr()}`)),
+          ),
+        ]);
+        const info: SipRequest = {
+          method: 'INFO',
+          uri: `sip:svc@cluster.${ORIGIN}`,
+          headers: {
+            to: invite!.headers.from,
+            from: { ...invite!.headers.to!, params: { tag: 'app' } },
+            'call-id': invite!.headers['call-id'],
+            cseq: { method: 'INFO', seq: 2 },
+          },
+        };
+        const report = await bridge.send(info);
+        expect(tries(report)).toEqual([`udp ${hosts.dialog} response 200 pinned`]);
+        expect(await client.exited).toBe(0); // sipp got the INFO and its call succeeded
+        // Without the dialog, the same URI starts with the priority-10 server.
+        expect(tries(await bridge.send(options(`sip:svc@cluster.${ORIGIN}`, 'INFO')))).toEqual([
+          `udp ${hosts.weighted} response 200`,
+        ]);
+      } finally {
+        await client.stop();
+        bridge.close();
+      }
+    },
+  );
 
   it('TLS: connects to the address, checks the certificate against the host name (SNI), never the IP', async () => {
     const { bridge } = await setup();

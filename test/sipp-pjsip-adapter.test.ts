@@ -80,20 +80,23 @@ function tries(sent: PjsipSend): string[] {
 }
 
 describe('a PJSIP-style consumer over the adapter, against sipp', () => {
-  it('first server dead: the consumer moves to the second entry after its timer; the dead one comes last next time', async () => {
-    const pjsip = adapter();
-    const first = await send(pjsip, `sip:svc@dead.${ORIGIN}`);
-    expect(first.resolveStatus).toBe(PjStatus.PJ_SUCCESS);
-    expect(first.entries.map((e) => [e.name, e.addr.address, e.priority, e.weight])).toEqual([
-      [`dead-server.${ORIGIN}`, hosts.dead, 10, 0],
-      [`live-server.${ORIGIN}`, hosts.live, 20, 0],
-    ]);
-    expect(tries(first)).toEqual([`udp ${hosts.dead} timeout -`, `udp ${hosts.live} response 200`]);
-    // setServerFailed() fed the penalty box: the next callback lists the dead server last.
-    const next = await send(pjsip, `sip:svc@dead.${ORIGIN}`);
-    expect(next.entries.map((e) => e.addr.address)).toEqual([hosts.live, hosts.dead]);
-    expect(tries(next)).toEqual([`udp ${hosts.live} response 200`]);
-  });
+  it(
+    'first server dead: the consumer moves to the second entry after its timer; the dead one comes last next ' + 'time',
+    async () => {
+      const pjsip = adapter();
+      const first = await send(pjsip, `sip:svc@dead.${ORIGIN}`);
+      expect(first.resolveStatus).toBe(PjStatus.PJ_SUCCESS);
+      expect(first.entries.map((e) => [e.name, e.addr.address, e.priority, e.weight])).toEqual([
+        [`dead-server.${ORIGIN}`, hosts.dead, 10, 0],
+        [`live-server.${ORIGIN}`, hosts.live, 20, 0],
+      ]);
+      expect(tries(first)).toEqual([`udp ${hosts.dead} timeout -`, `udp ${hosts.live} response 200`]);
+      // setServerFailed() fed the penalty box: the next callback lists the dead server last.
+      const next = await send(pjsip, `sip:svc@dead.${ORIGIN}`);
+      expect(next.entries.map((e) => e.addr.address)).toEqual([hosts.live, hosts.dead]);
+      expect(tries(next)).toEqual([`udp ${hosts.live} response 200`]);
+    },
+  );
 
   it('first server answers 503: the second entry at once', async () => {
     const sent = await send(adapter(), `sip:svc@busy.${ORIGIN}`);
@@ -132,17 +135,21 @@ describe('a PJSIP-style consumer over the adapter, against sipp', () => {
     expect(answered[`weighted-server.${ORIGIN}`]).toBeGreaterThan(137);
   });
 
-  it('TLS: sips gives TLS entries; the consumer checks the domain as PJSIP does, and the wrong certificate fails over', async () => {
-    const [wrongPeer, rightPeer] = failoverPeers.tlsPeers;
-    const sent = await send(adapter(), `sips:svc@tls.${ORIGIN}`);
-    expect(sent.entries.map((e) => [e.type, e.addr.address])).toEqual([
-      [PjsipTransportType.TLS, hosts.tlsWrong],
-      [PjsipTransportType.TLS, hosts.tlsRight],
-    ]);
-    expect(tries(sent)).toEqual([`tls ${hosts.tlsWrong} transport-error -`, `tls ${hosts.tlsRight} response 200`]);
-    expect(wrongPeer!.serverNames).toEqual([`tls.${ORIGIN}`]);
-    expect(rightPeer!.serverNames).toEqual([`tls.${ORIGIN}`]);
-  });
+  it(
+    'TLS: sips gives TLS entries; the consumer checks the domain as PJSIP does, and the wrong certificate fails ' +
+      'over',
+    async () => {
+      const [wrongPeer, rightPeer] = failoverPeers.tlsPeers;
+      const sent = await send(adapter(), `sips:svc@tls.${ORIGIN}`);
+      expect(sent.entries.map((e) => [e.type, e.addr.address])).toEqual([
+        [PjsipTransportType.TLS, hosts.tlsWrong],
+        [PjsipTransportType.TLS, hosts.tlsRight],
+      ]);
+      expect(tries(sent)).toEqual([`tls ${hosts.tlsWrong} transport-error -`, `tls ${hosts.tlsRight} response 200`]);
+      expect(wrongPeer!.serverNames).toEqual([`tls.${ORIGIN}`]);
+      expect(rightPeer!.serverNames).toEqual([`tls.${ORIGIN}`]);
+    },
+  );
 
   it('the callback runs once per resolve, also when nothing is found', async () => {
     const { status, addresses, calls: n } = await resolveOnce(adapter(), `sip:svc@nowhere.${ORIGIN}`, 100);

@@ -37,7 +37,8 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     else if (arg === '--out') out = argv[++i];
     else if (arg === '--help' || arg === '-h') {
       console.log(
-        'usage: npm run bench -- [--quick] [--only cold,warm,dnssec,failover,concurrency,nodedns,shared,unbound,diagnostics] [--out FILE]',
+        'usage: npm run bench -- [--quick] [--only ' +
+          'cold,warm,dnssec,failover,concurrency,nodedns,shared,unbound,diagnostics] [--out FILE]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${arg} (try --help)`);

@@ -45,13 +45,15 @@ export async function main(print: (line: string) => void = console.log): Promise
   const show = async (uri: string): Promise<PjsipServerAddresses | null> => {
     const target = hostInfoFromUri(uri);
     print(
-      `${uri} -> pjsip_host_info { type ${target.type}, flag ${target.flag}, host ${target.addr.host}, port ${target.addr.port} }`,
+      `${uri} -> pjsip_host_info { type ${target.type}, flag ${target.flag}, host ${target.addr.host}, port ` +
+        `${target.addr.port} }`,
     );
     const { status, addresses } = await resolve(adapter, target);
     print(`  status ${status} (${pjStatusName(status)}), count ${addresses?.count ?? 0}`);
     for (const e of addresses?.entry ?? []) {
       print(
-        `  entry ${TYPE_NAME[e.type]} ${e.addr.address}:${e.addr.port} ${e.name} priority ${e.priority} weight ${e.weight}`,
+        `  entry ${TYPE_NAME[e.type]} ${e.addr.address}:${e.addr.port} ${e.name} priority ${e.priority} weight ` +
+          `${e.weight}`,
       );
     }
     return addresses;

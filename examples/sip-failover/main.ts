@@ -29,13 +29,16 @@ export async function main(print: (line: string) => void = console.log): Promise
 
   const resolution = await locator.resolve('sip:bob@biloxi.example');
   print(
-    `sip:bob@biloxi.example -> ${resolution.transport?.toUpperCase()} by rule ${resolution.rule}, ${resolution.roundTrips} round trip(s)`,
+    `sip:bob@biloxi.example -> ${resolution.transport?.toUpperCase()} by rule ${resolution.rule}, ` +
+      `${resolution.roundTrips} round trip(s)`,
   );
   for (const t of resolution.targets)
     print(`  ${t.host} ${t.address}:${t.port} priority ${t.priority} weight ${t.weight}`);
 
   const describe = (attempt: SipAttempt): string =>
-    `${attempt.target.host}${attempt.penalized ? ' (in the penalty box)' : ''}${attempt.pinned ? ' (Call-ID affinity)' : ''}`;
+    attempt.target.host +
+    (attempt.penalized ? ' (in the penalty box)' : '') +
+    (attempt.pinned ? ' (Call-ID affinity)' : '');
 
   print('');
   print('INVITE, Call-ID call-1:');

@@ -30,7 +30,8 @@ export async function main(nameservers: readonly string[], print: (line: string)
       }
       const { result } = outcome;
       print(
-        `${result.query.name} ${result.rcodeName}: ${result.records.length} record(s), negative TTL ${result.negativeTtl}`,
+        `${result.query.name} ${result.rcodeName}: ${result.records.length} record(s), negative TTL ` +
+          `${result.negativeTtl}`,
       );
     }
 

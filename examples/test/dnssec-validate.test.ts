@@ -77,6 +77,7 @@ it('examples/dnssec-validate: bogus (why), without its data, exit 4', async () =
   const { code, lines } = await run('sip1.bogus.test');
   expect(code).toBe(4);
   expect(lines).toEqual([
-    'sip1.bogus.test IN A: bogus (validation failure <sip1.bogus.test. A IN>: ECDSA signature verification failed from 127.0.0.1)',
+    'sip1.bogus.test IN A: bogus (validation failure <sip1.bogus.test. A IN>: ECDSA signature verification failed ' +
+      'from 127.0.0.1)',
   ]);
 });

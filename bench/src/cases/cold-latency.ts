@@ -138,7 +138,7 @@ async function measureZone(
   }
   ctx.log(`  cold ${zone}: done (${runs} rounds)`);
   return {
-    caption: `${zone === RFC3263_ZONE ? 'RFC 3263 example zone (NAPTR -> SRV -> A)' : 'SRV-only zone (SRV -> A, no NAPTR)'}: \`sip:bob@${zone}\`, D = ${D} ms, ${runs} runs`,
+    caption: `${zoneTitle(zone)}: \`sip:bob@${zone}\`, D = ${D} ms, ${runs} runs`,
     headers: ['system', 'queries', 'ms, median (min-max)', 'x D, median (min-max)', 'time vs dnscore (system)'],
     rows,
   };
@@ -151,23 +151,35 @@ export async function coldLatency(ctx: BenchContext): Promise<Section> {
   const tables = [await measureZone(ctx, RFC3263_ZONE, notes, rfc), await measureZone(ctx, SRV_ONLY_ZONE, notes, srv)];
   const d = (m: Map<string, number>, name: string): string => (m.has(name) ? `${m.get(name)!.toFixed(2)} D` : 'n/a');
   notes.unshift(
-    `On the RFC 3263 zone dnscore takes ${d(rfc, 'dnscore, system backend')} (system backend) and ${d(rfc, 'dnscore, libunbound backend')} ` +
+    `On the RFC 3263 zone dnscore takes ${d(rfc, 'dnscore, system backend')} (system backend) and ` +
+      `${d(rfc, 'dnscore, libunbound backend')} ` +
       `(libunbound); the npm \`sip\` stack ${d(rfc, 'npm `sip` stack, its resolve()')}, the sequential walk ` +
-      `${d(rfc, 'node:dns, sequential NAPTR -> SRV -> A')}, the best node:dns strategy ${d(rfc, 'node:dns, parallel (best of node:dns)')}. ` +
-      `On the SRV-only zone: ${d(srv, 'dnscore, system backend')} against ${d(srv, 'npm `sip` stack, its resolve()')} and ${d(srv, 'node:dns, parallel (best of node:dns)')}.`,
+      `${d(rfc, 'node:dns, sequential NAPTR -> SRV -> A')}, the best node:dns strategy ` +
+      `${d(rfc, 'node:dns, parallel (best of node:dns)')}. ` +
+      `On the SRV-only zone: ${d(srv, 'dnscore, system backend')} against ` +
+      `${d(srv, 'npm `sip` stack, its resolve()')} and ${d(srv, 'node:dns, parallel (best of node:dns)')}.`,
   );
   return {
     id: 'cold',
     title: '1. Cold RFC 3263 resolution latency',
     method:
       `Each system resolves \`sip:bob@ZONE\` with nothing cached, against nsd behind the bench's delaying proxy, ` +
-      `which hands every answer back D = ${ctx.rig.delayMs} ms after its question (UDP and TCP). A new DnsCore and backend ` +
-      `(a new libunbound context) or a new \`dns.Resolver\` is made for every run, outside the timed part. "queries" is how ` +
-      `many questions reached the proxy. The floor is 1 D: nsd puts the A records of in-zone SRV targets in the additional ` +
-      `section. dnscore's client is the default one (UDP, TCP, TLS; IPv4 and IPv6), so it asks AAAA too; the node:dns walks ` +
-      `ask the same names one after the other (sequential, A only) or all at once per step (parallel, A and AAAA); the ` +
+      `which hands every answer back D = ${ctx.rig.delayMs} ms after its question (UDP and TCP). A new DnsCore and ` +
+      `backend ` +
+      `(a new libunbound context) or a new \`dns.Resolver\` is made for every run, outside the timed part. "queries" ` +
+      `is how ` +
+      `many questions reached the proxy. The floor is 1 D: nsd puts the A records of in-zone SRV targets in the ` +
+      `additional ` +
+      `section. dnscore's client is the default one (UDP, TCP, TLS; IPv4 and IPv6), so it asks AAAA too; the ` +
+      `node:dns walks ` +
+      `ask the same names one after the other (sequential, A only) or all at once per step (parallel, A and AAAA); ` +
+      `the ` +
       `npm \`sip\` stack asks SRV for tcp, udp and tls at once, then A then AAAA of each target.`,
     tables,
     notes,
   };
+}
+
+function zoneTitle(zone: string): string {
+  return zone === RFC3263_ZONE ? 'RFC 3263 example zone (NAPTR -> SRV -> A)' : 'SRV-only zone (SRV -> A, no NAPTR)';
 }

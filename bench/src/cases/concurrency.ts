@@ -64,7 +64,9 @@ async function bursts(ctx: BenchContext, notes: string[]): Promise<Table> {
   });
   ctx.log('  concurrency burst: done');
   return {
-    caption: `${count(BURST)} distinct A questions at once to nsd on loopback (no delay), ${runs} runs, a fresh process each`,
+    caption:
+      `${count(BURST)} distinct A questions at once to nsd on loopback (no delay), ${runs} runs, a fresh ` +
+      `process each`,
     headers: [
       'system',
       'all answered, ms',
@@ -102,7 +104,9 @@ async function cacheHeap(ctx: BenchContext): Promise<Table> {
   const packet = samples[0]!.packetBytes / samples[0]!.count;
   ctx.log('  concurrency cache heap: done');
   return {
-    caption: `Memory of the core's cache: ${count(answers)} distinct A answers cached${answers !== 100_000 ? ', scaled to 100,000' : ''}, ${runs} run${runs > 1 ? 's' : ''}`,
+    caption:
+      `Memory of the core's cache: ${count(answers)} distinct A answers ` +
+      `cached${answers !== 100_000 ? ', scaled to 100,000' : ''}, ${runs} run${runs > 1 ? 's' : ''}`,
     headers: ['figure', 'median (min-max)'],
     rows: [
       ['JS heap per 100,000 answers, MB', formatSummary(heap, 1)],
@@ -121,10 +125,13 @@ export async function concurrency(ctx: BenchContext): Promise<Section> {
     id: 'concurrency',
     title: '5. Concurrency and memory',
     method:
-      `${count(BURST)} distinct names of a bulk zone (one A record each) asked at once, in a fresh Node.js process per run, ` +
+      `${count(BURST)} distinct names of a bulk zone (one A record each) asked at once, in a fresh Node.js process ` +
+      `per run, ` +
       `after a warm-up of 500 other names; every answer is checked. Latency is from the start of the burst to each ` +
-      `answer. Peak RSS is the process's high-water mark (VmHWM; getrusage's maxrss would carry the parent's over the fork); growth is that peak less the RSS just before ` +
-      `the burst. dnscore's system backend keeps at most 256 queries in flight (its \`maxInFlight\`), each on a fresh ` +
+      `answer. Peak RSS is the process's high-water mark (VmHWM; getrusage's maxrss would carry the parent's over ` +
+      `the fork); growth is that peak less the RSS just before ` +
+      `the burst. dnscore's system backend keeps at most 256 queries in flight (its \`maxInFlight\`), each on a ` +
+      `fresh ` +
       `socket with a random port and ID (RFC 5452); c-ares sends every query over the same few sockets. The cache's ` +
       `memory is measured after full garbage collections: JS heap growth and growth of buffers outside the heap ` +
       `(the answer packets the cache keeps), divided by the number of answers.`,

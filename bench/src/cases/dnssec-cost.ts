@@ -20,7 +20,8 @@ async function operate(c: ReturnType<typeof compose>, work: Work, validated: boo
     const result = await c.core.resolve(A_NAME, 'A');
     if (result.records.length !== 1 || result.secure !== validated || result.bogus) {
       throw new Error(
-        `${A_NAME} A: ${result.records.length} records, secure ${result.secure}, bogus ${result.bogus} (validated: ${validated})`,
+        `${A_NAME} A: ${result.records.length} records, secure ${result.secure}, bogus ${result.bogus} (validated: ` +
+          `${validated})`,
       );
     }
     return;
@@ -142,10 +143,13 @@ export async function dnssecCost(ctx: BenchContext): Promise<Section> {
     title: '3. DNSSEC cost (libunbound)',
     method:
       `The RFC 3263 zone signed with fresh ECDSA P-256 keys (\`${SIGNED_ZONE}\`) and served by nsd, asked through ` +
-      `dnscore's libunbound backend with its DS as the trust anchor ("validated": every answer comes back secure, checked) ` +
-      `and without any anchor ("not validated": insecure). Figures are medians (min-max). Validation costs the DNSKEY ` +
+      `dnscore's libunbound backend with its DS as the trust anchor ("validated": every answer comes back secure, ` +
+      `checked) ` +
+      `and without any anchor ("not validated": insecure). Figures are medians (min-max). Validation costs the ` +
+      `DNSKEY ` +
       `query of the zone (one more round trip when cold) and the signature checks; and a secure answer's additional ` +
-      `section is not used by @dnscore/sip (additional data is not validated), so the SIP resolution asks the targets' ` +
+      `section is not used by @dnscore/sip (additional data is not validated), so the SIP resolution asks the ` +
+      `targets' ` +
       `A/AAAA itself.`,
     tables: [cold, warm],
     notes: [],

@@ -72,7 +72,8 @@ async function bridgeRun(
     const want = [`${s.dead} ${EXPECTED_FIRST[s.id]}`, `${LIVE} response`];
     if (first.status !== 200 || first.tries?.join() !== want.join())
       throw new Error(
-        `bridge, ${s.id}: got ${first.status} after [${first.tries?.join(', ')}], expected 200 after [${want.join(', ')}]`,
+        `bridge, ${s.id}: got ${first.status} after [${first.tries?.join(', ')}], expected 200 after ` +
+          `[${want.join(', ')}]`,
       );
     const next = await sender.send(scenarioUri(s), callId(s));
     if (next.status !== 200 || next.tries?.join() !== `${LIVE} response`)
@@ -110,7 +111,7 @@ async function sideBySide<T>(
   const results = new Map<string, T[]>(scenarios.map((s) => [s.id, []]));
   for (let i = 0; i < runs; i++) {
     const round = await Promise.all(scenarios.map(run));
-    round.forEach((r, j) => results.get(scenarios[j]!.id)!.push(r));
+    for (const [j, r] of round.entries()) results.get(scenarios[j]!.id)!.push(r);
   }
   return results;
 }
@@ -193,20 +194,27 @@ export async function failoverCase(ctx: BenchContext): Promise<Section> {
       id: 'failover',
       title: '4. Failover',
       method:
-        `An OPTIONS request to \`sip:svc@SCENARIO.failover.example;transport=udp|tcp\`: one SRV target with two addresses, ` +
-        `the first misbehaving, the second (${LIVE}) answering 200; both systems were checked to try them in that order. ` +
+        `An OPTIONS request to \`sip:svc@SCENARIO.failover.example;transport=udp|tcp\`: one SRV target with two ` +
+        `addresses, ` +
+        `the first misbehaving, the second (${LIVE}) answering 200; both systems were checked to try them in that ` +
+        `order. ` +
         `Time is from the send to the final response the application gets, DNS (nsd on loopback, no delay) included; ` +
-        `every run checks who got the request and what came back. The npm \`sip\` stack runs as it is (its resolve(), its ` +
+        `every run checks who got the request and what came back. The npm \`sip\` stack runs as it is (its ` +
+        `resolve(), its ` +
         `sequential search, Timer B/F of 32 s). ` +
         `The bridge is @dnscore/sip-bridge's \`SipBridge\` driving the same stack: ` +
-        `@dnscore/sip targets, its failover cursor (default per-target timer 6 s) and penalty box; each run uses a new bridge ` +
+        `@dnscore/sip targets, its failover cursor (default per-target timer 6 s) and penalty box; each run uses a ` +
+        `new bridge ` +
         `(empty cache, empty penalty box), then sends a second request while the dead server is in the penalty box ` +
         `(its policy boxes OPTIONS timeouts and a 503 without Retry-After, which the default policy does not). ` +
-        `Peers are the repository's node SIP peer (test/support/sip-peer.ts) on 127.0.9.x; "refusing TCP" is an address ` +
+        `Peers are the repository's node SIP peer (test/support/sip-peer.ts) on 127.0.9.x; "refusing TCP" is an ` +
+        `address ` +
         `where nothing listens. Cases that wait for a timer run side by side.`,
       tables: [
         {
-          caption: `Time until the live server's answer, ms, median (min-max); runs: ${runsFor(ctx, 7, 3)} (503, refused), ${runsFor(ctx, 3, 1)} (silent, 6 s timer), ${runsFor(ctx, 5, 2)} (500 ms timer)`,
+          caption:
+            `Time until the live server's answer, ms, median (min-max); runs: ${runsFor(ctx, 7, 3)} (503, ` +
+            `refused), ${runsFor(ctx, 3, 1)} (silent, 6 s timer), ${runsFor(ctx, 5, 2)} (500 ms timer)`,
           headers: [
             'first target',
             '`sip` stack: first request',

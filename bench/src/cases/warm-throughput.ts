@@ -160,16 +160,19 @@ export async function warmThroughput(ctx: BenchContext): Promise<Section> {
     title: '2. Warm resolution throughput',
     method:
       `SIP target resolutions per second on one core (one Node.js thread; the unbound daemon, nsd and libunbound's ` +
-      `threads run on the other core), with every answer cached. A resolution turns \`sip:bob@sN.chicago.example\` into its list of targets; ` +
-      `each of the ${WARM_DOMAINS} loops in flight asks its own domain sN (same records), so no system merges identical ` +
+      `threads run on the other core), with every answer cached. A resolution turns \`sip:bob@sN.chicago.example\` ` +
+      `into its list of targets; ` +
+      `each of the ${WARM_DOMAINS} loops in flight asks its own domain sN (same records), so no system merges ` +
+      `identical ` +
       `questions in flight. ` +
-      `In the first table the work is what the issue names, "resolveSrv + resolve4": the SRV of _sip._udp, then A of each ` +
-      `target (dnscore's locator, restricted to UDP and IPv4, also asks NAPTR and the A of the domain in its first round, ` +
-      `all from its cache). In the second, each system does what its default client does. node:dns has no cache of its ` +
-      `own in Node 20, so it asks the unbound daemon on loopback (caching, \`num-threads: 1\`) every time. The binding ` +
-      `answers from libunbound's cache, but each lookup is a job on libuv's thread pool (UV_THREADPOOL_SIZE=16). ` +
-      `The third table is one A question answered from a cache: \`DnsCore.resolve()\` of a name its cache holds ` +
-      `(the result an application gets, records and flags), against node:dns asking the daemon and the binding.`,
+      `In the first table the work is what the issue names, "resolveSrv + resolve4": the SRV of _sip._udp, then A of ` +
+      `each target (dnscore's locator, restricted to UDP and IPv4, also asks NAPTR and the A of the domain in its ` +
+      `first round, all from its cache). In the second, each system does what its default client does. node:dns ` +
+      `has no cache of its own in Node 20, so it asks the unbound daemon on loopback (caching, \`num-threads: 1\`) ` +
+      `every time. The binding answers from libunbound's cache, but each lookup is a job on libuv's thread pool ` +
+      `(UV_THREADPOOL_SIZE=16). The third table is one A question answered from a cache: \`DnsCore.resolve()\` of ` +
+      `a name its cache holds (the result an application gets, records and flags), against node:dns asking the ` +
+      `daemon and the binding.`,
     tables: [srvAndA, full, hits],
     notes,
   };

@@ -64,7 +64,8 @@ export function describeEnvironment(settings: {
       ['date', new Date().toISOString().replace(/\.\d+Z$/, 'Z')],
       [
         'machine',
-        `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores (${os.availableParallelism()} available), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+        `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores (${os.availableParallelism()} available), ` +
+          `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
       ],
       ['system', `${osRelease()}, Linux ${os.release()}`],
       [
@@ -74,7 +75,8 @@ export function describeEnvironment(settings: {
       ['UV_THREADPOOL_SIZE', process.env.UV_THREADPOOL_SIZE ?? '4 (default)'],
       [
         'dnscore',
-        `@dnscore/core ${packageVersion('packages/core')}, resolver-system ${packageVersion('packages/resolver-system')}, ` +
+        `@dnscore/core ${packageVersion('packages/core')}, resolver-system ` +
+          `${packageVersion('packages/resolver-system')}, ` +
           `resolver-unbound ${packageVersion('packages/resolver-unbound')}, sip ${packageVersion('packages/sip')}, ` +
           `sip-bridge ${packageVersion('packages/sip-bridge')}`,
       ],
@@ -84,7 +86,8 @@ export function describeEnvironment(settings: {
       ['unbound daemon', tool('/usr/sbin/unbound', ['-V'], /Version ([\d.]+)/)],
       [
         'run',
-        `${settings.quick ? 'quick (`--quick`)' : 'full'}, D = ${settings.delayMs} ms${settings.seconds ? `, ${settings.seconds.toFixed(0)} s in all` : ''}`,
+        `${settings.quick ? 'quick (`--quick`)' : 'full'}, D = ${settings.delayMs} ` +
+          `ms${settings.seconds ? `, ${settings.seconds.toFixed(0)} s in all` : ''}`,
       ],
       // Other work on the machine skews every figure; the load average says how busy it was.
       ['load average at start', settings.loadAtStart.map((l) => l.toFixed(2)).join(', ')],

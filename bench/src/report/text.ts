@@ -4,8 +4,10 @@ export const HOW_TO_RUN = `## How to run
 
 \`\`\`sh
 npm run bench                       # every part, about 4 minutes; writes BENCHMARKS.md
-npm run bench -- --quick            # fewer runs, no 32-second cases, under a minute; writes bench/dist/BENCHMARKS.quick.md
-npm run bench -- --only cold,warm   # some parts (cold, warm, dnssec, failover, concurrency); writes bench/dist/BENCHMARKS.partial.md
+npm run bench -- --quick            # fewer runs, no 32-second cases, under a minute
+                                    # (writes bench/dist/BENCHMARKS.quick.md)
+npm run bench -- --only cold,warm   # some parts (see bench/README.md)
+                                    # (writes bench/dist/BENCHMARKS.partial.md)
 \`\`\`
 
 It needs what the integration tests need: nsd, the unbound daemon (\`/usr/sbin/unbound\`), ldnsutils

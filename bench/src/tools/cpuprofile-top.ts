@@ -47,7 +47,10 @@ const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const keyOf = (id: number): string => {
   const frame = byId.get(id)!.callFrame;
-  return `${frame.functionName || '(anonymous)'}  ${frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : '(native)'}`;
+  return (
+    `${frame.functionName || '(anonymous)'}  ` +
+    `${frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : '(native)'}`
+  );
 };
 const inclusive = new Map<string, number>();
 profile.samples.forEach((id, i) => {

@@ -40,7 +40,10 @@ export async function unsupportedAlgorithmNote(
     const known = new Map(support.algorithms.map((a) => [a.number, a]));
     if (algorithms.some((n) => known.get(n)?.validates !== false)) return undefined;
     const names = [...new Set(algorithms)].map((n) => `${n} (${known.get(n)?.name ?? 'unknown'})`).join(', ');
-    return `${zone} is signed only with algorithm ${names}, which this libunbound cannot validate: it is treated as unsigned (RFC 4035 section 5.2)`;
+    return (
+      `${zone} is signed only with algorithm ${names}, which this libunbound cannot validate: it is treated as ` +
+      `unsigned (RFC 4035 section 5.2)`
+    );
   }
   return undefined;
 }

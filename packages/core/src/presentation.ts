@@ -27,7 +27,10 @@ export function formatRdata(record: DnsRecord): string {
     }
     case 'NAPTR': {
       const n = data as NaptrData;
-      return `${n.order} ${n.preference} ${quote(n.flags)} ${quote(n.services)} ${quote(n.regexp)} ${absolute(n.replacement)}`;
+      return (
+        `${n.order} ${n.preference} ${quote(n.flags)} ${quote(n.services)} ${quote(n.regexp)} ` +
+        `${absolute(n.replacement)}`
+      );
     }
     case 'TXT':
       return (data as readonly string[]).map(quote).join(' ');

@@ -211,9 +211,9 @@ export class ResultBuilder {
         additional: [],
       };
     }
-    const { query } = this;
-    const chainBound = this.options.maxCnameChain ?? '';
-    const key = `${query.class}/${query.type}/${query.name}/${answer.canonical ?? ''}/${chainBound}`;
+    const key =
+      `${this.query.class}/${this.query.type}/${this.query.name}/${answer.canonical ?? ''}/` +
+      `${this.options.maxCnameChain ?? ''}`;
     const cached = answer.age !== undefined ? parsedFromCache.get(packet) : undefined;
     if (cached && cached.key === key) {
       this.#dropped.push(...cached.dropped);

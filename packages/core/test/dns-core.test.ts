@@ -96,31 +96,38 @@ describe('resolve: asynchronous and cancel (fake timers, the 5 s mock of test_dn
     expect((await pending).records).toHaveLength(1);
   });
 
-  it('resolver_resolve_async_cancel (inverted): rejects with AbortError at once, the plugin is cancelled, nothing fires after', async () => {
-    const mock = fakePlugin({ answer: delayedAnswer(5000, answer) });
-    const controller = new AbortController();
-    const onResult = vi.fn();
-    const pending = new DnsCore([mock]).resolve('goose.feathers', 'A', { signal: controller.signal }).then(onResult);
-    await vi.advanceTimersByTimeAsync(100);
-    controller.abort();
-    await expect(pending).rejects.toBeInstanceOf(AbortError);
-    expect(mock.calls[0]!.signal.aborted).toBe(true);
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(onResult).not.toHaveBeenCalled();
-  });
+  it(
+    'resolver_resolve_async_cancel (inverted): rejects with AbortError at once, the plugin is cancelled, nothing ' +
+      'fires after',
+    async () => {
+      const mock = fakePlugin({ answer: delayedAnswer(5000, answer) });
+      const controller = new AbortController();
+      const onResult = vi.fn();
+      const pending = new DnsCore([mock]).resolve('goose.feathers', 'A', { signal: controller.signal }).then(onResult);
+      await vi.advanceTimersByTimeAsync(100);
+      controller.abort();
+      await expect(pending).rejects.toBeInstanceOf(AbortError);
+      expect(mock.calls[0]!.signal.aborted).toBe(true);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(onResult).not.toHaveBeenCalled();
+    },
+  );
 
-  it('rejects with AbortError even when the plugin ignores its signal, and never delivers the late answer', async () => {
-    const deaf = fakePlugin({ answer: () => new Promise((resolve) => setTimeout(() => resolve(answer), 5000)) });
-    const controller = new AbortController();
-    const onResult = vi.fn();
-    const pending = new DnsCore([deaf]).resolve('goose.feathers', 'A', { signal: controller.signal }).then(onResult);
-    controller.abort(new Error('user gave up'));
-    const error = await pending.catch((e: unknown) => e as AbortError);
-    expect(error).toBeInstanceOf(AbortError);
-    expect((error.cause as Error).message).toBe('user gave up');
-    await vi.advanceTimersByTimeAsync(6000);
-    expect(onResult).not.toHaveBeenCalled();
-  });
+  it(
+    'rejects with AbortError even when the plugin ignores its signal, and never delivers the late ' + 'answer',
+    async () => {
+      const deaf = fakePlugin({ answer: () => new Promise((resolve) => setTimeout(() => resolve(answer), 5000)) });
+      const controller = new AbortController();
+      const onResult = vi.fn();
+      const pending = new DnsCore([deaf]).resolve('goose.feathers', 'A', { signal: controller.signal }).then(onResult);
+      controller.abort(new Error('user gave up'));
+      const error = await pending.catch((e: unknown) => e as AbortError);
+      expect(error).toBeInstanceOf(AbortError);
+      expect((error.cause as Error).message).toBe('user gave up');
+      await vi.advanceTimersByTimeAsync(6000);
+      expect(onResult).not.toHaveBeenCalled();
+    },
+  );
 
   it('an already aborted signal rejects without asking any plugin', async () => {
     const mock = fakePlugin({ answer });

@@ -61,48 +61,55 @@ describe('query sets: nominal', () => {
 });
 
 describe('query sets: off-nominal', () => {
-  it('query_set_nominal_cancel: all four pending, cancel rejects the set with AbortError and cancels them all', async () => {
-    const mock = fakePlugin({ answer: (query, signal) => delayedAnswer(5000, answerFor(query))(query, signal) });
-    const set = new DnsCore([mock])
-      .querySet()
-      .add('a.feathers', 'A')
-      .add('b.feathers', 'A')
-      .add('c.feathers', 'A')
-      .add('d.feathers', 'A');
-    const controller = new AbortController();
-    const onDone = vi.fn();
-    const pending = set.resolve({ signal: controller.signal }).then(onDone);
-    await vi.advanceTimersByTimeAsync(10);
-    controller.abort();
-    await expect(pending).rejects.toBeInstanceOf(AbortError);
-    expect(mock.calls.every((c) => c.signal.aborted)).toBe(true);
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(onDone).not.toHaveBeenCalled();
-  });
+  it(
+    'query_set_nominal_cancel: all four pending, cancel rejects the set with AbortError and cancels them ' + 'all',
+    async () => {
+      const mock = fakePlugin({ answer: (query, signal) => delayedAnswer(5000, answerFor(query))(query, signal) });
+      const set = new DnsCore([mock])
+        .querySet()
+        .add('a.feathers', 'A')
+        .add('b.feathers', 'A')
+        .add('c.feathers', 'A')
+        .add('d.feathers', 'A');
+      const controller = new AbortController();
+      const onDone = vi.fn();
+      const pending = set.resolve({ signal: controller.signal }).then(onDone);
+      await vi.advanceTimersByTimeAsync(10);
+      controller.abort();
+      await expect(pending).rejects.toBeInstanceOf(AbortError);
+      expect(mock.calls.every((c) => c.signal.aborted)).toBe(true);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(onDone).not.toHaveBeenCalled();
+    },
+  );
 
-  it('query_set_off_nominal_cancel (inverted): two answered, two pending; cancel rejects the set, cancels the two still running', async () => {
-    const mock = fakePlugin({
-      answer: (query, signal) =>
-        query.name.startsWith('fast') ? answerFor(query) : delayedAnswer(5000, answerFor(query))(query, signal),
-    });
-    const set = new DnsCore([mock])
-      .querySet()
-      .add('fast1.feathers', 'A')
-      .add('slow1.feathers', 'A')
-      .add('fast2.feathers', 'A')
-      .add('slow2.feathers', 'A');
-    const controller = new AbortController();
-    const pending = set.resolve({ signal: controller.signal });
-    await vi.advanceTimersByTimeAsync(10);
-    controller.abort();
-    await expect(pending).rejects.toBeInstanceOf(AbortError);
-    expect(
-      mock.calls
-        .filter((c) => c.signal.aborted)
-        .map((c) => c.query.name)
-        .sort(),
-    ).toEqual(['fast1.feathers', 'fast2.feathers', 'slow1.feathers', 'slow2.feathers']);
-  });
+  it(
+    'query_set_off_nominal_cancel (inverted): two answered, two pending; cancel rejects the set, cancels the two ' +
+      'still running',
+    async () => {
+      const mock = fakePlugin({
+        answer: (query, signal) =>
+          query.name.startsWith('fast') ? answerFor(query) : delayedAnswer(5000, answerFor(query))(query, signal),
+      });
+      const set = new DnsCore([mock])
+        .querySet()
+        .add('fast1.feathers', 'A')
+        .add('slow1.feathers', 'A')
+        .add('fast2.feathers', 'A')
+        .add('slow2.feathers', 'A');
+      const controller = new AbortController();
+      const pending = set.resolve({ signal: controller.signal });
+      await vi.advanceTimersByTimeAsync(10);
+      controller.abort();
+      await expect(pending).rejects.toBeInstanceOf(AbortError);
+      expect(
+        mock.calls
+          .filter((c) => c.signal.aborted)
+          .map((c) => c.query.name)
+          .sort(),
+      ).toEqual(['fast1.feathers', 'fast2.feathers', 'slow1.feathers', 'slow2.feathers']);
+    },
+  );
 
   it('questions are validated when added', () => {
     expect(() => new DnsCore([]).querySet().add('', 'A')).toThrow(InvalidQueryError);

@@ -146,16 +146,19 @@ describe('recurring queries: off-nominal', () => {
     expect(mock.calls).toHaveLength(1);
   });
 
-  it('recurring_query_cancel_during (inverted): stop while a query is in flight cancels it; no callback at all', async () => {
-    const mock = fakePlugin({ answer: delayedAnswer(2000, ttlAnswer({ ttl1: 5, ttl2: 5 })) });
-    const onResult = vi.fn();
-    const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', { onResult });
-    await vi.advanceTimersByTimeAsync(1000);
-    recurring.stop();
-    expect(mock.calls[0]!.signal.aborted).toBe(true);
-    await vi.advanceTimersByTimeAsync(60_000);
-    expect(onResult).not.toHaveBeenCalled();
-  });
+  it(
+    'recurring_query_cancel_during (inverted): stop while a query is in flight cancels it; no callback at ' + 'all',
+    async () => {
+      const mock = fakePlugin({ answer: delayedAnswer(2000, ttlAnswer({ ttl1: 5, ttl2: 5 })) });
+      const onResult = vi.fn();
+      const recurring = new DnsCore([mock]).resolveRecurring('goose.feathers', 'A', { onResult });
+      await vi.advanceTimersByTimeAsync(1000);
+      recurring.stop();
+      expect(mock.calls[0]!.signal.aborted).toBe(true);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(onResult).not.toHaveBeenCalled();
+    },
+  );
 
   it('stopping through the signal is the same as stop()', async () => {
     const mock = fakePlugin({ answer: () => ttlAnswer({ ttl1: 1, ttl2: 1 }) });

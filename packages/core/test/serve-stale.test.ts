@@ -88,7 +88,7 @@ describe('serve-stale: nominal', () => {
     expect(cache.stats).toMatchObject({ stale: 1 });
   });
 
-  it('serves stale after a network error and after SERVFAIL, but gives a fresh answer when the backend recovers', async () => {
+  it('serves stale after a network error and after SERVFAIL, but fresh once the backend recovers', async () => {
     const clock = fakeClock();
     const { plugin, state } = flaky();
     const core = new DnsCore([withCache(plugin, { clock, serveStale: true })]);

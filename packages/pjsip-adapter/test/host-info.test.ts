@@ -34,18 +34,22 @@ describe('hostInfoFromUri (pjsip_get_dest_info): nominal', () => {
     });
   });
 
-  it('sips forces TLS, also with transport=tcp (pjproject#1319), and a sips Request-URI switches a sip Route to TLS', () => {
-    expect(hostInfoFromUri('sips:bob@biloxi.example')).toEqual({
-      flag: Flag.RELIABLE | Flag.SECURE,
-      type: Type.TLS,
-      addr: { host: 'biloxi.example', port: 0 },
-    });
-    expect(hostInfoFromUri('sips:biloxi.example;transport=tcp')).toMatchObject({ type: Type.TLS });
-    expect(hostInfoFromUri('sip:proxy.example;lr', 'sips:bob@biloxi.example')).toMatchObject({
-      type: Type.TLS,
-      addr: { host: 'proxy.example' },
-    });
-  });
+  it(
+    'sips forces TLS, also with transport=tcp (pjproject#1319), and a sips Request-URI switches a sip Route to ' +
+      'TLS',
+    () => {
+      expect(hostInfoFromUri('sips:bob@biloxi.example')).toEqual({
+        flag: Flag.RELIABLE | Flag.SECURE,
+        type: Type.TLS,
+        addr: { host: 'biloxi.example', port: 0 },
+      });
+      expect(hostInfoFromUri('sips:biloxi.example;transport=tcp')).toMatchObject({ type: Type.TLS });
+      expect(hostInfoFromUri('sip:proxy.example;lr', 'sips:bob@biloxi.example')).toMatchObject({
+        type: Type.TLS,
+        addr: { host: 'proxy.example' },
+      });
+    },
+  );
 
   it('maddr replaces the host; an IPv6 host adds IPV6 to a known type only', () => {
     expect(hostInfoFromUri('sip:bob@biloxi.example;maddr=192.0.2.7')).toMatchObject({

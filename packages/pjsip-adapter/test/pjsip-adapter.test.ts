@@ -163,26 +163,29 @@ describe('createPjsipAdapter: off-nominal', () => {
     ).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
   });
 
-  it('never calls back while a query is still out: a bogus AAAA ends the resolution, the held A is waited for', async () => {
-    const zone =
-      '$ORIGIN h.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\nhost IN A 192.0.2.1\nhost IN AAAA 2001:db8::1\n';
-    const plugin = gated(zone, { bogus: ['host.h.example AAAA'] });
-    const adapter = createPjsipAdapter(new DnsCore([plugin]));
-    plugin.hold('host.h.example A');
-    let pendingAtCallback = -1;
-    const called = call(
-      adapter,
-      { flag: 0, type: 0, addr: { host: 'host.h.example', port: 5060 } },
-      't',
-      () => (pendingAtCallback = plugin.pending),
-    );
-    await new Promise((r) => setImmediate(() => setImmediate(r)));
-    expect(plugin.asked).toEqual(['host.h.example AAAA', 'host.h.example A']);
-    expect(pendingAtCallback).toBe(-1); // the bogus answer is in, the A is not: no callback yet
-    plugin.release('host.h.example A');
-    const { status, calls } = await called;
-    expect([status, calls, pendingAtCallback]).toEqual([PjStatus.PJLIB_UTIL_EDNS_SERVFAIL, 1, 0]);
-  });
+  it(
+    'never calls back while a query is still out: a bogus AAAA ends the resolution, the held A is waited ' + 'for',
+    async () => {
+      const zone =
+        '$ORIGIN h.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\nhost IN A 192.0.2.1\nhost IN AAAA 2001:db8::1\n';
+      const plugin = gated(zone, { bogus: ['host.h.example AAAA'] });
+      const adapter = createPjsipAdapter(new DnsCore([plugin]));
+      plugin.hold('host.h.example A');
+      let pendingAtCallback = -1;
+      const called = call(
+        adapter,
+        { flag: 0, type: 0, addr: { host: 'host.h.example', port: 5060 } },
+        't',
+        () => (pendingAtCallback = plugin.pending),
+      );
+      await new Promise((r) => setImmediate(() => setImmediate(r)));
+      expect(plugin.asked).toEqual(['host.h.example AAAA', 'host.h.example A']);
+      expect(pendingAtCallback).toBe(-1); // the bogus answer is in, the A is not: no callback yet
+      plugin.release('host.h.example A');
+      const { status, calls } = await called;
+      expect([status, calls, pendingAtCallback]).toEqual([PjStatus.PJLIB_UTIL_EDNS_SERVFAIL, 1, 0]);
+    },
+  );
 
   it('refuses a missing callback and bad options at once', () => {
     const adapter = biloxi();

@@ -141,12 +141,14 @@ function noAnswer(query: DnsQuery, settings: WalkSettings, failures: readonly Dn
   const droppedNote = dropped > 0 ? `; ${dropped} message(s) refused (wrong source, ID or question, or malformed)` : '';
   if (failures.some((f) => f instanceof NetworkError)) {
     return new NetworkError(
-      `no answer to ${describeQuery(query)} from ${servers}: ${failures.map((f) => f.message).join('; ')}${droppedNote}`,
+      `no answer to ${describeQuery(query)} from ${servers}: ` +
+        `${failures.map((f) => f.message).join('; ')}${droppedNote}`,
       cause,
     );
   }
   return new TimeoutError(
-    `no answer to ${describeQuery(query)} from ${servers} (${settings.attempts} attempt(s), ${settings.timeoutMs} ms each)${droppedNote}`,
+    `no answer to ${describeQuery(query)} from ${servers} (${settings.attempts} attempt(s), ${settings.timeoutMs} ms ` +
+      `each)${droppedNote}`,
     cause,
   );
 }

@@ -106,7 +106,10 @@ export function validateOptions(options: SystemResolverOptions): void {
   if (o.hostname !== undefined && typeof o.hostname !== 'string') bad('options.hostname', o.hostname, 'a string');
 }
 
-/** Throws InvalidArgumentError for a config that is not what it should be (addresses are checked where they are parsed). */
+/**
+ * Throws InvalidArgumentError for a config that is not what it should be (addresses are
+ * checked where they are parsed).
+ */
 export function validateConfig(config: SystemResolverConfig): void {
   if (config === null || typeof config !== 'object') throw new InvalidArgumentError('config must be an object');
   if (config.nameservers !== undefined) {

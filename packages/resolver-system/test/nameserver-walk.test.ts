@@ -249,7 +249,8 @@ describe('walkNameservers, off-nominal', () => {
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).code).toBe('DNS_ERR_TIMEOUT');
     expect((error as Error).message).toBe(
-      `no answer to www.hostile.example IN A from ${one.endpoint}, ${two.endpoint} (2 attempt(s), 500 ms each); 2 message(s) refused (wrong source, ID or question, or malformed)`,
+      `no answer to www.hostile.example IN A from ${one.endpoint}, ${two.endpoint} (2 attempt(s), 500 ms each); 2 ` +
+        `message(s) refused (wrong source, ID or question, or malformed)`,
     );
     expect(asked(before)).toEqual([2, 2]);
     expect(s.stats.timeouts).toBe(4);

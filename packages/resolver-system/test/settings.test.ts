@@ -11,7 +11,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const resolvConf = join(dir, 'resolv.conf');
 writeFileSync(
   resolvConf,
-  'nameserver 192.0.2.1\nnameserver 192.0.2.2\nsearch biloxi.example\noptions ndots:3 timeout:2 attempts:3 rotate use-vc\n',
+  'nameserver 192.0.2.1\nnameserver 192.0.2.2\nsearch biloxi.example\noptions ndots:3 timeout:2 attempts:3 rotate ' +
+    'use-vc\n',
 );
 const empty = join(dir, 'missing.conf');
 

@@ -15,7 +15,11 @@ const REASONS: readonly (readonly [RegExp, number])[] = [
   [/no signatures over NSEC|no NSECs|no NSEC3s/i, Ede.NSEC_MISSING],
   [/no signatures|no DNSSEC records/i, Ede.RRSIGS_MISSING],
   [
-    /signatures from unknown keys|dnskey revoked|did not match (DS|anchor) RRset|DS hash mismatches key|keyset not secured by DNSKEY|no DNSKEY|could not fetch DNSKEY/i,
+    new RegExp(
+      'signatures from unknown keys|dnskey revoked|did not match (DS|anchor) RRset|DS hash mismatches key|' +
+        'keyset not secured by DNSKEY|no DNSKEY|could not fetch DNSKEY',
+      'i',
+    ),
     Ede.DNSKEY_MISSING,
   ],
 ];

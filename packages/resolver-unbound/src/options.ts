@@ -49,7 +49,10 @@ export interface UnboundOptions {
   readonly priority?: number;
   /** Hosts file read as local data (default /etc/hosts); false reads none. */
   readonly hosts?: string | false;
-  /** resolv.conf whose nameservers become forwarders after `nameservers` (default /etc/resolv.conf); false reads none. */
+  /**
+   * resolv.conf whose nameservers become forwarders after `nameservers` (default
+   * /etc/resolv.conf); false reads none.
+   */
   readonly resolvConf?: string | false;
   /** Forwarders, in order, ahead of resolv.conf's: "IP", "IP@PORT", "IPv4:PORT", "[IPv6]:PORT". */
   readonly nameservers?: readonly string[];

@@ -11,12 +11,14 @@ describe('edeOfWhyBogus', () => {
     ['validation failure <www.x.example. A IN>: signature before inception date from 127.0.0.1', 8],
     ['validation failure <www.x.example. A IN>: no signatures from 127.0.0.1', 10],
     [
-      'validation failure <www.x.example. A IN>: no DNSSEC records from 127.0.0.1 for DS x.example. while building chain of trust',
+      'validation failure <www.x.example. A IN>: no DNSSEC records from 127.0.0.1 for DS x.example. while building ' +
+        'chain of trust',
       10,
     ],
     ['validation failure <x.example. NSEC IN>: no signatures over NSECs from 127.0.0.1', 12],
     [
-      'validation failure <www.sha1.example. A IN>: DS hash mismatches key from 127.0.0.1 for key sha1.example. while building chain of trust',
+      'validation failure <www.sha1.example. A IN>: DS hash mismatches key from 127.0.0.1 for key sha1.example. ' +
+        'while building chain of trust',
       9,
     ],
     ['validation failure <www.x.example. A IN>: signatures from unknown keys from 127.0.0.1', 9],

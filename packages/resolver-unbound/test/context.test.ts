@@ -64,7 +64,8 @@ describe('createContext, off-nominal: the option is named, with libunbound words
   it('an unknown option name', () => {
     const error = refusal({ options: { 'no-such-option': 'yes' } });
     expect(error.message).toBe(
-      'unbound option options["no-such-option"]: libunbound refused it (unknown option or bad value) (libunbound: syntax error (-3))',
+      'unbound option options["no-such-option"]: libunbound refused it (unknown option or bad value) (libunbound: ' +
+        'syntax error (-3))',
     );
     expect(error).toMatchObject({
       option: 'options["no-such-option"]',
@@ -80,7 +81,8 @@ describe('createContext, off-nominal: the option is named, with libunbound words
     const good = 'lab.example. IN DS 1 13 2 0000000000000000000000000000000000000000000000000000000000000000';
     const error = refusal({ trustAnchors: [good, 'lab.example. IN DS not a ds'] });
     expect(error.message).toBe(
-      'unbound option trustAnchors[1]: libunbound could not apply it (bad record, anchor or module list) (libunbound: initialization failure (-7))',
+      'unbound option trustAnchors[1]: libunbound could not apply it (bad record, anchor or module list) ' +
+        '(libunbound: initialization failure (-7))',
     );
   });
 
@@ -110,7 +112,8 @@ describe('createContext, off-nominal: the option is named, with libunbound words
 
   it('through the resolver: construction throws, naming the option', () => {
     expect(() => new UnboundResolver({ ...BASE, options: { 'infra-host-ttl': 'soon' } })).toThrow(
-      'unbound option options["infra-host-ttl"]: libunbound refused it (unknown option or bad value) (libunbound: syntax error (-3))',
+      'unbound option options["infra-host-ttl"]: libunbound refused it (unknown option or bad value) (libunbound: ' +
+        'syntax error (-3))',
     );
   });
 });

@@ -40,27 +40,30 @@ function setup(options: UnboundOptions): { dns: DnsCore; second: CountingPlugin;
 }
 
 describe('fallback', () => {
-  it('addon unavailable, no validation asked for: the second backend answers, and the registry says why once', async () => {
-    const binding = loadUnboundBinding('/nonexistent/dir');
-    // The default (root) anchors: validation where it can be had, not a demand.
-    const { trustAnchors: _anchors, ...defaults } = rig.options({ binding });
-    const { dns, second, warnings } = setup(defaults);
-    const first = await dns.resolve('sip1.biloxi.test', 'A');
-    const again = await dns.resolve('sip1.bogus.test', 'A');
-    expect([first.resolver, first.records.map((r) => r.data), first.secure]).toEqual([
-      'second',
-      ['198.51.100.11'],
-      false,
-    ]);
-    expect(again.records.map((r) => r.data)).toEqual(['198.51.100.31']);
-    expect(second.asked.length).toBe(2);
-    expect(warnings).toEqual([
-      expect.stringMatching(
-        /^dnscore: resolving with "second" \(unbound unavailable: the libunbound addon was not built/,
-      ),
-    ]);
-    await dns.close();
-  });
+  it(
+    'addon unavailable, no validation asked for: the second backend answers, and the registry says why ' + 'once',
+    async () => {
+      const binding = loadUnboundBinding('/nonexistent/dir');
+      // The default (root) anchors: validation where it can be had, not a demand.
+      const { trustAnchors: _anchors, ...defaults } = rig.options({ binding });
+      const { dns, second, warnings } = setup(defaults);
+      const first = await dns.resolve('sip1.biloxi.test', 'A');
+      const again = await dns.resolve('sip1.bogus.test', 'A');
+      expect([first.resolver, first.records.map((r) => r.data), first.secure]).toEqual([
+        'second',
+        ['198.51.100.11'],
+        false,
+      ]);
+      expect(again.records.map((r) => r.data)).toEqual(['198.51.100.31']);
+      expect(second.asked.length).toBe(2);
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /^dnscore: resolving with "second" \(unbound unavailable: the libunbound addon was not built/,
+        ),
+      ]);
+      await dns.close();
+    },
+  );
 
   it.each([
     ['own trust anchors', {}],

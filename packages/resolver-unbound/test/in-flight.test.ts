@@ -18,7 +18,9 @@ describe('UnboundResolver in flight (a relay holds queries on the wire)', () => 
     nsd = await startNsd([
       {
         name: 'lab.test',
-        text: '$ORIGIN lab.test.\n$TTL 300\n@ IN SOA ns hm 1 7200 900 1209600 60\n IN NS ns\nns IN A 127.0.0.1\none IN A 192.0.2.1\ntwo IN A 192.0.2.2\nthree IN A 192.0.2.3\n',
+        text:
+          '$ORIGIN lab.test.\n$TTL 300\n@ IN SOA ns hm 1 7200 900 1209600 60\n IN NS ns\nns IN A 127.0.0.1\none ' +
+          'IN A 192.0.2.1\ntwo IN A 192.0.2.2\nthree IN A 192.0.2.3\n',
       },
     ]);
   });

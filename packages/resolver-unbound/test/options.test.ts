@@ -49,28 +49,32 @@ function refusal(options: UnboundOptions): string {
 }
 
 describe('planContext, nominal', () => {
-  it('defaults: infra-cache-max-rtt 1000, infra-host-ttl 60, qname minimisation on, system hosts and resolv.conf, root anchors', () => {
-    const plan = planContext();
-    expect(plan).toMatchObject({
-      name: 'unbound',
-      priority: 100,
-      requireSecure: false,
-      maxInFlight: DEFAULT_MAX_IN_FLIGHT,
-      anchorSource: defaultRootAnchors().source, // root.ds, or built-in without it
-    });
-    expect(calls({})).toEqual([
-      'setOption infra-cache-max-rtt | 1000',
-      'setOption infra-host-ttl | 60',
-      'setOption qname-minimisation | yes',
-      'setOption harden-algo-downgrade | yes',
-      'setOption outgoing-range | 1024',
-      'setOption num-queries-per-thread | 1024',
-      'setHosts /etc/hosts',
-      'setResolveConf /etc/resolv.conf',
-      'addTrustAnchor . IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D',
-      'addTrustAnchor . IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16',
-    ]);
-  });
+  it(
+    'defaults: infra-cache-max-rtt 1000, infra-host-ttl 60, qname minimisation on, system hosts and resolv.conf, ' +
+      'root anchors',
+    () => {
+      const plan = planContext();
+      expect(plan).toMatchObject({
+        name: 'unbound',
+        priority: 100,
+        requireSecure: false,
+        maxInFlight: DEFAULT_MAX_IN_FLIGHT,
+        anchorSource: defaultRootAnchors().source, // root.ds, or built-in without it
+      });
+      expect(calls({})).toEqual([
+        'setOption infra-cache-max-rtt | 1000',
+        'setOption infra-host-ttl | 60',
+        'setOption qname-minimisation | yes',
+        'setOption harden-algo-downgrade | yes',
+        'setOption outgoing-range | 1024',
+        'setOption num-queries-per-thread | 1024',
+        'setHosts /etc/hosts',
+        'setResolveConf /etc/resolv.conf',
+        'addTrustAnchor . IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D',
+        'addTrustAnchor . IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16',
+      ]);
+    },
+  );
 
   it('every option, in libunbound order: forwarders ahead of resolv.conf, generic options last', () => {
     expect(
@@ -186,7 +190,8 @@ describe('planContext, off-nominal: refused before libunbound', () => {
     ],
     [
       { stubZones: [{ name: 'x.test', addresses: ['127.0.0.1#53'] }] },
-      'unbound option stubZones[0].addresses[0]: "127.0.0.1#53" is not an IP address (libunbound takes addresses, not host names)',
+      'unbound option stubZones[0].addresses[0]: "127.0.0.1#53" is not an IP address (libunbound takes addresses, ' +
+        'not host names)',
     ],
     [
       { localZones: [{ name: 'test', type: 'see-through' }] },

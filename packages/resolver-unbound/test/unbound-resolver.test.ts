@@ -233,28 +233,34 @@ describe('the plugin contract', () => {
     expect(resolver.trustAnchorSource).toBe('options');
   });
 
-  it('without the addon: unavailable with the reason, and resolve() rejects so the next backend may answer', async () => {
-    const binding = loadUnboundBinding('/nonexistent/dir');
-    const resolver = feathers({ binding });
-    expect(resolver.available()).toEqual({
-      available: false,
-      reason: expect.stringMatching(/^the libunbound addon was not built/),
-    });
-    expect(resolver.version).toBeUndefined();
-    expect(resolver.generation).toBe(0);
-    const error = await resolver.resolve(makeQuery('duck.feathers', 'A'), signal()).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UnboundUnavailableError);
-    expect(error).toMatchObject({ code: 'DNS_ERR_UNBOUND_UNAVAILABLE', definite: false });
-  });
+  it(
+    'without the addon: unavailable with the reason, and resolve() rejects so the next backend may ' + 'answer',
+    async () => {
+      const binding = loadUnboundBinding('/nonexistent/dir');
+      const resolver = feathers({ binding });
+      expect(resolver.available()).toEqual({
+        available: false,
+        reason: expect.stringMatching(/^the libunbound addon was not built/),
+      });
+      expect(resolver.version).toBeUndefined();
+      expect(resolver.generation).toBe(0);
+      const error = await resolver.resolve(makeQuery('duck.feathers', 'A'), signal()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnboundUnavailableError);
+      expect(error).toMatchObject({ code: 'DNS_ERR_UNBOUND_UNAVAILABLE', definite: false });
+    },
+  );
 
-  it('without the addon, validation asked for (own anchors, requireSecure) fails closed; no anchors ([]) does not', () => {
-    const binding = loadUnboundBinding('/nonexistent/dir');
-    const anchored = feathers({ binding, trustAnchors: ['feathers. IN DS 1 13 2 00'] });
-    expect(anchored.available()).toMatchObject({ available: false, failClosed: true });
-    expect(feathers({ binding, trustAnchorFiles: ['/dev/null'] }).available()).toMatchObject({ failClosed: true });
-    expect(feathers({ binding, requireSecure: true }).available()).toMatchObject({ failClosed: true });
-    expect(feathers({ binding, trustAnchors: [] }).available()).not.toHaveProperty('failClosed');
-  });
+  it(
+    'without the addon, validation asked for (own anchors, requireSecure) fails closed; no anchors ([]) does ' + 'not',
+    () => {
+      const binding = loadUnboundBinding('/nonexistent/dir');
+      const anchored = feathers({ binding, trustAnchors: ['feathers. IN DS 1 13 2 00'] });
+      expect(anchored.available()).toMatchObject({ available: false, failClosed: true });
+      expect(feathers({ binding, trustAnchorFiles: ['/dev/null'] }).available()).toMatchObject({ failClosed: true });
+      expect(feathers({ binding, requireSecure: true }).available()).toMatchObject({ failClosed: true });
+      expect(feathers({ binding, trustAnchors: [] }).available()).not.toHaveProperty('failClosed');
+    },
+  );
 
   it('without the addon, options are still checked', () => {
     const binding = loadUnboundBinding('/nonexistent/dir');

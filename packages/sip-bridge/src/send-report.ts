@@ -36,7 +36,10 @@ export interface SendReport {
   readonly attempts: readonly BridgeAttempt[];
   /** The target whose final response (outside the failover set) the application got. */
   readonly answeredBy: SipTarget | null;
-  /** The final response handed to the callback: a real one, or one the bridge made (408 after silence, 503 otherwise). */
+  /**
+   * The final response handed to the callback: a real one, or one the bridge made (408 after
+   * silence, 503 otherwise).
+   */
   readonly response: SipResponse | null;
   /** Why no target answered: TransactionTimeoutError, TargetsExhaustedError, NoTargetsError, BogusAnswerError, ... */
   readonly error?: Error;

@@ -51,13 +51,17 @@ export class StreamConnections {
     this.#tls = options.tls ?? {};
     if (this.#tls.rejectUnauthorized === false) {
       throw new InvalidArgumentError(
-        'tls.rejectUnauthorized: false is refused: give the test CA with tls.ca instead of turning certificate checks off',
+        'tls.rejectUnauthorized: false is refused: give the test CA with tls.ca instead of turning certificate ' +
+          'checks off',
       );
     }
     this.#idleMs = options.idleMs ?? DEFAULT_STREAM_IDLE_MS;
   }
 
-  /** A connection to `target` (a new one, or the open one with the same server name); `onError` hears its failures while held. */
+  /**
+   * A connection to `target` (a new one, or the open one with the same server name); `onError`
+   * hears its failures while held.
+   */
   open(target: StreamTarget, onError?: (error: Error) => void): SipConnection {
     if (this.#closed) throw new SipTransportError('the bridge is closed', describe(target));
     const key = flowKey(target);

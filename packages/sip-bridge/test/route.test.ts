@@ -47,7 +47,8 @@ describe('nextHop: nominal', () => {
 
   it('a Route parsed by `sip` (URI objects) works the same', () => {
     const parsed = sip.parse(
-      'OPTIONS sip:bob@biloxi.example SIP/2.0\r\nRoute: <sip:proxy.atlanta.example;lr>\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\n\r\n',
+      'OPTIONS sip:bob@biloxi.example SIP/2.0\r\nRoute: <sip:proxy.atlanta.example;lr>\r\nCall-ID: c\r\nCSeq: 1 ' +
+        'OPTIONS\r\n\r\n',
     ) as SipRequest;
     expect(nextHop(sip, parsed)).toMatchObject({ from: 'loose-route', uri: { host: 'proxy.atlanta.example' } });
   });

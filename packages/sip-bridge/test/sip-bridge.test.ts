@@ -174,7 +174,8 @@ function request(uri: string, method = 'OPTIONS', extra: Partial<SipRequest['hea
 function tries(report: SendReport): string[] {
   return report.attempts.map(
     (a) =>
-      `${a.target.transport} ${a.target.address} ${a.outcome} ${a.status ?? '-'}${a.pinned ? ' pinned' : ''}${a.switched ? ' switched' : ''}`,
+      `${a.target.transport} ${a.target.address} ${a.outcome} ` +
+      `${a.status ?? '-'}${a.pinned ? ' pinned' : ''}${a.switched ? ' switched' : ''}`,
   );
 }
 
@@ -408,39 +409,42 @@ describe('SipBridge: what stays on the target that took the request', () => {
     }
   });
 
-  it('the ACK of a 2xx is a new transaction that follows the route set: Request-URI target, or the loose Route', async () => {
-    const b = await bridge();
-    try {
-      const invite = request(`sip:bob@live.${ORIGIN}`, 'INVITE');
-      const ok = await b.send(invite);
-      expect(ok.response?.status).toBe(200);
-      const inviteBranch = invite.headers.via![0]!.params.branch;
-      const ack = (uri: string, route?: SipRequest['headers']['route']): SipRequest => ({
-        method: 'ACK',
-        uri,
-        headers: {
-          via: [...invite.headers.via!],
-          to: ok.response!.headers.to,
-          from: invite.headers.from,
-          'call-id': invite.headers['call-id'],
-          cseq: { method: 'ACK', seq: 1 },
-          ...(route ? { route } : {}),
-        },
-      });
-      const direct = await b.send(ack(`sip:bob@${A.contact}:${port}`));
-      expect(direct.sentTo?.address).toBe(A.contact);
-      const proxied = await b.send(ack(`sip:bob@${A.contact}:${port}`, [{ uri: `sip:proxy.${ORIGIN}:${port};lr` }]));
-      expect(proxied.sentTo?.address).toBe(A.proxy);
-      while (peers.proxy!.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-      const atProxy = last(peers.proxy!, 'ACK');
-      expect(atProxy.uri).toBe(`sip:bob@${A.contact}:${port}`); // the Request-URI stays the remote target
-      expect(atProxy.headers.via).toHaveLength(1);
-      expect(atProxy.headers.via[0]!.params.branch).not.toBe(inviteBranch);
-      expect(peers.live!.requests.filter((r) => r.method === 'ACK')).toEqual([]);
-    } finally {
-      b.close();
-    }
-  });
+  it(
+    'the ACK of a 2xx is a new transaction that follows the route set: Request-URI target, or the loose ' + 'Route',
+    async () => {
+      const b = await bridge();
+      try {
+        const invite = request(`sip:bob@live.${ORIGIN}`, 'INVITE');
+        const ok = await b.send(invite);
+        expect(ok.response?.status).toBe(200);
+        const inviteBranch = invite.headers.via![0]!.params.branch;
+        const ack = (uri: string, route?: SipRequest['headers']['route']): SipRequest => ({
+          method: 'ACK',
+          uri,
+          headers: {
+            via: [...invite.headers.via!],
+            to: ok.response!.headers.to,
+            from: invite.headers.from,
+            'call-id': invite.headers['call-id'],
+            cseq: { method: 'ACK', seq: 1 },
+            ...(route ? { route } : {}),
+          },
+        });
+        const direct = await b.send(ack(`sip:bob@${A.contact}:${port}`));
+        expect(direct.sentTo?.address).toBe(A.contact);
+        const proxied = await b.send(ack(`sip:bob@${A.contact}:${port}`, [{ uri: `sip:proxy.${ORIGIN}:${port};lr` }]));
+        expect(proxied.sentTo?.address).toBe(A.proxy);
+        while (peers.proxy!.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+        const atProxy = last(peers.proxy!, 'ACK');
+        expect(atProxy.uri).toBe(`sip:bob@${A.contact}:${port}`); // the Request-URI stays the remote target
+        expect(atProxy.headers.via).toHaveLength(1);
+        expect(atProxy.headers.via[0]!.params.branch).not.toBe(inviteBranch);
+        expect(peers.live!.requests.filter((r) => r.method === 'ACK')).toEqual([]);
+      } finally {
+        b.close();
+      }
+    },
+  );
 
   it('a strict first route becomes the Request-URI; the remote target goes last in Route', async () => {
     const b = await bridge();

@@ -72,7 +72,9 @@ async function rawClient(
 }
 
 const rawOptions = (port: number, from: string, fromPort: number, id: string): string =>
-  `OPTIONS sip:app@127.0.0.1:${port} SIP/2.0\r\nVia: SIP/2.0/UDP ${from}:${fromPort};branch=z9hG4bK${id}\r\nFrom: <sip:raw@${from}>;tag=r\r\nTo: <sip:app@127.0.0.1>\r\nCall-ID: ${id}\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n`;
+  `OPTIONS sip:app@127.0.0.1:${port} SIP/2.0\r\nVia: SIP/2.0/UDP ${from}:${fromPort};branch=z9hG4bK${id}\r\nFrom: ` +
+  `<sip:raw@${from}>;tag=r\r\nTo: <sip:app@127.0.0.1>\r\nCall-ID: ${id}\r\nCSeq: 1 OPTIONS\r\nContent-Length: ` +
+  `0\r\n\r\n`;
 
 describe('SipEndpoint: nominal', () => {
   it('one try is one client transaction with a new branch; its responses come as events', async () => {

@@ -101,22 +101,25 @@ describe('StreamConnections: nominal', () => {
     }
   });
 
-  it('TLS: connects to the address and sends the server name as SNI; the certificate is checked against it', async () => {
-    const { streams, next } = collect();
-    try {
-      const connection = streams.open({
-        transport: 'tls',
-        address: tls.address,
-        port: tls.port,
-        serverName: 'right.example',
-      });
-      connection.send(options('sips:a@right.example'));
-      expect((await next()).remote).toMatchObject({ protocol: 'TLS', address: tls.address });
-      expect(tls.serverNames.at(-1)).toBe('right.example');
-    } finally {
-      streams.close();
-    }
-  });
+  it(
+    'TLS: connects to the address and sends the server name as SNI; the certificate is checked against ' + 'it',
+    async () => {
+      const { streams, next } = collect();
+      try {
+        const connection = streams.open({
+          transport: 'tls',
+          address: tls.address,
+          port: tls.port,
+          serverName: 'right.example',
+        });
+        connection.send(options('sips:a@right.example'));
+        expect((await next()).remote).toMatchObject({ protocol: 'TLS', address: tls.address });
+        expect(tls.serverNames.at(-1)).toBe('right.example');
+      } finally {
+        streams.close();
+      }
+    },
+  );
 
   it('TLS without a server name (an IP literal URI) checks the certificate against the address', async () => {
     const { streams, next } = collect();

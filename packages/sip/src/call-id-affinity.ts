@@ -37,7 +37,10 @@ export class CallIdAffinity {
     );
   }
 
-  /** A request with this Call-ID that we sent to `target` got a response. False when the Call-ID is too long to track. */
+  /**
+   * A request with this Call-ID that we sent to `target` got a response. False when the Call-ID
+   * is too long to track.
+   */
   learnOutgoing(callId: string, target: Destination & { readonly host?: string }): boolean {
     return this.#learn(callId, target, 'outgoing');
   }

@@ -55,7 +55,8 @@ export function selectNaptr(
       return {
         ignored: ignored(
           v.text,
-          `order ${v.record.data.order} is not the lowest usable order ${lowest} (RFC 3403: once a record of an order applies, other orders are not considered)`,
+          `order ${v.record.data.order} is not the lowest usable order ${lowest} (RFC 3403: once a record of an ` +
+            `order applies, other orders are not considered)`,
           v.transport,
         ),
       };
@@ -94,7 +95,8 @@ function refusal(record: NaptrRecord, scheme: SipScheme, transports: ReadonlySet
   if (!transports.has(transport)) {
     return transport === 'tls'
       ? 'the client does not support TLS, so SIPS services are discarded (RFC 3263 section 4.1)'
-      : `the client does not support ${transport.toUpperCase()} (RFC 3263 section 4.1: MUST discard services of unsupported transports)`;
+      : `the client does not support ${transport.toUpperCase()} (RFC 3263 section 4.1: MUST discard services of ` +
+          `unsupported transports)`;
   }
   return undefined;
 }

@@ -148,7 +148,10 @@ function isStore(store: PenaltyStore): boolean {
   );
 }
 
-/** The destination with a known transport, an RFC 5952 address and a valid port; throws InvalidArgumentError otherwise. */
+/**
+ * The destination with a known transport, an RFC 5952 address and a valid port; throws
+ * InvalidArgumentError otherwise.
+ */
 export function normalizeDestination(destination: Destination): Destination {
   if (!destination || typeof destination !== 'object')
     throw new InvalidArgumentError('a destination needs transport, address and port');

@@ -73,7 +73,8 @@ export async function runProcedure(
     if (uri.port !== undefined) {
       ctx.warn(
         'port-in-uri',
-        `the URI gives port ${uri.port}: NAPTR and SRV are not used, so there is no DNS load sharing or priority failover (remove the port to get them)`,
+        `the URI gives port ${uri.port}: NAPTR and SRV are not used, so there is no DNS load sharing or priority ` +
+          `failover (remove the port to get them)`,
       );
       return {
         rule: fixed.rule,
@@ -110,11 +111,14 @@ async function transportSrv(
   ctx.negative(answer.result);
   ctx.warn(
     'no-srv',
-    `no SRV records at ${owner}: only the A/AAAA records of ${host} at port ${defaultPort(transport)}, so no priority or weight`,
+    `no SRV records at ${owner}: only the A/AAAA records of ${host} at port ${defaultPort(transport)}, so no ` +
+      `priority or weight`,
   );
   ctx.step({
     kind: 'note',
-    message: `no SRV records at ${owner}: A/AAAA of ${host} at the default port ${defaultPort(transport)} (RFC 3263 section 4.2)`,
+    message:
+      `no SRV records at ${owner}: A/AAAA of ${host} at the default port ${defaultPort(transport)} (RFC 3263 ` +
+      `section 4.2)`,
   });
   return fixedSegment(await hostTargets(ctx, addresses, host, transport, defaultPort(transport)));
 }
@@ -137,7 +141,9 @@ async function discover(
   );
   ctx.step({
     kind: 'note',
-    message: `round 1: NAPTR, SRV (${plan.map((p) => p.owner).join(', ')}) and ${addressTypes(ctx).join('/')} of ${host} asked together`,
+    message:
+      `round 1: NAPTR, SRV (${plan.map((p) => p.owner).join(', ')}) and ${addressTypes(ctx).join('/')} of ` +
+      `${host} asked together`,
   });
   const [naptrAnswer, srvAnswers] = await Promise.all([
     lookups.ask(host, 'NAPTR', 0),
@@ -210,7 +216,9 @@ async function discover(
     rule: 'host',
     outcome: 'applies',
     transport,
-    reason: `no SRV records: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA of ${host} at port ${defaultPort(transport)} (RFC 3263 sections 4.1, 4.2)`,
+    reason:
+      `no SRV records: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA of ${host} at ` +
+      `port ${defaultPort(transport)} (RFC 3263 sections 4.1, 4.2)`,
   });
   return {
     rule: 'host',
@@ -231,14 +239,16 @@ async function followNaptr(
   if (selection.hasSipService && selection.missingServices.length > 0) {
     ctx.warn(
       'naptr-incomplete',
-      `the NAPTR records of ${host} lack ${selection.missingServices.join(', ')}: clients that need those transports skip NAPTR here`,
+      `the NAPTR records of ${host} lack ${selection.missingServices.join(', ')}: clients that need those transports ` +
+        `skip NAPTR here`,
     );
   }
   const candidates = selection.candidates.slice(0, ctx.maxNaptrRecords);
   if (selection.candidates.length > candidates.length) {
     ctx.warn(
       'naptr-records-capped',
-      `${selection.candidates.length} usable NAPTR records of ${host}; only the first ${candidates.length} are followed`,
+      `${selection.candidates.length} usable NAPTR records of ${host}; only the first ${candidates.length} are ` +
+        `followed`,
     );
   }
   if (candidates.length === 0) {
@@ -292,7 +302,9 @@ async function followNaptr(
         record: v.candidate.text,
         outcome: 'chosen',
         transport: v.candidate.transport,
-        reason: `lowest order, then lowest preference, among the services the client supports; ${v.candidate.srv} gives ${chosen.outcome.targets.length} target(s)`,
+        reason:
+          `lowest order, then lowest preference, among the services the client supports; ${v.candidate.srv} ` +
+          `gives ${chosen.outcome.targets.length} target(s)`,
       });
     } else {
       ctx.step(
@@ -313,14 +325,17 @@ async function followNaptr(
       rule: 'naptr',
       outcome: 'applies',
       transport: candidate.transport,
-      reason: `NAPTR ${candidate.record.data.order} ${candidate.record.data.preference} ${candidate.record.data.services} -> ${candidate.srv} (${candidate.transport.toUpperCase()})`,
+      reason:
+        `NAPTR ${candidate.record.data.order} ${candidate.record.data.preference} ` +
+        `${candidate.record.data.services} -> ${candidate.srv} (${candidate.transport.toUpperCase()})`,
     });
     return chosen;
   }
   const order = candidates[0]!.record.data.order;
   ctx.warn(
     'naptr-fallback',
-    `no NAPTR of order ${order} for ${host} gave a target: falling back to SRV and A/AAAA (RFC 3403 would stop here; a listed server is better than none)`,
+    `no NAPTR of order ${order} for ${host} gave a target: falling back to SRV and A/AAAA (RFC 3403 would stop here; ` +
+      `a listed server is better than none)`,
   );
   ctx.step({
     kind: 'rule',
@@ -369,10 +384,11 @@ async function hostTargets(
 }
 
 function describeOutcomes(outcomes: readonly SrvOutcome[]): string {
-  return outcomes
-    .map(
-      (o) =>
-        `${o.name} ${o.targets.length > 0 ? `${o.targets.length} target(s)` : o.notOffered ? '"." (not offered)' : o.records > 0 ? 'no address' : 'no records'}`,
-    )
-    .join('; ');
+  return outcomes.map((o) => `${o.name} ${outcomeText(o)}`).join('; ');
+}
+
+function outcomeText(o: SrvOutcome): string {
+  if (o.targets.length > 0) return `${o.targets.length} target(s)`;
+  if (o.notOffered) return '"." (not offered)';
+  return o.records > 0 ? 'no address' : 'no records';
 }

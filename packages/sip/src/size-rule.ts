@@ -22,7 +22,10 @@ export interface SizedTarget<T extends SipTarget = SipTarget> {
   readonly switched: boolean;
 }
 
-/** The target to use for a request of `size` bytes. Throws RequestTooLargeError when UDP is too small and TCP is off. */
+/**
+ * The target to use for a request of `size` bytes. Throws RequestTooLargeError when UDP is too
+ * small and TCP is off.
+ */
 export function applySizeRule<T extends SipTarget>(
   target: T,
   size: number,
@@ -34,7 +37,8 @@ export function applySizeRule<T extends SipTarget>(
   if (target.transport !== 'udp' || size <= max) return { target, switched: false };
   if (options.transports && !options.transports.has('tcp')) {
     throw new RequestTooLargeError(
-      `a ${size}-byte request is over the ${max}-byte UDP limit and the client has no TCP (RFC 3261 section 18.1.1 requires a congestion-controlled transport)`,
+      `a ${size}-byte request is over the ${max}-byte UDP limit and the client has no TCP (RFC 3261 section 18.1.1 ` +
+        `requires a congestion-controlled transport)`,
       size,
       'udp',
     );

@@ -72,7 +72,8 @@ export class SrvExpander {
       if (all.length > records.length) {
         ctx.warn(
           'srv-records-capped',
-          `${answer.name} has ${all.length} SRV records; only the first ${records.length} (in RFC 2782 order) are expanded`,
+          `${answer.name} has ${all.length} SRV records; only the first ${records.length} (in RFC 2782 order) are ` +
+            `expanded`,
         );
       }
       const names = new Set(records.filter((r) => r.data.target !== '.').map((r) => nameKey(r.data.target)));

@@ -23,7 +23,9 @@ export function renderStepThrough(resolution: SipResolution): string {
   for (const step of resolution.steps) lines.push(...renderStep(step));
   lines.push('');
   if (resolution.targets.length > 0) {
-    const trips = `${resolution.roundTrips} round trip${resolution.roundTrips === 1 ? '' : 's'}, ${resolution.queries} quer${resolution.queries === 1 ? 'y' : 'ies'}`;
+    const trips =
+      `${resolution.roundTrips} round trip${resolution.roundTrips === 1 ? '' : 's'}, ` +
+      `${resolution.queries} quer${resolution.queries === 1 ? 'y' : 'ies'}`;
     lines.push(`Targets: ${resolution.targets.length}, ${resolution.transport} by rule ${resolution.rule} (${trips})`);
     lines.push(...targetTable(resolution.targets, resolution.resolvedAt));
     lines.push(...weakLinks(resolution.targets));
@@ -32,7 +34,8 @@ export function renderStepThrough(resolution: SipResolution): string {
     }
   } else {
     lines.push(
-      `No targets: ${resolution.error?.message ?? 'none found'}${resolution.error ? ` [${resolution.error.code}]` : ''}`,
+      `No targets: ` +
+        `${resolution.error?.message ?? 'none found'}${resolution.error ? ` [${resolution.error.code}]` : ''}`,
     );
   }
   lines.push('');
@@ -50,7 +53,11 @@ function renderStep(step: SipStep): string[] {
       return renderQuery(step);
     case 'rule':
       return [
-        `  rule ${step.rule} ${step.outcome === 'applies' ? `applies${step.transport ? ` -> ${step.transport.toUpperCase()}` : ''}` : 'passed'}: ${step.reason}`,
+        `  rule ${step.rule} ` +
+          (step.outcome === 'applies'
+            ? `applies${step.transport ? ` -> ${step.transport.toUpperCase()}` : ''}`
+            : 'passed') +
+          `: ${step.reason}`,
       ];
     case 'naptr':
       return [
@@ -59,11 +66,16 @@ function renderStep(step: SipStep): string[] {
       ];
     case 'additional':
       return [
-        `  additional ${step.host} ${step.addresses.join(', ')} (from ${step.srv}): ${step.used ? '' : 'ignored, '}${step.reason}`,
+        `  additional ${step.host} ${step.addresses.join(', ')} (from ${step.srv}): ` +
+          `${step.used ? '' : 'ignored, '}${step.reason}`,
       ];
     case 'skip':
       return [
-        `  skipped ${step.host}${step.port !== undefined ? `:${step.port}` : ''}${step.transport ? ` ${step.transport.toUpperCase()}` : ''}: ${step.reason}`,
+        `  skipped ` +
+          step.host +
+          (step.port !== undefined ? `:${step.port}` : '') +
+          (step.transport ? ` ${step.transport.toUpperCase()}` : '') +
+          `: ${step.reason}`,
       ];
     case 'note':
       return [`  note: ${step.message}`];
@@ -83,7 +95,8 @@ function renderQuery(step: QueryStep): string[] {
     lines.push(`${head}${what}${step.ttl > 0 ? `, negative TTL ${step.ttl}` : ''}${flags}`);
   } else {
     lines.push(
-      `${head}${step.rcode}, ${step.records.length} record${step.records.length === 1 ? '' : 's'}, TTL ${step.ttl}${flags}`,
+      `${head}${step.rcode}, ${step.records.length} record${step.records.length === 1 ? '' : 's'}, TTL ` +
+        `${step.ttl}${flags}`,
     );
     for (const record of step.records) lines.push(`      ${record}`);
   }

@@ -18,7 +18,8 @@ export interface FixedTransport {
 export function checkScheme(uri: SipUri, client: ClientCapabilities): void {
   if (uri.scheme === 'sips' && !client.transports.has('tls')) {
     throw new SipsWithoutTlsError(
-      `${uri.text} is a SIPS URI but the client does not support TLS (transports: ${describeTransports(client.transports)}): SIPS needs TLS on every hop`,
+      `${uri.text} is a SIPS URI but the client does not support TLS (transports: ` +
+        `${describeTransports(client.transports)}): SIPS needs TLS on every hop`,
     );
   }
 }
@@ -49,7 +50,9 @@ export function fixedTransport(uri: SipUri, client: ClientCapabilities): FixedTr
     return {
       rule: 'ip-literal',
       transport,
-      reason: `the TARGET is an IP address: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI (RFC 3263 section 4.1)`,
+      reason:
+        `the TARGET is an IP address: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI (RFC ` +
+        `3263 section 4.1)`,
     };
   }
   if (uri.port !== undefined) {
@@ -57,7 +60,9 @@ export function fixedTransport(uri: SipUri, client: ClientCapabilities): FixedTr
     return {
       rule: 'port',
       transport,
-      reason: `the URI gives port ${uri.port}: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA at that port, no SRV (RFC 3263 sections 4.1, 4.2)`,
+      reason:
+        `the URI gives port ${uri.port}: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, ` +
+        `A/AAAA at that port, no SRV (RFC 3263 sections 4.1, 4.2)`,
     };
   }
   return undefined;
@@ -99,7 +104,8 @@ function paramTransport(uri: SipUri, client: ClientCapabilities): SipTransport {
   }
   if (!client.transports.has(transport)) {
     throw new UnsupportedTransportError(
-      `transport=${param} asks for ${transport.toUpperCase()} but the client supports only ${describeTransports(client.transports)}`,
+      `transport=${param} asks for ${transport.toUpperCase()} but the client supports only ` +
+        `${describeTransports(client.transports)}`,
       param,
     );
   }

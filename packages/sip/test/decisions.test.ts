@@ -16,18 +16,22 @@ function cachedLocator(seed: number): SipLocator {
 }
 
 describe('weight-0 SRV records: RFC 2782 exactly, first with probability 1/(sum+1)', () => {
-  it('over 10000 seeded draws at 50:30:20:0, shares match the weights and the weight-0 target is first about 1/101 of the time', async () => {
-    const n = 10_000;
-    const { first } = await drawFirstTargets(cachedLocator(2026), 'sip:bob@weights.cases.example;transport=udp', n);
-    const share = (host: string): number => (first[`${host}.weights.cases.example`] ?? 0) / n;
-    // Pick in [0, 100]: w0 at 0, w1 at 1..50, w2 at 51..80, w3 at 81..100.
-    expect(share('w1')).toBeCloseTo(50 / 101, 1);
-    expect(Math.abs(share('w1') - 50 / 101)).toBeLessThan(0.02);
-    expect(Math.abs(share('w2') - 30 / 101)).toBeLessThan(0.02);
-    expect(Math.abs(share('w3') - 20 / 101)).toBeLessThan(0.02);
-    expect(share('w0')).toBeGreaterThan(0);
-    expect(share('w0')).toBeLessThan(2 / 101);
-  });
+  it(
+    'over 10000 seeded draws at 50:30:20:0, shares match the weights and the weight-0 target is first about 1/101 ' +
+      'of the time',
+    async () => {
+      const n = 10_000;
+      const { first } = await drawFirstTargets(cachedLocator(2026), 'sip:bob@weights.cases.example;transport=udp', n);
+      const share = (host: string): number => (first[`${host}.weights.cases.example`] ?? 0) / n;
+      // Pick in [0, 100]: w0 at 0, w1 at 1..50, w2 at 51..80, w3 at 81..100.
+      expect(share('w1')).toBeCloseTo(50 / 101, 1);
+      expect(Math.abs(share('w1') - 50 / 101)).toBeLessThan(0.02);
+      expect(Math.abs(share('w2') - 30 / 101)).toBeLessThan(0.02);
+      expect(Math.abs(share('w3') - 20 / 101)).toBeLessThan(0.02);
+      expect(share('w0')).toBeGreaterThan(0);
+      expect(share('w0')).toBeLessThan(2 / 101);
+    },
+  );
 
   it('the walk-through zone shares 60:40 at priority 10 (61/101 vs 40/101); backup is never first', async () => {
     const n = 10_000;
@@ -65,7 +69,8 @@ describe('SRV target ".": not offered over that transport, no A/AAAA fallback fo
       stepThrough: true,
     });
     expect(resolution.error?.message).toBe(
-      '_sip._udp.dotudp.cases.example has target ".": dotudp.cases.example does not offer UDP, the transport the URI asks for',
+      '_sip._udp.dotudp.cases.example has target ".": dotudp.cases.example does not offer UDP, the transport the URI ' +
+        'asks for',
     );
   });
 });
@@ -80,7 +85,8 @@ describe('SRV target that is a CNAME or has no address: followed or skipped, and
       {
         code: 'srv-target-alias',
         message:
-          'SRV target www.alias.cases.example (_sip._udp.alias.cases.example) is an alias of real.alias.cases.example: RFC 2782 forbids aliases; followed',
+          'SRV target www.alias.cases.example (_sip._udp.alias.cases.example) is an alias of ' +
+          'real.alias.cases.example: RFC 2782 forbids aliases; followed',
       },
     ]);
     expect(resolution.steps).toContainEqual(
@@ -136,7 +142,8 @@ describe('NAPTR branch with no address: next NAPTR of the same order, then the f
     expect(resolution.warnings).toContainEqual({
       code: 'naptr-srv-empty',
       message:
-        'NAPTR SIPS+D2T of sameorder.cases.example points to _sips._tcp.empty.sameorder.cases.example, which has no SRV records',
+        'NAPTR SIPS+D2T of sameorder.cases.example points to _sips._tcp.empty.sameorder.cases.example, which has no ' +
+        'SRV records',
     });
   });
 
@@ -206,7 +213,8 @@ describe('additional-section A/AAAA: only for SRV targets of that answer, at or 
         addresses: [],
         used: false,
         reason:
-          'outside bailiwick.cases.example, the domain asked about: refused by the core, it gets its own query if it is a target',
+          'outside bailiwick.cases.example, the domain asked about: refused by the core, it gets its own query if it ' +
+          'is a target',
       },
       {
         kind: 'additional',
@@ -263,18 +271,25 @@ describe('Retry-After in a 503: honoured for the penalty box, clamped to 300 s',
 });
 
 describe('target lifetime: each target carries expires; a cursor re-resolves an expired list', () => {
-  it('expires from the TTLs that produced the target: SRV 120 s and A 60 s; SRV and A 3600 s but the "no NAPTR" answer 300 s', async () => {
-    const clock = new ManualClock(1_000_000);
-    const resolution = await setup({ clock }).locator.resolve('sip:bob@nonaptr.cases.example', { stepThrough: true });
-    expect(resolution.targets.map((t) => (t.expires - 1_000_000) / 1000)).toEqual([60, 300, 300]);
-    expect(resolution.expires).toBe(1_060_000);
-  });
+  it(
+    'expires from the TTLs that produced the target: SRV 120 s and A 60 s; SRV and A 3600 s but the "no NAPTR" ' +
+      'answer 300 s',
+    async () => {
+      const clock = new ManualClock(1_000_000);
+      const resolution = await setup({ clock }).locator.resolve('sip:bob@nonaptr.cases.example', { stepThrough: true });
+      expect(resolution.targets.map((t) => (t.expires - 1_000_000) / 1000)).toEqual([60, 300, 300]);
+      expect(resolution.expires).toBe(1_060_000);
+    },
+  );
 
-  it('a list chosen after a negative answer expires with that answer (NAPTR and SRV NXDOMAIN, SOA minimum 300 s)', async () => {
-    const clock = new ManualClock(0);
-    const resolution = await setup({ clock }).locator.resolve('sip:bob@nosrv.cases.example', { stepThrough: true });
-    expect(resolution.targets.map((t) => t.expires)).toEqual([300_000, 300_000]);
-  });
+  it(
+    'a list chosen after a negative answer expires with that answer (NAPTR and SRV NXDOMAIN, SOA minimum 300 ' + 's)',
+    async () => {
+      const clock = new ManualClock(0);
+      const resolution = await setup({ clock }).locator.resolve('sip:bob@nosrv.cases.example', { stepThrough: true });
+      expect(resolution.targets.map((t) => t.expires)).toEqual([300_000, 300_000]);
+    },
+  );
 
   it('the cursor resolves again when the list has expired', async () => {
     const clock = new ManualClock();

@@ -169,7 +169,8 @@ describe("the policy: 'off', 'prefer', 'require'", () => {
       port: 5060,
       transport: 'udp',
       reason:
-        '192.0.2.12:5060 UDP (sip2.signed.example) is insecure: it rests on A sip2.signed.example (insecure); DNSSEC policy "require"',
+        '192.0.2.12:5060 UDP (sip2.signed.example) is insecure: it rests on A sip2.signed.example (insecure); DNSSEC ' +
+        'policy "require"',
     });
   });
 

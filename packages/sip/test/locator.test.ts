@@ -86,7 +86,9 @@ describe('the first round: one round trip', () => {
     expect(resolution.error).toBeInstanceOf(NoTargetsError);
     expect(resolution.warnings.filter((w) => w.code === 'dns-error')).toHaveLength(6);
     expect(resolution.warnings[0]!.message).toBe(
-      'biloxi.example NAPTR: no answer (only 6 of 7 questions arrived together: biloxi.example NAPTR, _sips._tcp.biloxi.example SRV, _sip._tcp.biloxi.example SRV, _sip._udp.biloxi.example SRV, biloxi.example AAAA, biloxi.example A); treated as no records',
+      'biloxi.example NAPTR: no answer (only 6 of 7 questions arrived together: biloxi.example NAPTR, ' +
+        '_sips._tcp.biloxi.example SRV, _sip._tcp.biloxi.example SRV, _sip._udp.biloxi.example SRV, biloxi.example ' +
+        'AAAA, biloxi.example A); treated as no records',
     );
   });
 
@@ -168,7 +170,8 @@ describe('DNSSEC: a bogus answer never makes a target', () => {
       whyBogus: 'signature over biloxi.example NAPTR expired',
     });
     expect(resolution.error?.message).toBe(
-      'the NAPTR answer for biloxi.example is DNSSEC-bogus (signature over biloxi.example NAPTR expired): no targets are made from it',
+      'the NAPTR answer for biloxi.example is DNSSEC-bogus (signature over biloxi.example NAPTR expired): no targets ' +
+        'are made from it',
     );
     expect(resolution.steps).toContainEqual(
       expect.objectContaining({ kind: 'query', name: 'biloxi.example', type: 'NAPTR', bogus: true, records: [] }),
@@ -296,7 +299,8 @@ describe('aliases across resolvers', () => {
     expect(resolution.warnings).toContainEqual({
       code: 'srv-target-alias',
       message:
-        'SRV target far.alias.cases.example (_sip._tcp.alias.cases.example) is an alias of host.other.example: RFC 2782 forbids aliases; followed',
+        'SRV target far.alias.cases.example (_sip._tcp.alias.cases.example) is an alias of host.other.example: RFC ' +
+        '2782 forbids aliases; followed',
     });
     expect(resolution.roundTrips).toBe(3);
   });
@@ -313,38 +317,42 @@ describe('aliases across resolvers', () => {
 });
 
 describe('nothing stays in flight', () => {
-  it('resolve() returns only once every question it asked has its answer, even when a bogus one ended the rule early', async () => {
-    let releaseA!: () => void;
-    const heldA = new Promise<void>((resolve) => (releaseA = resolve));
-    let bogusSent!: () => void;
-    const bogusAnswered = new Promise<void>((resolve) => (bogusSent = resolve));
-    const inner = new ZoneResolver({ files: [CASES_ZONE] });
-    const gated: ResolverPlugin = {
-      name: 'gated',
-      priority: 0,
-      available: () => true,
-      close: () => {},
-      async resolve(query, signal) {
-        const answer = await inner.resolve(query, signal);
-        if (query.type === 28) {
-          bogusSent();
-          return { ...answer, bogus: true, whyBogus: 'forged signature' };
-        }
-        if (query.type === 1) await heldA;
-        return answer;
-      },
-    };
-    const locator = new SipLocator(new DnsCore([gated]), { transports: ['udp'] });
-    let settled = false;
-    const pending = locator
-      .resolve('sip:bob@192.0.2.1.invalid.cases.example:5060', { stepThrough: true })
-      .finally(() => (settled = true));
-    await bogusAnswered;
-    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
-    expect(settled).toBe(false); // the bogus AAAA was handled, the A is still out
-    releaseA();
-    const resolution = await pending;
-    expect(resolution.error?.code).toBe('SIP_ERR_BOGUS');
-    expect(resolution.targets).toEqual([]);
-  });
+  it(
+    'resolve() returns only once every question it asked has its answer, even when a bogus one ended the rule ' +
+      'early',
+    async () => {
+      let releaseA!: () => void;
+      const heldA = new Promise<void>((resolve) => (releaseA = resolve));
+      let bogusSent!: () => void;
+      const bogusAnswered = new Promise<void>((resolve) => (bogusSent = resolve));
+      const inner = new ZoneResolver({ files: [CASES_ZONE] });
+      const gated: ResolverPlugin = {
+        name: 'gated',
+        priority: 0,
+        available: () => true,
+        close: () => {},
+        async resolve(query, signal) {
+          const answer = await inner.resolve(query, signal);
+          if (query.type === 28) {
+            bogusSent();
+            return { ...answer, bogus: true, whyBogus: 'forged signature' };
+          }
+          if (query.type === 1) await heldA;
+          return answer;
+        },
+      };
+      const locator = new SipLocator(new DnsCore([gated]), { transports: ['udp'] });
+      let settled = false;
+      const pending = locator
+        .resolve('sip:bob@192.0.2.1.invalid.cases.example:5060', { stepThrough: true })
+        .finally(() => (settled = true));
+      await bogusAnswered;
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(settled).toBe(false); // the bogus AAAA was handled, the A is still out
+      releaseA();
+      const resolution = await pending;
+      expect(resolution.error?.code).toBe('SIP_ERR_BOGUS');
+      expect(resolution.targets).toEqual([]);
+    },
+  );
 });

@@ -19,8 +19,10 @@ describe('selectNaptr: nominal', () => {
     ]);
     expect(selection.verdicts.map((v) => v.ignored?.reason ?? 'candidate')).toEqual([
       'candidate',
-      'order 90 is not the lowest usable order 50 (RFC 3403: once a record of an order applies, other orders are not considered)',
-      'order 100 is not the lowest usable order 50 (RFC 3403: once a record of an order applies, other orders are not considered)',
+      'order 90 is not the lowest usable order 50 (RFC 3403: once a record of an order applies, other orders are not ' +
+        'considered)',
+      'order 100 is not the lowest usable order 50 (RFC 3403: once a record of an order applies, other orders are ' +
+        'not considered)',
     ]);
     expect(selection.missingServices).toEqual([]);
     expect(selection.hasSipService).toBe(true);

@@ -14,7 +14,8 @@ describe('renderStepThrough: nominal', () => {
         '  client: udp, tcp, tls; IPv4 and IPv6, AAAA first',
         '',
         'Steps',
-        '  note: round 1: NAPTR, SRV (_sips._tcp.biloxi.example, _sip._tcp.biloxi.example, _sip._udp.biloxi.example) and AAAA/A of biloxi.example asked together',
+        '  note: round 1: NAPTR, SRV (_sips._tcp.biloxi.example, _sip._tcp.biloxi.example, _sip._udp.biloxi.example) ' +
+          'and AAAA/A of biloxi.example asked together',
         '  [round 1] biloxi.example NAPTR: NOERROR, 3 records, TTL 3600',
         '      50 50 "s" "SIPS+D2T" "" _sips._tcp.biloxi.example.',
         '      90 50 "s" "SIP+D2T" "" _sip._tcp.biloxi.example.',
@@ -42,15 +43,21 @@ describe('renderStepThrough: nominal', () => {
         '      + additional backup.biloxi.example A 198.51.100.50',
         '  [round 1] biloxi.example AAAA: NODATA, negative TTL 300',
         '  [round 1] biloxi.example A: NODATA, negative TTL 300',
-        '  additional sip1.biloxi.example 203.0.113.11 (from _sips._tcp.biloxi.example): used instead of A/AAAA queries (a target of this answer, inside biloxi.example)',
-        '  additional sip2.biloxi.example 203.0.113.12 (from _sips._tcp.biloxi.example): used instead of A/AAAA queries (a target of this answer, inside biloxi.example)',
-        '  additional backup.biloxi.example 198.51.100.50 (from _sips._tcp.biloxi.example): used instead of A/AAAA queries (a target of this answer, inside biloxi.example)',
+        '  additional sip1.biloxi.example 203.0.113.11 (from _sips._tcp.biloxi.example): used instead of A/AAAA ' +
+          'queries (a target of this answer, inside biloxi.example)',
+        '  additional sip2.biloxi.example 203.0.113.12 (from _sips._tcp.biloxi.example): used instead of A/AAAA ' +
+          'queries (a target of this answer, inside biloxi.example)',
+        '  additional backup.biloxi.example 198.51.100.50 (from _sips._tcp.biloxi.example): used instead of A/AAAA ' +
+          'queries (a target of this answer, inside biloxi.example)',
         '  NAPTR 50 50 "s" "SIPS+D2T" "" _sips._tcp.biloxi.example.',
-        '        chosen (TLS): lowest order, then lowest preference, among the services the client supports; _sips._tcp.biloxi.example gives 3 target(s)',
+        '        chosen (TLS): lowest order, then lowest preference, among the services the client supports; ' +
+          '_sips._tcp.biloxi.example gives 3 target(s)',
         '  NAPTR 90 50 "s" "SIP+D2T" "" _sip._tcp.biloxi.example.',
-        '        ignored (TCP): order 90 is not the lowest usable order 50 (RFC 3403: once a record of an order applies, other orders are not considered)',
+        '        ignored (TCP): order 90 is not the lowest usable order 50 (RFC 3403: once a record of an order ' +
+          'applies, other orders are not considered)',
         '  NAPTR 100 50 "s" "SIP+D2U" "" _sip._udp.biloxi.example.',
-        '        ignored (UDP): order 100 is not the lowest usable order 50 (RFC 3403: once a record of an order applies, other orders are not considered)',
+        '        ignored (UDP): order 100 is not the lowest usable order 50 (RFC 3403: once a record of an order ' +
+          'applies, other orders are not considered)',
         '  rule naptr applies -> TLS: NAPTR 50 50 SIPS+D2T -> _sips._tcp.biloxi.example (TLS)',
         '',
         'Targets: 3, tls by rule naptr (1 round trip, 6 queries)',
@@ -91,14 +98,16 @@ describe('renderStepThrough: off-nominal', () => {
         '  client: udp, tcp, tls; IPv4 and IPv6, AAAA first',
         '',
         'Steps',
-        '  rule port applies -> UDP: the URI gives port 5060: UDP for a SIP URI, A/AAAA at that port, no SRV (RFC 3263 sections 4.1, 4.2)',
+        '  rule port applies -> UDP: the URI gives port 5060: UDP for a SIP URI, A/AAAA at that port, no SRV (RFC ' +
+          '3263 sections 4.1, 4.2)',
         '  [round 1] biloxi.example AAAA: NODATA, negative TTL 300',
         '  [round 1] biloxi.example A: NODATA, negative TTL 300',
         '',
         'No targets: biloxi.example has no AAAA or A record [SIP_ERR_NO_TARGETS]',
         '',
         'Warnings',
-        '  ! the URI gives port 5060: NAPTR and SRV are not used, so there is no DNS load sharing or priority failover (remove the port to get them) [port-in-uri]',
+        '  ! the URI gives port 5060: NAPTR and SRV are not used, so there is no DNS load sharing or priority ' +
+          'failover (remove the port to get them) [port-in-uri]',
         '',
       ].join('\n'),
     );
@@ -116,7 +125,8 @@ describe('renderStepThrough: off-nominal', () => {
     const text = renderStepThrough(await locator.resolve('sip:bob@biloxi.example', { stepThrough: true }));
     expect(text).toContain('  [round 1] biloxi.example NAPTR: no answer (DNS_ERR_TIMEOUT: no server answered)\n');
     expect(text).toContain(
-      '  [round 1] _sips._tcp.biloxi.example SRV: NOERROR, DNSSEC BOGUS (signature over _sips._tcp.biloxi.example SRV expired): not used\n',
+      '  [round 1] _sips._tcp.biloxi.example SRV: NOERROR, DNSSEC BOGUS (signature over _sips._tcp.biloxi.example ' +
+        'SRV expired): not used\n',
     );
     expect(text).toContain('  [round 1] _sip._tcp.biloxi.example SRV: NOERROR, 3 records, TTL 3600, secure\n');
     expect(text).toContain('No targets: the SRV answer for _sips._tcp.biloxi.example is DNSSEC-bogus');
@@ -127,7 +137,8 @@ describe('renderStepThrough: off-nominal', () => {
       '  [round 2] www.alias.cases.example A: NOERROR, 1 record, TTL 3600, alias of real.alias.cases.example\n',
     );
     expect(alias).toContain(
-      '  ! SRV target www.alias.cases.example (_sip._udp.alias.cases.example) is an alias of real.alias.cases.example: RFC 2782 forbids aliases; followed [srv-target-alias]\n',
+      '  ! SRV target www.alias.cases.example (_sip._udp.alias.cases.example) is an alias of ' +
+        'real.alias.cases.example: RFC 2782 forbids aliases; followed [srv-target-alias]\n',
     );
     const skipped = renderStepThrough(
       await setup().locator.resolve('sip:bob@noaddr.cases.example;transport=udp', { stepThrough: true }),

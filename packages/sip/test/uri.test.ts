@@ -7,7 +7,8 @@ import { formatSipUri, isSipToken, parseSipUri, uriTarget } from '../src/uri.js'
 describe('parseSipUri: nominal', () => {
   it('reads every part of a full SIP URI', () => {
     const uri = parseSipUri(
-      'sip:alice:secret@atlanta.example:5070;transport=tcp;maddr=192.0.2.1;ttl=15;lr;x-custom=a%20b?subject=project&priority=urgent',
+      'sip:alice:secret@atlanta.example:5070;transport=tcp;maddr=192.0.2.1;ttl=15;lr;x-custom=a%20b?subject=project&p' +
+        'riority=urgent',
     );
     expect(uri).toMatchObject({
       scheme: 'sip',

@@ -32,7 +32,8 @@ import { UsageError } from '../usage-error.js';
 export const PING_USAGE = `usage: dnscore ping URI [--method OPTIONS] [--count N] [--per-target-timeout MS]
                     [--transaction-timeout MS] [--failover-on 503,...] [--transports udp,tcp,tls]
                     [--bind ADDRESS[:PORT]] [--ca FILE] [--seed N] [--json]
-                    [--resolver auto|zone|system|unbound] [--zone FILE]... [--server HOST[:PORT]]... [trust-anchor flags]`;
+                    [--resolver auto|zone|system|unbound] [--zone FILE]... [--server HOST[:PORT]]...
+                    [trust-anchor flags]`;
 
 /** Methods ping refuses: an INVITE would start a call, ACK and CANCEL belong to other requests. */
 const REFUSED_METHODS = new Set(['INVITE', 'ACK', 'CANCEL', 'PRACK', 'BYE']);
@@ -88,7 +89,8 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
     throw new UsageError(`--method "${values.method}" is not a SIP method`);
   if (REFUSED_METHODS.has(method))
     throw new UsageError(
-      `--method ${method} is not for pinging: use OPTIONS, INFO, MESSAGE or another request that ends in one transaction`,
+      `--method ${method} is not for pinging: use OPTIONS, INFO, MESSAGE or another request that ends in one ` +
+        `transaction`,
     );
   const count = integer(values.count ?? '1', '--count', 1, MAX_COUNT);
   const timeout = integer(
@@ -199,13 +201,17 @@ function renderRequest(n: number, report: SendReport): string {
       a.capped ? `timer cut to ${a.timeoutMs} ms by the transaction bound` : '',
     ].filter(Boolean);
     lines.push(
-      `  try ${i + 1}  ${destination(a.target).padEnd(24)} ${`(${a.target.host})`.padEnd(28)} ${a.outcome.padEnd(15)} ${String(a.status ?? '-').padStart(3)} ${String(a.ms).padStart(6)} ms${notes.length ? `  [${notes.join(', ')}]` : ''}`,
+      `  try ${i + 1}  ${destination(a.target).padEnd(24)} ${`(${a.target.host})`.padEnd(28)} ` +
+        `${a.outcome.padEnd(15)} ${String(a.status ?? '-').padStart(3)} ${String(a.ms).padStart(6)} ` +
+        `ms${notes.length ? `  [${notes.join(', ')}]` : ''}`,
     );
   }
   if (report.answeredBy) lines.push(`  answered by ${destination(report.answeredBy)}`);
   else
     lines.push(
-      `  no answer: ${report.error?.message ?? 'no target answered'}${report.error && 'code' in report.error ? ` [${String(report.error.code)}]` : ''}`,
+      `  no answer: ` +
+        (report.error?.message ?? 'no target answered') +
+        (report.error && 'code' in report.error ? ` [${String(report.error.code)}]` : ''),
     );
   return `${lines.join('\n')}\n`;
 }

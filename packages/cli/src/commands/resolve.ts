@@ -30,7 +30,8 @@ export async function resolveCommand(argv: readonly string[], io: Io): Promise<E
     },
   });
   if (positionals.length !== 1) throw new UsageError(`resolve takes one NAME\n${RESOLVE_USAGE}`);
-  const query = makeQuery(positionals[0]!, values.type ?? 'A', values.class ?? 'IN'); // bad input: exit 2 before any backend starts
+  // Bad input: exit 2 before any backend starts.
+  const query = makeQuery(positionals[0]!, values.type ?? 'A', values.class ?? 'IN');
   const { core, validator } = await buildCore(values);
   try {
     const result = await core.resolveQuery(query);
@@ -49,7 +50,8 @@ export async function resolveCommand(argv: readonly string[], io: Io): Promise<E
 function exitCodeOf(result: DnsResult, io: Io): ExitCode {
   if (result.bogus) {
     io.stderr(
-      `dnscore: ${result.query.name}: bogus DNSSEC answer: ${edeText(result)}${result.whyBogus ?? 'validation failed'}\n`,
+      `dnscore: ${result.query.name}: bogus DNSSEC answer: ` +
+        `${edeText(result)}${result.whyBogus ?? 'validation failed'}\n`,
     );
     return ExitCode.BOGUS;
   }

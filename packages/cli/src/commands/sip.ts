@@ -27,7 +27,8 @@ import { UsageError } from '../usage-error.js';
 
 export const SIP_USAGE = `usage: dnscore sip URI [--transports udp,tcp,tls] [--no-ipv6] [--seed N] [--draws N] [--json]
                    [--dnssec off|prefer|require] [--sips-dnssec off|prefer|require]
-                   [--resolver auto|zone|system|unbound] [--zone FILE]... [--server HOST[:PORT]]... [trust-anchor flags]`;
+                   [--resolver auto|zone|system|unbound] [--zone FILE]... [--server HOST[:PORT]]...
+                   [trust-anchor flags]`;
 
 export async function sipCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
   const { values, positionals } = parseArgs({

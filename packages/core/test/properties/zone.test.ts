@@ -41,7 +41,9 @@ describe('zone files (property)', () => {
   });
 
   it('mutated zone text loads or fails with a ZoneFileError that names a line of the file', () => {
-    const base = `$ORIGIN m.example.\n$TTL 300\n@ IN SOA ns h ( 1 2 3 4 5 )\nwww IN A 192.0.2.1\n_sip._udp IN SRV 10 60 5060 www\n@ IN NAPTR 100 50 "s" "SIP+D2U" "" _sip._udp\nt IN TXT "a b" c\n`;
+    const base =
+      `$ORIGIN m.example.\n$TTL 300\n@ IN SOA ns h ( 1 2 3 4 5 )\nwww IN A 192.0.2.1\n_sip._udp IN SRV 10 ` +
+      `60 5060 www\n@ IN NAPTR 100 50 "s" "SIP+D2U" "" _sip._udp\nt IN TXT "a b" c\n`;
     const edit = fc.record({
       at: fc.nat(),
       cut: fc.integer({ min: 0, max: 6 }),

@@ -52,37 +52,45 @@ describe('SRV: nominal', () => {
     expect(first20).toBeGreaterThanOrEqual(first10);
   });
 
-  it('srv_resolve_different_priorities_different_weights: priorities 5,5,10,10 and {5,80} first at least as often as {5,10}', async () => {
-    const core = coreAnswering([
-      srvRdata(10, 10, 5060, 'goose.down'),
-      srvRdata(10, 20, 5060, 'moo'),
-      srvRdata(5, 80, 5060, 'Canada'),
-      srvRdata(5, 10, 5060, 'Mexico'),
-    ]);
-    let first80 = 0;
-    let first10 = 0;
-    for (let i = 0; i < 100; i++) {
-      const records = (await core.resolve('goose.feathers', 'SRV')).records;
-      expect(records.map((r) => r.data.priority)).toEqual([5, 5, 10, 10]);
-      if (records[0]!.data.weight === 80) first80++;
-      else first10++;
-    }
-    expect(first80).toBeGreaterThanOrEqual(first10);
-  });
+  it(
+    'srv_resolve_different_priorities_different_weights: priorities 5,5,10,10 and {5,80} first at least as often as ' +
+      '{5,10}',
+    async () => {
+      const core = coreAnswering([
+        srvRdata(10, 10, 5060, 'goose.down'),
+        srvRdata(10, 20, 5060, 'moo'),
+        srvRdata(5, 80, 5060, 'Canada'),
+        srvRdata(5, 10, 5060, 'Mexico'),
+      ]);
+      let first80 = 0;
+      let first10 = 0;
+      for (let i = 0; i < 100; i++) {
+        const records = (await core.resolve('goose.feathers', 'SRV')).records;
+        expect(records.map((r) => r.data.priority)).toEqual([5, 5, 10, 10]);
+        if (records[0]!.data.weight === 80) first80++;
+        else first10++;
+      }
+      expect(first80).toBeGreaterThanOrEqual(first10);
+    },
+  );
 
-  it('srv_resolve_same_priority_zero_weight (inverted): a weight-0 record comes first in about 1/(sum+1) of draws, never never', () => {
-    const records = [
-      { data: { priority: 10, weight: 0, port: 5060, target: 'zero' } },
-      { data: { priority: 10, weight: 10, port: 5060, target: 'ten' } },
-    ];
-    const random = seededRandom(7);
-    const draws = 20_000;
-    let zeroFirst = 0;
-    for (let i = 0; i < draws; i++) if (orderSrv(records, random)[0]!.data.target === 'zero') zeroFirst++;
-    // Expected 1/11 = 0.0909; the seeded draw is repeatable, the band leaves room for any seed.
-    expect(zeroFirst / draws).toBeGreaterThan(0.08);
-    expect(zeroFirst / draws).toBeLessThan(0.1);
-  });
+  it(
+    'srv_resolve_same_priority_zero_weight (inverted): a weight-0 record comes first in about 1/(sum+1) of draws, ' +
+      'never never',
+    () => {
+      const records = [
+        { data: { priority: 10, weight: 0, port: 5060, target: 'zero' } },
+        { data: { priority: 10, weight: 10, port: 5060, target: 'ten' } },
+      ];
+      const random = seededRandom(7);
+      const draws = 20_000;
+      let zeroFirst = 0;
+      for (let i = 0; i < draws; i++) if (orderSrv(records, random)[0]!.data.target === 'zero') zeroFirst++;
+      // Expected 1/11 = 0.0909; the seeded draw is repeatable, the band leaves room for any seed.
+      expect(zeroFirst / draws).toBeGreaterThan(0.08);
+      expect(zeroFirst / draws).toBeLessThan(0.1);
+    },
+  );
 
   it('shares draws in proportion to weight (60:40)', () => {
     const records = [

@@ -1,4 +1,7 @@
-/** SIP URIs on arbitrary input (RFC 3261 section 25.1): parsed, formatted and parsed again alike, or refused with a typed error. */
+/**
+ * SIP URIs on arbitrary input (RFC 3261 section 25.1): parsed, formatted and parsed again alike,
+ * or refused with a typed error.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidSipUriError } from '../../src/errors.js';
@@ -26,9 +29,10 @@ const uri = fc
   })
   .map((u) => ({
     ...u,
-    text: `${u.scheme}:${u.user !== undefined ? `${u.user}@` : ''}${u.host}${u.port !== undefined ? `:${u.port}` : ''}${u.params
-      .map(([name, value]) => (value === undefined ? `;${name}` : `;${name}=${value}`))
-      .join('')}`,
+    text:
+      `${u.scheme}:${u.user !== undefined ? `${u.user}@` : ''}${u.host}` +
+      (u.port !== undefined ? `:${u.port}` : '') +
+      u.params.map(([name, value]) => (value === undefined ? `;${name}` : `;${name}=${value}`)).join(''),
   }));
 
 describe('SIP URIs (property)', () => {
