@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeQuery } from '@dnscore/core/plugin';
 import { toPluginAnswer, toResolveError } from '../src/answer.js';
-import { InsecureAnswerError, UnboundResolveError, type UnboundResultRaw } from '../src/index.js';
+import { InsecureAnswerError, UnboundResolveError } from '../src/errors.js';
+import type { UnboundResultRaw } from '../src/binding.js';
 
 const query = makeQuery('sip1.biloxi.test', 'A');
 const PACKET = Uint8Array.from([0, 0, 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0]);

@@ -23,12 +23,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_BUILD_DIR,
   NOT_BUILT,
-  UnboundResolver,
-  UnboundUnavailableError,
   explainLoadFailure,
   loadUnboundBinding,
   unboundAvailability,
-} from '../src/index.js';
+} from '../src/binding.js';
+import { UnboundResolver } from '../src/unbound-resolver.js';
+import { UnboundUnavailableError } from '../src/errors.js';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../scripts/build-addon.mjs', import.meta.url));
 let scratch: string;

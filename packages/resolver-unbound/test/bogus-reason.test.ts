@@ -3,7 +3,7 @@
  * loopback in test/dnssec-mitm.test.ts) to RFC 8914 INFO-CODEs.
  */
 import { describe, expect, it } from 'vitest';
-import { edeOfWhyBogus } from '@dnscore/resolver-unbound';
+import { edeOfWhyBogus } from '../src/bogus-reason.js';
 
 describe('edeOfWhyBogus', () => {
   it.each([

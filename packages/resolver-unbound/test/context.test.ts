@@ -7,13 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, quarantinedContexts } from '../src/context.js';
-import {
-  UnboundOptionError,
-  UnboundResolver,
-  loadUnboundBinding,
-  planContext,
-  type UnboundOptions,
-} from '../src/index.js';
+import { UnboundOptionError } from '../src/errors.js';
+import { UnboundResolver } from '../src/unbound-resolver.js';
+import { loadUnboundBinding } from '../src/binding.js';
+import { planContext, type UnboundOptions } from '../src/options.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);

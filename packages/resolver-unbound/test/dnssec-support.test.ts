@@ -5,7 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PROBED_ALGORITHMS, UnboundResolver, UnboundUnavailableError, loadUnboundBinding } from '../src/index.js';
+import { PROBED_ALGORITHMS } from '../src/probe-keys.js';
+import { UnboundResolver } from '../src/unbound-resolver.js';
+import { UnboundUnavailableError } from '../src/errors.js';
+import { loadUnboundBinding } from '../src/binding.js';
 import { dnskeyText, dsText, probeKey } from '../src/probe-keys.js';
 
 describe('dnssecSupport', () => {

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsCore, formatRecord, seededRandom, type DnsResult } from '@dnscore/core';
 import { ldnsTime, verifyZone } from '../../../test/support/dnssec.js';
-import { InsecureAnswerError, UnboundResolver, type UnboundOptions } from '../src/index.js';
+import { InsecureAnswerError } from '../src/errors.js';
+import { UnboundResolver } from '../src/unbound-resolver.js';
+import type { UnboundOptions } from '../src/options.js';
 import { startRig, type Rig } from './support/rig.js';
 
 let rig: Rig;

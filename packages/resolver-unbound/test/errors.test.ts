@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DnsError, InvalidArgumentError, shouldTryNext } from '@dnscore/core';
-import { InsecureAnswerError, UnboundOptionError, UnboundResolveError, UnboundUnavailableError } from '../src/index.js';
+import {
+  InsecureAnswerError,
+  UnboundOptionError,
+  UnboundResolveError,
+  UnboundUnavailableError,
+} from '../src/errors.js';
 
 describe('error classes', () => {
   it('each has a stable code and says whether the registry may ask the next backend', () => {

@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsCore, NoResolverError, ZoneResolver, type Logger } from '@dnscore/core';
-import { UnboundResolver, loadUnboundBinding, type UnboundOptions } from '../src/index.js';
+import { UnboundResolver } from '../src/unbound-resolver.js';
+import { loadUnboundBinding } from '../src/binding.js';
+import type { UnboundOptions } from '../src/options.js';
 import { counting, type CountingPlugin } from './support/counting.js';
 import { startRig, type Rig } from './support/rig.js';
 

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, makeQuery } from '@dnscore/core/plugin';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
-import { UnboundResolver, type UnboundOptions } from '../src/index.js';
+import { UnboundResolver } from '../src/unbound-resolver.js';
+import type { UnboundOptions } from '../src/options.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 
 describe('UnboundResolver in flight (a relay holds queries on the wire)', () => {

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BUILD_DIR } from '../src/index.js';
+import { DEFAULT_BUILD_DIR } from '../src/binding.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/lifetime-child.mjs', import.meta.url));
 const ADDON = join(DEFAULT_BUILD_DIR, 'unbound.node');

@@ -5,14 +5,11 @@
  * the integration tests cover that).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  UnboundOptionError,
-  DEFAULT_MAX_IN_FLIGHT,
-  defaultRootAnchors,
-  planContext,
-  unboundAddress,
-  type UnboundOptions,
-} from '../src/index.js';
+import { UnboundOptionError } from '../src/errors.js';
+import { DEFAULT_MAX_IN_FLIGHT } from '../src/defaults.js';
+import { defaultRootAnchors } from '../src/trust-anchors.js';
+import { planContext, unboundAddress, type UnboundOptions } from '../src/options.js';
+import type { UnboundContext } from '../src/unbound-context.js';
 
 function calls(options: UnboundOptions): string[] {
   const log: string[] = [];

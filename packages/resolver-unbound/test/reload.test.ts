@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsCore } from '@dnscore/core';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
-import { UnboundOptionError, UnboundResolver, type UnboundOptions } from '../src/index.js';
+import { UnboundOptionError } from '../src/errors.js';
+import { UnboundResolver } from '../src/unbound-resolver.js';
+import type { UnboundOptions } from '../src/options.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 
 const lab = (address: string): string => `$ORIGIN lab.test.

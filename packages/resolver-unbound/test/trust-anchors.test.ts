@@ -3,14 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BUILT_IN_ROOT_ANCHORS,
-  DEFAULT_ROOT_DS_FILE,
-  ROOT_KSK_2017_DS,
-  ROOT_KSK_2024_DS,
-  defaultRootAnchors,
-  rootDsKeyTag,
-} from '../src/index.js';
+import { BUILT_IN_ROOT_ANCHORS, DEFAULT_ROOT_DS_FILE, ROOT_KSK_2017_DS, ROOT_KSK_2024_DS } from '../src/defaults.js';
+import { defaultRootAnchors, rootDsKeyTag } from '../src/trust-anchors.js';
 
 let dir: string;
 beforeAll(() => {

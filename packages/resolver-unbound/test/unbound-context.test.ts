@@ -8,15 +8,10 @@ import { AbortError, StateError, makeQuery } from '@dnscore/core/plugin';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { createContext } from '../src/context.js';
-import {
-  LibunboundError,
-  type UnboundContext,
-  UnboundResolver,
-  loadUnboundBinding,
-  planContext,
-  type UnboundOptions,
-  type UnboundResultRaw,
-} from '../src/index.js';
+import { LibunboundError, type UnboundContext } from '../src/unbound-context.js';
+import { UnboundResolver } from '../src/unbound-resolver.js';
+import { loadUnboundBinding, type UnboundResultRaw } from '../src/binding.js';
+import { planContext, type UnboundOptions } from '../src/options.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 import { startRig, type Rig } from './support/rig.js';
 

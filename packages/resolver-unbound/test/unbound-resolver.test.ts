@@ -6,15 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DnsCore, type DnsResult } from '@dnscore/core';
 import { makeQuery, type PluginAnswer } from '@dnscore/core/plugin';
-import {
-  DEFAULT_UNBOUND_PRIORITY,
-  UnboundResolveError,
-  UnboundResolver,
-  UnboundUnavailableError,
-  defaultRootAnchors,
-  loadUnboundBinding,
-  type UnboundOptions,
-} from '../src/index.js';
+import { DEFAULT_UNBOUND_PRIORITY } from '../src/defaults.js';
+import { UnboundResolveError, UnboundUnavailableError } from '../src/errors.js';
+import { UnboundResolver } from '../src/unbound-resolver.js';
+import { defaultRootAnchors } from '../src/trust-anchors.js';
+import { loadUnboundBinding } from '../src/binding.js';
+import type { UnboundOptions } from '../src/options.js';
 import { counting } from './support/counting.js';
 
 /** Asterisk's fixture: goose.feathers A 127.0.0.2, A 127.0.0.3, AAAA ::1; duck.feathers A 127.0.0.4; TTL 12345. */

@@ -7,7 +7,7 @@
  */
 import { startNsd, type NsdServer } from '../../../../test/support/nsd.js';
 import { alterRecord, signZone, type SignedZone } from '../../../../test/support/dnssec.js';
-import type { UnboundOptions } from '../../src/index.js';
+import type { UnboundOptions } from '../../src/options.js';
 
 export const BILOXI = `$ORIGIN biloxi.test.
 $TTL 3600
