@@ -29,7 +29,7 @@ describe('examples/sip-failover', () => {
       '',
       '121 s later:',
       '  penalty box: empty',
-      'OPTIONS, Call-ID call-4: first try sip2.biloxi.example',
+      'OPTIONS, Call-ID call-4: first try sip1.biloxi.example',
     ]);
   });
 });
