@@ -8,19 +8,15 @@
 import { DnsCore } from '@dnscore/core';
 import { bulkAddress, bulkName } from '../rig/zones.js';
 import { unboundPlugin } from '../systems/dnscore.js';
+import { settledMemory } from './settled-memory.js';
 
 const [endpoint = '127.0.0.1:53', countText = '100000', warmText = '100000'] = process.argv.slice(2);
 const count = Number(countText);
 const warmFrom = Number(warmText);
 const BATCH = 1000;
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with --expose-gc');
 
 async function used(): Promise<{ heap: number; rss: number }> {
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  gc!();
-  gc!();
-  const m = process.memoryUsage();
+  const m = await settledMemory();
   return { heap: m.heapUsed, rss: m.rss };
 }
 
