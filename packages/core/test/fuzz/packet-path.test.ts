@@ -17,6 +17,7 @@ import { DnsError, makeQuery, parseName, withCache, type Clock } from '@dnscore/
 import { answerLifetime, buildResult, type PluginAnswer } from '@dnscore/core/plugin';
 import { isAtOrBelow } from '../../src/bailiwick.js';
 import { CORPUS } from './corpus.js';
+import { FIELD_MUTATIONS, type Mutation, mutate, STRUCTURAL_MUTATIONS } from '../support/packet-mutations.js';
 
 const SEED = Number(process.env.DNSCORE_FUZZ_SEED ?? 21);
 const SECONDS = Number(process.env.DNSCORE_FUZZ_SECONDS ?? 0);
@@ -24,42 +25,7 @@ const RUNS = Number(process.env.DNSCORE_FUZZ_RUNS ?? 300);
 const LIMITS = { maxTtl: 86_400, maxNegativeTtl: 3_600, maxBogusTtl: 60 };
 const TEN_YEARS_MS = 10 * 365 * 86_400_000;
 
-const mutation = fc.oneof(
-  fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
-  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
-  fc.record({
-    kind: fc.constant('insert' as const),
-    at: fc.nat(),
-    bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }),
-  }),
-  fc.record({ kind: fc.constant('pointer' as const), at: fc.nat(), target: fc.integer({ min: 0, max: 0x3fff }) }),
-  // The fields an attacker aims at: a record's CLASS or TTL (0xff 0xff: ANY; 0x7f..: huge).
-  fc.record({
-    kind: fc.constant('u16' as const),
-    at: fc.nat(),
-    value: fc.constantFrom(0x00ff, 0x00fe, 0x0003, 0xffff, 0),
-  }),
-  fc.record({
-    kind: fc.constant('u32' as const),
-    at: fc.nat(),
-    value: fc.constantFrom(0, 1, 0x7fffffff, 0x80000000, 0xffffffff),
-  }),
-);
-type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
-
-function mutate(packet: Uint8Array, mutations: readonly Mutation[]): Uint8Array {
-  let bytes = Array.from(packet);
-  for (const m of mutations) {
-    const at = bytes.length === 0 ? 0 : m.at % bytes.length;
-    if (m.kind === 'flip') bytes[at] = m.value;
-    else if (m.kind === 'truncate') bytes = bytes.slice(0, at);
-    else if (m.kind === 'insert') bytes.splice(at, 0, ...m.bytes);
-    else if (m.kind === 'pointer') bytes.splice(at, 2, 0xc0 | (m.target >> 8), m.target & 0xff);
-    else if (m.kind === 'u16') bytes.splice(at, 2, m.value >> 8, m.value & 0xff);
-    else bytes.splice(at, 4, m.value >>> 24, (m.value >>> 16) & 0xff, (m.value >>> 8) & 0xff, m.value & 0xff);
-  }
-  return Uint8Array.from(bytes);
-}
+const mutation = fc.oneof(...STRUCTURAL_MUTATIONS, ...FIELD_MUTATIONS);
 
 const status = fc.constantFrom(
   { secure: false, bogus: false },

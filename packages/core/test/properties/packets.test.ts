@@ -8,6 +8,7 @@ import { DnsError, makeQuery, type DnsRecord } from '@dnscore/core';
 import { buildResult } from '@dnscore/core/plugin';
 import { encodeAnswer } from '../support/encode.js';
 import { comparable, record } from './arbitraries.js';
+import { mutate, STRUCTURAL_MUTATIONS } from '../support/packet-mutations.js';
 
 function decodeOnly(r: DnsRecord): DnsRecord {
   const result = buildResult(makeQuery(r.name, r.rrtype), {
@@ -19,30 +20,7 @@ function decodeOnly(r: DnsRecord): DnsRecord {
   return result.records[0]!;
 }
 
-const mutation = fc.oneof(
-  fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
-  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
-  fc.record({
-    kind: fc.constant('insert' as const),
-    at: fc.nat(),
-    bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }),
-  }),
-  fc.record({ kind: fc.constant('pointer' as const), at: fc.nat(), target: fc.integer({ min: 0, max: 0x3fff }) }),
-);
-
-type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
-
-function mutate(packet: Uint8Array, mutations: readonly Mutation[]): Uint8Array {
-  let bytes = Array.from(packet);
-  for (const m of mutations) {
-    const at = bytes.length === 0 ? 0 : m.at % bytes.length;
-    if (m.kind === 'flip') bytes[at] = m.value;
-    else if (m.kind === 'truncate') bytes = bytes.slice(0, at);
-    else if (m.kind === 'insert') bytes.splice(at, 0, ...m.bytes);
-    else bytes.splice(at, 2, 0xc0 | (m.target >> 8), m.target & 0xff);
-  }
-  return Uint8Array.from(bytes);
-}
+const mutation = fc.oneof(...STRUCTURAL_MUTATIONS);
 
 describe('packets (property)', () => {
   it('a valid record decodes to itself, and re-encodes to itself', () => {
