@@ -8,5 +8,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
+    // Hooks start real servers and child processes; on a loaded 2-core CI machine that takes seconds.
+    hookTimeout: 60_000,
   },
 });

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopOnExit } from './cleanup.js';
 import { freePort } from './ports.js';
 
 export interface RedisOptions {
@@ -37,9 +38,6 @@ export interface RedisServer {
 export function redisInstalled(): boolean {
   return existsSync('/usr/bin/redis-server') || existsSync('/usr/local/bin/redis-server');
 }
-
-const running = new Set<ChildProcess>();
-let hooked = false;
 
 export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
   const address = options.address ?? '127.0.0.1';
@@ -90,11 +88,9 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
 }
 
 async function launch(confFile: string, dir: string, address: string, port: number): Promise<ChildProcess> {
-  hookExit();
   writeFileSync(join(dir, 'redis.log'), ''); // a restart must not read the last run's "Ready"
   const child = spawn('redis-server', [confFile], { stdio: 'ignore' });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
+  if (child.pid !== undefined) child.once('exit', stopOnExit(child.pid));
   for (let i = 0; i < 150; i++) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server died: ${log(dir)}`);
     if (readyInLog(dir) && (await accepts(address, port))) return child;
@@ -128,22 +124,6 @@ async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<v
   if (lingering) {
     child.kill('SIGKILL');
     await exited;
-  }
-}
-
-/** Kills every redis-server this process started when it exits, or on SIGINT/SIGTERM before exiting. */
-function hookExit(): void {
-  if (hooked) return;
-  hooked = true;
-  const killAll = (): void => {
-    for (const child of running) child.kill('SIGKILL');
-  };
-  process.once('exit', killAll);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      killAll();
-      process.kill(process.pid, signal);
-    });
   }
 }
 
