@@ -74,7 +74,7 @@ describe('a bogus answer through every layer', () => {
       adapter.resolve(null, null, hostInfoFromUri('sip:bob@layers.example'), 'token', (s, _t, a) => resolve([s, a])),
     );
     expect(status).not.toBe(0);
-    expect(addresses ?? { count: 0 }).toMatchObject({ count: 0 });
+    expect((addresses ?? { count: 0 }) as object).toMatchObject({ count: 0 });
     expect(system.stats.queries).toBe(0);
   });
 

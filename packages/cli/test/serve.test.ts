@@ -57,7 +57,7 @@ describe('dnscore serve', () => {
         ['uri=sip:bob@biloxi.example:5070;transport=tcp', []],
         ['uri=sip:bob@nowhere.example&transports=udp', ['--transports', 'udp']],
       ] as const) {
-        const api = await (await fetch(`${s.url}api/sip?${query}`)).json();
+        const api = (await (await fetch(`${s.url}api/sip?${query}`)).json()) as { targets: { expires: unknown }[] };
         const uri = new URLSearchParams(query).get('uri')!;
         const cli = await dnscore('sip', uri, '--zone', EXAMPLE_ZONE, '--json', ...flags);
         expect(withoutExpires(api)).toEqual(withoutExpires(JSON.parse(cli.stdout)));

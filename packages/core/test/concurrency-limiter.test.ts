@@ -190,7 +190,7 @@ describe('ConcurrencyLimiter.submit: a job is one record', () => {
 
 describe('ConcurrencyLimiter, one signal shared by many waiters (issue 21 item 4)', () => {
   it('holds one abort listener on the signal for 5,000 waiters, none once they start', async () => {
-    const { getEventListeners } = await import('node:events');
+    const { getEventListeners } = (await import('node:events')).EventEmitter;
     const limiter = new ConcurrencyLimiter(1);
     const gate = deferred();
     const caller = new AbortController();

@@ -195,7 +195,7 @@ describe('selection and fallback', () => {
     });
     const error = await new DnsCore([plain, timeout]).resolve('goose.feathers').catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect((error.cause as AggregateError).errors.map((e: Error) => e.message)).toEqual(['binding crashed']);
+    expect(((error as Error).cause as AggregateError).errors.map((e: Error) => e.message)).toEqual(['binding crashed']);
   });
 
   it('no available plugin: NoResolverError with every reason', async () => {

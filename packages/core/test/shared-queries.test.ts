@@ -113,7 +113,7 @@ describe('SharedQueries, off-nominal', () => {
 
 describe('SharedQueries, one signal shared by many callers (issue 21 item 4)', () => {
   it('holds one abort listener on the signal for 5,000 joins, none once settled', async () => {
-    const { getEventListeners } = await import('node:events');
+    const { getEventListeners } = (await import('node:events')).EventEmitter;
     const table = new SharedQueries<string>();
     const { state, start } = work();
     const caller = new AbortController();

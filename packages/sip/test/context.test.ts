@@ -11,7 +11,7 @@ function context(options: Parameters<typeof recording>[1] = {}): ResolutionConte
   const lookups = new Lookups(new DnsCore([recording(new ZoneResolver({ files: ALL_ZONES }), options)]), undefined);
   return new ResolutionContext(
     lookups,
-    { transports: new Set(['udp']), ipv4: true, ipv6: true, preferIpv6: true },
+    { transports: new Set(['udp']), ipv4: true, ipv6: true, preferIpv6: true, dnssec: 'off', sipsDnssec: 'off' },
     10_000,
     8,
   );

@@ -52,7 +52,7 @@ describe('dnscore:sip:locate', () => {
     ]);
     const result = seen[1]![2]!;
     expect(result).toBe(resolution);
-    expect([result.rule, lines(result.targets), result.roundTrips, result.queries, result.error]).toEqual([
+    expect([result.rule, lines(resolution.targets), result.roundTrips, result.queries, result.error]).toEqual([
       'transport-param',
       [
         'udp 203.0.113.12:5060 sip2.biloxi.example',
@@ -68,7 +68,13 @@ describe('dnscore:sip:locate', () => {
   it('ends with an error for a URI that cannot be located, and the resolution names it', async () => {
     const { locator } = setup();
     const results: SipLocateTraceContext['result'][] = [];
-    const handlers = { asyncEnd: (ctx: SipLocateTraceContext) => void results.push(ctx.result) };
+    const handlers = {
+      start: () => {},
+      end: () => {},
+      asyncStart: () => {},
+      asyncEnd: (ctx: SipLocateTraceContext) => void results.push(ctx.result),
+      error: () => {},
+    };
     sipLocateChannel.subscribe(handlers);
     stops.push(() => sipLocateChannel.unsubscribe(handlers));
     const resolution = await locator.resolve('sip:alice@nowhere.biloxi.example');

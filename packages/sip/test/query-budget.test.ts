@@ -13,8 +13,8 @@ import {
   type DnsApi,
   type DnsQuery,
   type DnsResult,
-  type PluginAnswer,
 } from '@dnscore/core';
+import type { PluginAnswer } from '@dnscore/core/plugin';
 import { QueryBudgetError, SipLocator } from '../src/index.js';
 import { QueryBudget } from '../src/query-budget.js';
 import { recording } from './support/recording-plugin.js';

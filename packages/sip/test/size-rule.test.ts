@@ -15,6 +15,8 @@ const udp: SipTarget = {
   weight: 60,
   source: 'srv',
   expires: 1e12,
+  dnssec: 'insecure',
+  links: [],
 };
 
 describe('applySizeRule: nominal', () => {

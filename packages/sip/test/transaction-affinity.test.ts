@@ -15,6 +15,8 @@ const target: SipTarget = {
   weight: 60,
   source: 'naptr',
   expires: 1e12,
+  dnssec: 'insecure',
+  links: [],
 };
 
 describe('TransactionAffinity: nominal', () => {

@@ -7,7 +7,7 @@ import type { SipTransport } from '../src/transport.js';
 import { parseSipUri } from '../src/uri.js';
 
 function client(transports: SipTransport[] = ['udp', 'tcp', 'tls'], ipv4 = true, ipv6 = true): ClientCapabilities {
-  return { transports: new Set(transports), ipv4, ipv6, preferIpv6: true };
+  return { transports: new Set(transports), ipv4, ipv6, preferIpv6: true, dnssec: 'off', sipsDnssec: 'off' };
 }
 
 describe('fixedTransport: nominal', () => {

@@ -1,7 +1,7 @@
 /** HTTP as a hostile client speaks it: raw bytes on a socket, and requests with any header. */
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { DnsCore, silentLogger, ZoneResolver, type ResolverPlugin } from '@dnscore/core';
+import { DnsCore, silentLogger, ZoneResolver, type DnsQuery, type ResolverPlugin } from '@dnscore/core';
 import { startServer, type RunningServer, type ServeOptions } from '@dnscore/serve';
 import { EXAMPLE_ZONE_FILE } from './zones.js';
 
@@ -73,7 +73,7 @@ export function recordingPlugin(): ResolverPlugin & { readonly asked: string[] }
     asked,
     available: () => true,
     close: () => {},
-    resolve: async (query) => {
+    resolve: async (query: DnsQuery) => {
       asked.push(`${query.name} ${query.type}`);
       throw new Error('the recording plugin answers nothing');
     },
