@@ -355,6 +355,34 @@ describe('createLookup', () => {
     expect(counted.asked.length).toBe(asked + 5);
   });
 
+  test('every call gets arrays and objects of its own: changing one changes no later answer', async () => {
+    const memoized = createLookup(scriptedCore().core);
+    const first = (await call(memoized, 'both.node.example', { all: true, order: 'ipv4first' })).address as {
+      address: string;
+      family: number;
+    }[];
+    first[0]!.address = '192.0.2.1';
+    first.push({ address: '192.0.2.2', family: 4 });
+    const withTtls = await memoized.addresses('both.node.example', { order: 'ipv6first' });
+    (withTtls[0] as { ttl: number }).ttl = 1;
+    withTtls.length = 0;
+    const localhost = (await call(memoized, 'localhost', { all: true })).address as { address: string }[];
+    localhost[0]!.address = '192.0.2.3';
+    expect((await call(memoized, 'both.node.example', { all: true, order: 'ipv4first' })).address).toEqual([
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
+    expect(await memoized.addresses('both.node.example', { order: 'ipv6first' })).toEqual([
+      { address: '::1', family: 6, ttl: 120 },
+      { address: '127.0.0.1', family: 4, ttl: 300 },
+    ]);
+    expect((await call(memoized, 'localhost', { all: true })).address).toEqual([
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
+    expect((await call(memoized, 'v4.node.example', 4)).address).toBe('127.0.0.1');
+  });
+
   test('bad options of createLookup are refused', () => {
     expect(thrown(() => createLookup(core, { timeoutMs: 0 }))).toEqual({
       name: 'TypeError',
