@@ -69,7 +69,7 @@ export function findAddresses(
   const v6 = askAaaa && memoized ? memo.get('AAAA', key, now) : undefined;
   if ((!askA || v4) && (!askAaaa || v6)) return combine(hostname, v4, v6, options, settings.requireSecure);
   // The signal (timeout, cancel) is made only for a call that asks the core.
-  const call = callSignal(settings.timeoutMs, [options.signal]);
+  const call = callSignal(options.timeoutMs ?? settings.timeoutMs, [options.signal]);
   return Promise.all([
     askA ? (v4 ?? ask(dns, memo, hostname, key, 'A', call)) : undefined,
     askAaaa ? (v6 ?? ask(dns, memo, hostname, key, 'AAAA', call)) : undefined,

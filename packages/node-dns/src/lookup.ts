@@ -21,7 +21,7 @@ import {
 import { ResultMemo } from './result-memo.js';
 import { DEFAULT_RESULT_MEMO_ENTRIES, DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
 import { NodeArgumentError, NodeDnsError, received } from './errors.js';
-import { readLookupOptions, type LookupOptions, type ReadLookupOptions } from './lookup-options.js';
+import { checkTimeout, readLookupOptions, type LookupOptions, type ReadLookupOptions } from './lookup-options.js';
 
 export interface CreateLookupOptions {
   /** Ends a call that has no address after this many ms with EAI_AGAIN (default: the backend's timeouts). */
@@ -67,13 +67,8 @@ export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): No
       `The "dns" argument must have a resolve() method. ${received(dns)}`,
     );
   }
-  const timeoutMs = options.timeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2_147_483_647)) {
-    throw new NodeArgumentError(
-      'ERR_INVALID_ARG_VALUE',
-      `The property 'options.timeoutMs' must be an integer in 1..2147483647. Received ${String(timeoutMs)}`,
-    );
-  }
+  const given = options.timeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
+  const timeoutMs = given === undefined ? undefined : checkTimeout(given, 'options.timeoutMs');
   const requireSecure = options.requireSecure ?? DEFAULT_REQUIRE_SECURE;
   if (typeof requireSecure !== 'boolean') {
     throw new NodeArgumentError(
@@ -207,7 +202,14 @@ function lookupOrigin(
   const o = (options ?? {}) as { dualStack?: boolean; affinity?: 4 | 6 | null };
   const family = o.dualStack === false && (o.affinity === 4 || o.affinity === 6) ? o.affinity : 0;
   const hostname = origin.hostname.replace(/^\[(.*)\]$/, '$1');
-  const read: ReadLookupOptions = { family, hints: 0, all: true, order: 'ipv4first', signal: undefined };
+  const read: ReadLookupOptions = {
+    family,
+    hints: 0,
+    all: true,
+    order: 'ipv4first',
+    signal: undefined,
+    timeoutMs: undefined,
+  };
   find(hostname, read).then(
     (found) =>
       process.nextTick(

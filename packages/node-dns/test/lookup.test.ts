@@ -233,6 +233,29 @@ describe('createLookup', () => {
     expect(((error as Error).cause as Error).cause).toMatchObject({ code: 'DNS_ERR_TIMEOUT' });
   });
 
+  test("a call's own timeout option wins over the lookup's; it is checked like the lookup's", async () => {
+    const patient = createLookup(core, { timeoutMs: 60_000 });
+    // the lookup's minute is past the test's time limit: only the call's 50 ms can end it in time
+    const error = await patient.promise('dead.node.example', { timeout: 50 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'EAI_AGAIN', syscall: 'getaddrinfo', hostname: 'dead.node.example' });
+    expect(((error as Error).cause as Error).cause).toMatchObject({ code: 'DNS_ERR_TIMEOUT' });
+    // without a timeout of the lookup, the call's own still applies
+    expect((await call(lookup, 'dead.node.example', { timeout: 20 })).error).toMatchObject({ code: 'EAI_AGAIN' });
+    // an answer at hand needs no timer
+    expect((await call(lookup, 'v4.node.example', { timeout: 1 })).address).toBe('127.0.0.1');
+    for (const [timeout, code] of [
+      [0, 'ERR_INVALID_ARG_VALUE'],
+      [1.5, 'ERR_INVALID_ARG_VALUE'],
+      [2 ** 31, 'ERR_INVALID_ARG_VALUE'],
+      ['100', 'ERR_INVALID_ARG_TYPE'],
+    ] as const) {
+      expect(thrown(() => lookup('v4.node.example', { timeout } as never, () => {}))).toEqual({
+        name: 'TypeError',
+        code,
+      });
+    }
+  });
+
   test('a signal cancels: ECANCELLED at once, already aborted or later', async () => {
     const controller = new AbortController();
     const pending = call(lookup, 'dead.node.example', { signal: controller.signal });
