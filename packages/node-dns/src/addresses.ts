@@ -54,10 +54,14 @@ export function findAddresses(
   options: ReadLookupOptions,
   settings: LookupSettings,
 ): readonly KeptAddress[] | Promise<readonly KeptAddress[]> {
-  const loopback = localhostAddresses(hostname, options);
-  if (loopback) return loopback;
   const { family, hints } = options;
   const configured = hints & ADDRCONFIG ? configuredFamilies() : BOTH_FAMILIES;
+  // ADDRCONFIG and a family this host has no address of: nothing can be reached (glibc: EAI_NONAME).
+  if ((family === 4 && !configured.ipv4) || (family === 6 && !configured.ipv6)) {
+    throw new NodeDnsError('ENOTFOUND', SYSCALL, hostname, { errno: uvErrno('ENOTFOUND') });
+  }
+  const loopback = localhostAddresses(hostname, options);
+  if (loopback) return loopback;
   const bothOff = !configured.ipv4 && !configured.ipv6; // a loopback-only host: ADDRCONFIG would say nothing
   const askA =
     family === 4 || (family === 0 && (configured.ipv4 || bothOff)) || (family === 6 && (hints & V4MAPPED) !== 0);
