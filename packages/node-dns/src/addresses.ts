@@ -74,12 +74,17 @@ export function findAddresses(
   if ((!askA || v4) && (!askAaaa || v6)) return combine(hostname, v4, v6, options, settings.requireSecure);
   // The signal (timeout, cancel) is made only for a call that asks the core.
   const call = callSignal(options.timeoutMs ?? settings.timeoutMs, [options.signal]);
-  return Promise.all([
-    askA ? (v4 ?? ask(dns, memo, hostname, key, 'A', call)) : undefined,
-    askAaaa ? (v6 ?? ask(dns, memo, hostname, key, 'AAAA', call)) : undefined,
-  ])
-    .then(([a, aaaa]) => combine(hostname, a, aaaa, options, settings.requireSecure))
-    .finally(call.done);
+  const { requireSecure } = settings;
+  const a = askA ? (v4 ?? ask(dns, memo, hostname, key, 'A', call)) : undefined;
+  const aaaa = askAaaa ? (v6 ?? ask(dns, memo, hostname, key, 'AAAA', call)) : undefined;
+  // One question asked (the other family not wanted, or kept): no Promise.all.
+  const found =
+    a instanceof Promise && aaaa instanceof Promise
+      ? Promise.all([a, aaaa]).then(([x, y]) => combine(hostname, x, y, options, requireSecure))
+      : a instanceof Promise
+        ? a.then((x) => combine(hostname, x, aaaa as Outcome | undefined, options, requireSecure))
+        : (aaaa as Promise<Outcome>).then((y) => combine(hostname, a, y, options, requireSecure));
+  return call.signal === undefined ? found : found.finally(call.done);
 }
 
 const BOTH_FAMILIES = { ipv4: true, ipv6: true } as const;
@@ -148,7 +153,8 @@ function combine(
   throw failure(hostname, asked);
 }
 
-async function ask(
+/** One question to the core; never rejects: a failure is an Outcome with its code. */
+function ask(
   dns: DnsApi,
   memo: ResultMemo<Outcome>,
   hostname: string,
@@ -156,23 +162,36 @@ async function ask(
   type: 'A' | 'AAAA',
   call: CallSignal,
 ): Promise<Outcome> {
+  let asked: Promise<DnsResult>;
   try {
-    const result = await dns.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
-    const code = resultCode(result);
-    const family = type === 'A' ? 4 : 6;
-    const keptAt = memo.clock.now();
-    const addresses =
-      code === undefined
-        ? result.records.map((r) => Object.freeze({ address: r.data as string, family, ttl: r.ttl, keptAt } as const))
-        : NONE;
-    const outcome: Outcome = { result, code, addresses };
-    memo.set(type, key, result, outcome, keptAt);
-    return outcome;
+    asked = dns.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
   } catch (error) {
-    const code = errorCode(error);
-    // A timeout of ours aborts the call: it is a timeout, not a cancel.
-    return { error, code: code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, addresses: NONE };
+    return Promise.resolve(failed(error, call));
   }
+  return asked.then(
+    (result) => answered(memo, key, type, result),
+    (error: unknown) => failed(error, call),
+  );
+}
+
+/** The outcome of a result, kept in the memo when it is usable. */
+function answered(memo: ResultMemo<Outcome>, key: string, type: 'A' | 'AAAA', result: DnsResult): Outcome {
+  const code = resultCode(result);
+  const family = type === 'A' ? 4 : 6;
+  const keptAt = memo.clock.now();
+  const addresses =
+    code === undefined
+      ? result.records.map((r) => Object.freeze({ address: r.data as string, family, ttl: r.ttl, keptAt } as const))
+      : NONE;
+  const outcome: Outcome = { result, code, addresses };
+  memo.set(type, key, result, outcome, keptAt);
+  return outcome;
+}
+
+function failed(error: unknown, call: CallSignal): Outcome {
+  const code = errorCode(error);
+  // A timeout of ours aborts the call: it is a timeout, not a cancel.
+  return { error, code: code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, addresses: NONE };
 }
 
 /** The usable addresses of an outcome. */
