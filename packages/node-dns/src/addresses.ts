@@ -11,7 +11,7 @@ import { errorCode, lookupCode, resultCode } from './codes.js';
 import { NodeDnsError, uvErrno } from './errors.js';
 import { configuredFamilies } from './interfaces.js';
 import type { ReadLookupOptions } from './lookup-options.js';
-import type { ResultMemo, Kept } from './result-memo.js';
+import type { ResultMemo } from './result-memo.js';
 import { callSignal, type CallSignal } from './call-signal.js';
 
 export interface LookupAddress {
@@ -22,6 +22,15 @@ export interface LookupAddress {
 /** An address with the TTL (seconds) of the record it came from. */
 export interface FoundAddress extends LookupAddress {
   readonly ttl: number;
+}
+
+/**
+ * An address as the lookup holds it: its record's TTL when it was kept, and the clock time (ms)
+ * it was kept at. Made once per answer and shared by every call that reads the memo, so it is
+ * frozen, and a call never hands it (or an array of them) out: see answerOf / withTtl.
+ */
+export interface KeptAddress extends FoundAddress {
+  readonly keptAt: number;
 }
 
 /** What a lookup made by createLookup does on every call. */
@@ -36,6 +45,7 @@ const SYSCALL = 'getaddrinfo';
 /**
  * The addresses of `hostname`, or a NodeDnsError (syscall getaddrinfo) when none can be given.
  * Synchronous (a value or a throw) when every answer it needs is in `memo`; a promise otherwise.
+ * The array may be the memo's own: callers copy it (answerOf, withTtl) before handing it out.
  */
 export function findAddresses(
   dns: DnsApi,
@@ -43,11 +53,15 @@ export function findAddresses(
   hostname: string,
   options: ReadLookupOptions,
   settings: LookupSettings,
-): FoundAddress[] | Promise<FoundAddress[]> {
-  const loopback = localhostAddresses(hostname, options);
-  if (loopback) return loopback;
+): readonly KeptAddress[] | Promise<readonly KeptAddress[]> {
   const { family, hints } = options;
   const configured = hints & ADDRCONFIG ? configuredFamilies() : BOTH_FAMILIES;
+  // ADDRCONFIG and a family this host has no address of: nothing can be reached (glibc: EAI_NONAME).
+  if ((family === 4 && !configured.ipv4) || (family === 6 && !configured.ipv6)) {
+    throw new NodeDnsError('ENOTFOUND', SYSCALL, hostname, { errno: uvErrno('ENOTFOUND') });
+  }
+  const loopback = localhostAddresses(hostname, options);
+  if (loopback) return loopback;
   const bothOff = !configured.ipv4 && !configured.ipv6; // a loopback-only host: ADDRCONFIG would say nothing
   const askA =
     family === 4 || (family === 0 && (configured.ipv4 || bothOff)) || (family === 6 && (hints & V4MAPPED) !== 0);
@@ -57,20 +71,24 @@ export function findAddresses(
   const now = memoized ? memo.clock.now() : 0;
   const v4 = askA && memoized ? memo.get('A', key, now) : undefined;
   const v6 = askAaaa && memoized ? memo.get('AAAA', key, now) : undefined;
-  if ((!askA || v4) && (!askAaaa || v6)) {
-    return combine(hostname, v4 && aged(v4, now), v6 && aged(v6, now), options, settings.requireSecure);
-  }
+  if ((!askA || v4) && (!askAaaa || v6)) return combine(hostname, v4, v6, options, settings.requireSecure);
   // The signal (timeout, cancel) is made only for a call that asks the core.
-  const call = callSignal(settings.timeoutMs, [options.signal]);
-  return Promise.all([
-    askA ? (v4 ? aged(v4, now) : ask(dns, memo, hostname, key, 'A', call)) : undefined,
-    askAaaa ? (v6 ? aged(v6, now) : ask(dns, memo, hostname, key, 'AAAA', call)) : undefined,
-  ])
-    .then(([a, aaaa]) => combine(hostname, a, aaaa, options, settings.requireSecure))
-    .finally(call.done);
+  const call = callSignal(options.timeoutMs ?? settings.timeoutMs, [options.signal]);
+  const { requireSecure } = settings;
+  const a = askA ? (v4 ?? ask(dns, memo, hostname, key, 'A', call)) : undefined;
+  const aaaa = askAaaa ? (v6 ?? ask(dns, memo, hostname, key, 'AAAA', call)) : undefined;
+  // One question asked (the other family not wanted, or kept): no Promise.all.
+  const found =
+    a instanceof Promise && aaaa instanceof Promise
+      ? Promise.all([a, aaaa]).then(([x, y]) => combine(hostname, x, y, options, requireSecure))
+      : a instanceof Promise
+        ? a.then((x) => combine(hostname, x, aaaa as Outcome | undefined, options, requireSecure))
+        : (aaaa as Promise<Outcome>).then((y) => combine(hostname, a, y, options, requireSecure));
+  return call.signal === undefined ? found : found.finally(call.done);
 }
 
 const BOTH_FAMILIES = { ipv4: true, ipv6: true } as const;
+const NONE: readonly KeptAddress[] = Object.freeze([]);
 
 /** What one A or AAAA question gave: the result and its addresses, or the error. */
 export interface Outcome {
@@ -78,15 +96,24 @@ export interface Outcome {
   readonly error?: unknown;
   /** The c-ares code of a negative result or an error; undefined when the result has data. */
   readonly code: string | undefined;
-  /** The result's addresses, TTLs as they were when it was kept. */
-  readonly addresses: readonly FoundAddress[];
-  /** Seconds since the outcome was kept (TTLs are that much lower now). */
-  readonly age: number;
+  /** The result's addresses. */
+  readonly addresses: readonly KeptAddress[];
 }
 
-function aged(kept: Kept<Outcome>, now: number): Outcome {
-  const age = Math.floor((now - kept.storedAt) / 1000);
-  return age === 0 ? kept.value : { ...kept.value, age };
+/** [{ address, family }], new objects in a new array, as dns.lookup gives them. */
+export function answerOf(found: readonly KeptAddress[]): LookupAddress[] {
+  const answer = new Array<LookupAddress>(found.length);
+  for (let i = 0; i < found.length; i++) answer[i] = { address: found[i]!.address, family: found[i]!.family };
+  return answer;
+}
+
+/** The addresses with their TTLs as they are at `now` (less the whole seconds since they were kept). */
+export function withTtl(found: readonly KeptAddress[], now: number): FoundAddress[] {
+  return found.map((a) => ({
+    address: a.address,
+    family: a.family,
+    ttl: Math.max(0, a.ttl - Math.floor((now - a.keptAt) / 1000)),
+  }));
 }
 
 function combine(
@@ -95,7 +122,7 @@ function combine(
   v6: Outcome | undefined,
   options: ReadLookupOptions,
   requireSecure: boolean,
-): FoundAddress[] {
+): readonly KeptAddress[] {
   const { family, hints } = options;
   const bogus = v4?.result?.bogus ? v4 : v6?.result?.bogus ? v6 : undefined;
   if (bogus) {
@@ -108,9 +135,10 @@ function combine(
   let sixes = addressesOf(v6, requireSecure);
   if (family === 6) {
     // V4MAPPED: IPv4 addresses as ::ffff:a.b.c.d when there is no IPv6 one (or always with ALL).
-    const mapped = hints & V4MAPPED && (sixes.length === 0 || hints & ALL) ? fours.map(toMapped) : [];
-    sixes = mapped.length > 0 ? [...sixes, ...mapped] : sixes;
-    fours = [];
+    if (hints & V4MAPPED && fours.length > 0 && (sixes.length === 0 || hints & ALL)) {
+      sixes = [...sixes, ...fours.map(toMapped)];
+    }
+    fours = NONE;
   }
   const found = ordered(fours, sixes, options.order);
   if (found.length > 0) return found;
@@ -125,7 +153,8 @@ function combine(
   throw failure(hostname, asked);
 }
 
-async function ask(
+/** One question to the core; never rejects: a failure is an Outcome with its code. */
+function ask(
   dns: DnsApi,
   memo: ResultMemo<Outcome>,
   hostname: string,
@@ -133,38 +162,56 @@ async function ask(
   type: 'A' | 'AAAA',
   call: CallSignal,
 ): Promise<Outcome> {
+  let asked: Promise<DnsResult>;
   try {
-    const result = await dns.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
-    const code = resultCode(result);
-    const family = type === 'A' ? 4 : 6;
-    const addresses =
-      code === undefined
-        ? result.records.map((r) => Object.freeze({ address: r.data as string, family, ttl: r.ttl } as const))
-        : [];
-    const outcome: Outcome = { result, code, addresses, age: 0 };
-    memo.set(type, key, result, outcome);
-    return outcome;
+    asked = dns.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
   } catch (error) {
-    const code = errorCode(error);
-    // A timeout of ours aborts the call: it is a timeout, not a cancel.
-    return { error, code: code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, addresses: [], age: 0 };
+    return Promise.resolve(failed(error, call));
   }
+  return asked.then(
+    (result) => answered(memo, key, type, result),
+    (error: unknown) => failed(error, call),
+  );
 }
 
-/** The usable addresses of an outcome, their TTLs less its age. */
-function addressesOf(outcome: Outcome | undefined, requireSecure: boolean): FoundAddress[] {
-  if (!outcome || outcome.addresses.length === 0 || (requireSecure && !outcome.result!.secure)) return [];
-  const { age } = outcome;
-  return age === 0
-    ? (outcome.addresses as FoundAddress[])
-    : outcome.addresses.map((a) => ({ ...a, ttl: Math.max(0, a.ttl - age) }));
+/** The outcome of a result, kept in the memo when it is usable. */
+function answered(memo: ResultMemo<Outcome>, key: string, type: 'A' | 'AAAA', result: DnsResult): Outcome {
+  const code = resultCode(result);
+  const family = type === 'A' ? 4 : 6;
+  const keptAt = memo.clock.now();
+  const addresses =
+    code === undefined
+      ? result.records.map((r) => Object.freeze({ address: r.data as string, family, ttl: r.ttl, keptAt } as const))
+      : NONE;
+  const outcome: Outcome = { result, code, addresses };
+  memo.set(type, key, result, outcome, keptAt);
+  return outcome;
 }
 
-function toMapped(a: FoundAddress): FoundAddress {
-  return { address: `::ffff:${a.address}`, family: 6, ttl: a.ttl };
+function failed(error: unknown, call: CallSignal): Outcome {
+  const code = errorCode(error);
+  // A timeout of ours aborts the call: it is a timeout, not a cancel.
+  return { error, code: code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, addresses: NONE };
 }
 
-function ordered(fours: FoundAddress[], sixes: FoundAddress[], order: ReadLookupOptions['order']): FoundAddress[] {
+/** The usable addresses of an outcome. */
+function addressesOf(outcome: Outcome | undefined, requireSecure: boolean): readonly KeptAddress[] {
+  if (!outcome || (requireSecure && !outcome.result?.secure)) return NONE;
+  return outcome.addresses;
+}
+
+function toMapped(a: KeptAddress): KeptAddress {
+  return { address: `::ffff:${a.address}`, family: 6, ttl: a.ttl, keptAt: a.keptAt };
+}
+
+/** Both families in the asked order; one of them as it is when the other has none. */
+function ordered(
+  fours: readonly KeptAddress[],
+  sixes: readonly KeptAddress[],
+  order: ReadLookupOptions['order'],
+): readonly KeptAddress[] {
+  if (sixes.length === 0) return fours;
+  if (fours.length === 0) return sixes;
   if (order === 'ipv4first') return [...fours, ...sixes];
   if (order === 'ipv6first') return [...sixes, ...fours];
   // verbatim: what getaddrinfo's RFC 6724 sort gives in the common case, IPv6 first when the
@@ -187,12 +234,19 @@ function failure(hostname: string, asked: readonly Outcome[]): NodeDnsError {
 const LOCALHOST = /(?:^|\.)localhost\.?$/i;
 
 /** RFC 6761 section 6.3: localhost and names under it are the loopback addresses, never asked. */
-function localhostAddresses(hostname: string, options: ReadLookupOptions): FoundAddress[] | undefined {
-  if (!LOCALHOST.test(hostname)) return undefined;
-  const four: FoundAddress = { address: '127.0.0.1', family: 4, ttl: 0 };
-  const six: FoundAddress = { address: '::1', family: 6, ttl: 0 };
-  if (options.family === 4) return [four];
-  if (options.family === 6) return [six];
+function localhostAddresses(hostname: string, options: ReadLookupOptions): readonly KeptAddress[] | undefined {
+  // Only a name ending in t, T or a dot can be one: the others skip the regex.
+  const last = hostname.charCodeAt(hostname.length - 1) | 0x20;
+  if ((last !== 0x74 && last !== 0x2e) || !LOCALHOST.test(hostname)) return undefined;
+  if (options.family === 4) return LOOPBACK_4;
+  if (options.family === 6) return LOOPBACK_6;
   // IPv4 first unless asked otherwise: a server listening on "localhost" listens on 127.0.0.1.
-  return options.order === 'ipv6first' ? [six, four] : [four, six];
+  return options.order === 'ipv6first' ? LOOPBACK_64 : LOOPBACK_46;
 }
+
+const FOUR: KeptAddress = Object.freeze({ address: '127.0.0.1', family: 4, ttl: 0, keptAt: 0 });
+const SIX: KeptAddress = Object.freeze({ address: '::1', family: 6, ttl: 0, keptAt: 0 });
+const LOOPBACK_4 = Object.freeze([FOUR]);
+const LOOPBACK_6 = Object.freeze([SIX]);
+const LOOPBACK_46 = Object.freeze([FOUR, SIX]);
+const LOOPBACK_64 = Object.freeze([SIX, FOUR]);

@@ -2,7 +2,7 @@
  * Which address families this host has configured, for ADDRCONFIG (RFC 3493 section 6.1: a
  * family counts when a non-loopback address of it is configured). os.networkInterfaces() is a
  * system call per use, and net passes ADDRCONFIG on nearly every connect, so the answer is kept
- * for a second.
+ * for a second: an unref'd timer forgets it, so a warm call reads no clock for it.
  */
 import { networkInterfaces } from 'node:os';
 
@@ -12,10 +12,10 @@ export interface ConfiguredFamilies {
 }
 
 const KEEP_MS = 1000;
-let kept: { families: ConfiguredFamilies; until: number } | undefined;
+let kept: ConfiguredFamilies | undefined;
 
-export function configuredFamilies(now = Date.now()): ConfiguredFamilies {
-  if (kept && now < kept.until) return kept.families;
+export function configuredFamilies(): ConfiguredFamilies {
+  if (kept) return kept;
   let ipv4 = false;
   let ipv6 = false;
   for (const addresses of Object.values(networkInterfaces())) {
@@ -25,6 +25,11 @@ export function configuredFamilies(now = Date.now()): ConfiguredFamilies {
       else if (!address.address.startsWith('fe80:')) ipv6 = true;
     }
   }
-  kept = { families: { ipv4, ipv6 }, until: now + KEEP_MS };
-  return kept.families;
+  kept = { ipv4, ipv6 };
+  setTimeout(forget, KEEP_MS).unref();
+  return kept;
+}
+
+function forget(): void {
+  kept = undefined;
 }

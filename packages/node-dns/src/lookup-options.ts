@@ -20,6 +20,8 @@ export interface LookupOptions {
   order?: ResultOrder | undefined;
   /** dnscore: cancels the call (the callback gets ECANCELLED). */
   signal?: AbortSignal | undefined;
+  /** dnscore: ms this call may take before EAI_AGAIN, in place of createLookup's `timeoutMs`. */
+  timeout?: number | undefined;
 }
 
 export interface ReadLookupOptions {
@@ -28,6 +30,8 @@ export interface ReadLookupOptions {
   readonly all: boolean;
   readonly order: ResultOrder;
   readonly signal: AbortSignal | undefined;
+  /** This call's own timeout; undefined: the lookup's. */
+  readonly timeoutMs: number | undefined;
 }
 
 const FAMILIES = [0, 4, 6] as const;
@@ -40,6 +44,7 @@ export function readLookupOptions(options: unknown): ReadLookupOptions {
   let all = false;
   let order = getDefaultResultOrder() as ResultOrder;
   let signal: AbortSignal | undefined;
+  let timeoutMs: number | undefined;
   if (typeof options === 'number') {
     family = oneOfFamilies(options, 'family');
   } else if (options !== undefined && options !== null) {
@@ -88,8 +93,26 @@ export function readLookupOptions(options: unknown): ReadLookupOptions {
       }
       signal = o.signal;
     }
+    if (o.timeout != null) timeoutMs = checkTimeout(o.timeout, 'options.timeout');
   }
-  return { family, hints, all, order, signal };
+  return { family, hints, all, order, signal, timeoutMs };
+}
+
+/** A timeout in ms: an integer in 1..2147483647 (what setTimeout can wait). */
+export function checkTimeout(value: unknown, key: string): number {
+  if (typeof value !== 'number') {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_TYPE',
+      `The "${key}" property must be of type number. ${received(value)}`,
+    );
+  }
+  if (!(Number.isInteger(value) && value > 0 && value <= 2_147_483_647)) {
+    throw new NodeArgumentError(
+      'ERR_INVALID_ARG_VALUE',
+      `The property '${key}' must be an integer in 1..2147483647. Received ${String(value)}`,
+    );
+  }
+  return value;
 }
 
 function oneOfFamilies(value: unknown, key: string): 0 | 4 | 6 {

@@ -9,8 +9,11 @@ import { isIP } from 'node:net';
 import { promisify } from 'node:util';
 import { systemClock, type Clock, type DnsApi } from '@dnscore/core';
 import {
+  answerOf,
   findAddresses,
+  withTtl,
   type FoundAddress,
+  type KeptAddress,
   type LookupAddress,
   type LookupSettings,
   type Outcome,
@@ -18,7 +21,7 @@ import {
 import { ResultMemo } from './result-memo.js';
 import { DEFAULT_RESULT_MEMO_ENTRIES, DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
 import { NodeArgumentError, NodeDnsError, received } from './errors.js';
-import { readLookupOptions, type LookupOptions, type ReadLookupOptions } from './lookup-options.js';
+import { checkTimeout, readLookupOptions, type LookupOptions, type ReadLookupOptions } from './lookup-options.js';
 
 export interface CreateLookupOptions {
   /** Ends a call that has no address after this many ms with EAI_AGAIN (default: the backend's timeouts). */
@@ -64,13 +67,8 @@ export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): No
       `The "dns" argument must have a resolve() method. ${received(dns)}`,
     );
   }
-  const timeoutMs = options.timeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2_147_483_647)) {
-    throw new NodeArgumentError(
-      'ERR_INVALID_ARG_VALUE',
-      `The property 'options.timeoutMs' must be an integer in 1..2147483647. Received ${String(timeoutMs)}`,
-    );
-  }
+  const given = options.timeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS;
+  const timeoutMs = given === undefined ? undefined : checkTimeout(given, 'options.timeoutMs');
   const requireSecure = options.requireSecure ?? DEFAULT_REQUIRE_SECURE;
   if (typeof requireSecure !== 'boolean') {
     throw new NodeArgumentError(
@@ -87,23 +85,32 @@ export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): No
     );
   }
   const settings: LookupSettings = { requireSecure, timeoutMs };
-  const memo = new ResultMemo<Outcome>(memoEntries, options.clock ?? systemClock);
+  const clock = options.clock ?? systemClock;
+  const memo = new ResultMemo<Outcome>(memoEntries, clock);
 
-  /** The addresses: a value (or a throw) when the memo holds every answer, else a promise. */
-  const find = (hostname: string, read: ReadLookupOptions): FoundAddress[] | Promise<FoundAddress[]> => {
+  /**
+   * The addresses (never to be handed out as they are: see answerOf and withTtl): a value (or a
+   * throw) when the memo holds every answer, else a promise.
+   */
+  const find = (
+    hostname: string,
+    read: ReadLookupOptions,
+  ): readonly KeptAddress[] | Promise<readonly KeptAddress[]> => {
     // Only a name with a colon or a final digit can be an IP literal: the others skip isIP's regex.
     const literal = hostname.includes(':') || isDigit(hostname.charCodeAt(hostname.length - 1)) ? isIP(hostname) : 0;
-    if (literal) return [{ address: hostname, family: literal as 4 | 6, ttl: 0 }];
+    if (literal) return [{ address: hostname, family: literal as 4 | 6, ttl: 0, keptAt: 0 }];
     if (read.signal?.aborted) {
       throw new NodeDnsError('ECANCELLED', 'getaddrinfo', hostname, { cause: read.signal.reason });
     }
     return findAddresses(dns, memo, hostname, read, settings);
   };
-  const findAsync = async (hostname: string, read: ReadLookupOptions): Promise<FoundAddress[]> => find(hostname, read);
+  /** The addresses with their TTLs now, as a promise. */
+  const findWithTtl = async (hostname: string, read: ReadLookupOptions): Promise<FoundAddress[]> =>
+    withTtl(await find(hostname, read), clock.now());
 
   const lookup = ((hostname: unknown, optionsOrCallback: unknown, maybeCallback?: unknown): void => {
     if (isOrigin(hostname)) {
-      lookupOrigin(findAsync, hostname, optionsOrCallback, maybeCallback);
+      lookupOrigin(findWithTtl, hostname, optionsOrCallback, maybeCallback);
       return;
     }
     const callback = (typeof optionsOrCallback === 'function' ? optionsOrCallback : maybeCallback) as LookupCallback;
@@ -126,20 +133,21 @@ export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): No
       else process.nextTick(callback, null, null, read.family === 6 ? 6 : 4);
       return;
     }
-    const answer = (found: FoundAddress[]): void => {
-      if (read.all) process.nextTick(callback, null, found.map(plain));
-      else process.nextTick(callback, null, found[0]!.address, found[0]!.family);
-    };
-    const fail = (error: unknown): void => process.nextTick(callback, error as Error, null);
-    let found: FoundAddress[] | Promise<FoundAddress[]>;
+    let found: readonly KeptAddress[] | Promise<readonly KeptAddress[]>;
     try {
       found = find(hostname as string, read);
     } catch (error) {
-      fail(error);
+      process.nextTick(callback, error as Error, null);
       return;
     }
-    if (Array.isArray(found)) answer(found);
-    else found.then(answer, fail);
+    // A warm call (the memo's answer) makes no closure and no promise.
+    const all = read.all;
+    if (!(found instanceof Promise)) answer(callback, all, found);
+    else
+      found.then(
+        (f) => answer(callback, all, f),
+        (error: unknown) => process.nextTick(callback, error as Error, null),
+      );
   }) as NodeDnsLookup;
 
   const promise = async (hostname: string, opts?: number | LookupOptions): Promise<LookupAddress | LookupAddress[]> => {
@@ -152,21 +160,26 @@ export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): No
     const read = readLookupOptions(opts);
     if (!hostname) return read.all ? [] : { address: null as unknown as string, family: read.family === 6 ? 6 : 4 };
     const found = await find(hostname, read);
-    return read.all ? found.map(plain) : plain(found[0]!);
+    return read.all ? answerOf(found) : { address: found[0]!.address, family: found[0]!.family };
   };
   lookup.promise = promise;
-  lookup.addresses = (hostname, opts) => findAsync(hostname, readLookupOptions(opts));
+  lookup.addresses = (hostname, opts) => findWithTtl(hostname, readLookupOptions(opts));
   // util.promisify(lookup) behaves like util.promisify(dns.lookup): { address, family }.
   Object.defineProperty(lookup, promisify.custom, { value: promise, enumerable: false });
   return lookup;
 }
 
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
+/**
+ * Calls back on a later tick, as dns.lookup does (it uses nextTick too for an answer at hand):
+ * `(null, [{ address, family }])` with `all`, `(null, address, family)` without.
+ */
+function answer(callback: LookupCallback, all: boolean, found: readonly KeptAddress[]): void {
+  if (all) process.nextTick(callback, null, answerOf(found));
+  else process.nextTick(callback, null, found[0]!.address, found[0]!.family);
 }
 
-function plain(found: FoundAddress): LookupAddress {
-  return { address: found.address, family: found.family };
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 function isOrigin(value: unknown): value is URL {
@@ -189,13 +202,20 @@ function lookupOrigin(
   const o = (options ?? {}) as { dualStack?: boolean; affinity?: 4 | 6 | null };
   const family = o.dualStack === false && (o.affinity === 4 || o.affinity === 6) ? o.affinity : 0;
   const hostname = origin.hostname.replace(/^\[(.*)\]$/, '$1');
-  const read: ReadLookupOptions = { family, hints: 0, all: true, order: 'ipv4first', signal: undefined };
+  const read: ReadLookupOptions = {
+    family,
+    hints: 0,
+    all: true,
+    order: 'ipv4first',
+    signal: undefined,
+    timeoutMs: undefined,
+  };
   find(hostname, read).then(
     (found) =>
       process.nextTick(
         callback as InterceptorCallback,
         null,
-        found.map((a) => ({ ...plain(a), ttl: a.ttl * 1000 })),
+        found.map((a) => ({ address: a.address, family: a.family, ttl: a.ttl * 1000 })),
       ),
     (error: unknown) => process.nextTick(callback as InterceptorCallback, error as Error, []),
   );

@@ -7,10 +7,9 @@
  */
 import type { Clock, DnsResult } from '@dnscore/core';
 
-export interface Kept<T> {
+interface Kept<T> {
   readonly value: T;
-  /** Clock time it was kept at, in ms. */
-  readonly storedAt: number;
+  /** Clock time (ms) it stops being fresh at. */
   readonly expires: number;
 }
 
@@ -24,25 +23,25 @@ export class ResultMemo<T> {
     readonly clock: Clock,
   ) {}
 
-  /** A fresh kept value, or undefined. `key` is the lower-cased name. */
-  get(type: 'A' | 'AAAA', key: string, now: number): Kept<T> | undefined {
+  /** A fresh kept value, or undefined. `key` is the lower-cased name, `now` the clock's time. */
+  get(type: 'A' | 'AAAA', key: string, now: number): T | undefined {
     const map = type === 'A' ? this.#a : this.#aaaa;
     const kept = map.get(key);
-    if (kept === undefined || now < kept.expires) return kept;
+    if (kept === undefined) return undefined;
+    if (now < kept.expires) return kept.value;
     map.delete(key);
     return undefined;
   }
 
-  /** Keeps `value` when `result` is usable (data, NXDOMAIN or NODATA) for its lifetime. */
-  set(type: 'A' | 'AAAA', key: string, result: DnsResult, value: T): void {
+  /** Keeps `value` when `result` is usable (data, NXDOMAIN or NODATA) for its lifetime from `now`. */
+  set(type: 'A' | 'AAAA', key: string, result: DnsResult, value: T, now: number): void {
     if (this.maxEntries === 0 || result.bogus) return;
     const lifetime =
       result.records.length > 0 ? result.lowestTtl : result.nxDomain || result.noData ? result.negativeTtl : 0;
     if (lifetime <= 0) return;
     const map = type === 'A' ? this.#a : this.#aaaa;
-    const now = this.clock.now();
     map.delete(key);
-    map.set(key, { value, storedAt: now, expires: now + lifetime * 1000 });
+    map.set(key, { value, expires: now + lifetime * 1000 });
     if (map.size > this.maxEntries) map.delete(map.keys().next().value!);
   }
 }

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeCertificate } from '../../../test/support/certs.js';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { hasIpv6Loopback } from '../../../test/support/ports.js';
-import { createLookup, install, uninstall, type NodeDnsLookup } from '../src/index.js';
+import { createLookup, install, uninstall, type LookupCallback, type NodeDnsLookup } from '../src/index.js';
 import { listenDual, type DualServer } from './support/loopback-servers.js';
 import { scriptedCore } from './support/scripted-plugin.js';
 import { testZones } from './support/zone.js';
@@ -221,6 +221,20 @@ describe('clients on the error paths a backend cannot serve from a zone', () => 
       syscall: 'getaddrinfo',
       hostname: 'dead.node.example',
     });
+  });
+
+  test('a cancelled lookup ends the connection attempt with ECANCELLED', async () => {
+    const controller = new AbortController();
+    const lookup = createLookup(core);
+    // net passes no signal: the caller binds one, and cancels once the lookup is under way
+    const cancellable = ((hostname: string, options: object, callback: LookupCallback) => {
+      lookup(hostname, { ...options, signal: controller.signal }, callback);
+      queueMicrotask(() => controller.abort());
+    }) as NodeDnsLookup;
+    const socket = net.connect({ host: 'dead.node.example', port: netServer.port, lookup: cancellable });
+    const error = await new Promise((resolve) => socket.on('error', resolve));
+    expect(error).toMatchObject({ code: 'ECANCELLED', syscall: 'getaddrinfo', hostname: 'dead.node.example' });
+    expect(socket.destroyed).toBe(true);
   });
 });
 

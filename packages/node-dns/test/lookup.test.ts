@@ -233,6 +233,29 @@ describe('createLookup', () => {
     expect(((error as Error).cause as Error).cause).toMatchObject({ code: 'DNS_ERR_TIMEOUT' });
   });
 
+  test("a call's own timeout option wins over the lookup's; it is checked like the lookup's", async () => {
+    const patient = createLookup(core, { timeoutMs: 60_000 });
+    // the lookup's minute is past the test's time limit: only the call's 50 ms can end it in time
+    const error = await patient.promise('dead.node.example', { timeout: 50 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'EAI_AGAIN', syscall: 'getaddrinfo', hostname: 'dead.node.example' });
+    expect(((error as Error).cause as Error).cause).toMatchObject({ code: 'DNS_ERR_TIMEOUT' });
+    // without a timeout of the lookup, the call's own still applies
+    expect((await call(lookup, 'dead.node.example', { timeout: 20 })).error).toMatchObject({ code: 'EAI_AGAIN' });
+    // an answer at hand needs no timer
+    expect((await call(lookup, 'v4.node.example', { timeout: 1 })).address).toBe('127.0.0.1');
+    for (const [timeout, code] of [
+      [0, 'ERR_INVALID_ARG_VALUE'],
+      [1.5, 'ERR_INVALID_ARG_VALUE'],
+      [2 ** 31, 'ERR_INVALID_ARG_VALUE'],
+      ['100', 'ERR_INVALID_ARG_TYPE'],
+    ] as const) {
+      expect(thrown(() => lookup('v4.node.example', { timeout } as never, () => {}))).toEqual({
+        name: 'TypeError',
+        code,
+      });
+    }
+  });
+
   test('a signal cancels: ECANCELLED at once, already aborted or later', async () => {
     const controller = new AbortController();
     const pending = call(lookup, 'dead.node.example', { signal: controller.signal });
@@ -353,6 +376,34 @@ describe('createLookup', () => {
     expect((await call(memoized, 'nx.node.example', 4)).error).toMatchObject({ code: 'ENOTFOUND' });
     expect(counted.asked.at(-1)).toBe('nx.node.example A');
     expect(counted.asked.length).toBe(asked + 5);
+  });
+
+  test('every call gets arrays and objects of its own: changing one changes no later answer', async () => {
+    const memoized = createLookup(scriptedCore().core);
+    const first = (await call(memoized, 'both.node.example', { all: true, order: 'ipv4first' })).address as {
+      address: string;
+      family: number;
+    }[];
+    first[0]!.address = '192.0.2.1';
+    first.push({ address: '192.0.2.2', family: 4 });
+    const withTtls = await memoized.addresses('both.node.example', { order: 'ipv6first' });
+    (withTtls[0] as { ttl: number }).ttl = 1;
+    withTtls.length = 0;
+    const localhost = (await call(memoized, 'localhost', { all: true })).address as { address: string }[];
+    localhost[0]!.address = '192.0.2.3';
+    expect((await call(memoized, 'both.node.example', { all: true, order: 'ipv4first' })).address).toEqual([
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
+    expect(await memoized.addresses('both.node.example', { order: 'ipv6first' })).toEqual([
+      { address: '::1', family: 6, ttl: 120 },
+      { address: '127.0.0.1', family: 4, ttl: 300 },
+    ]);
+    expect((await call(memoized, 'localhost', { all: true })).address).toEqual([
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
+    expect((await call(memoized, 'v4.node.example', 4)).address).toBe('127.0.0.1');
   });
 
   test('bad options of createLookup are refused', () => {
