@@ -195,12 +195,18 @@ export class FailoverCursor {
       resolution = await this.#fresh();
       pick = this.#pick(resolution);
       // Every target of this NAPTR failed: the next NAPTR of the same order, as long as one is left.
+      const boxed: PenaltyEntry[] = [];
       while (this.#host.naptrMemoryMode !== 'off' && (!pick || pick.penalized)) {
+        const left = this.#boxed(resolution);
         const next = await this.#leaveNaptr(resolution);
         if (!next) break;
+        boxed.push(...left);
         resolution = next;
         pick = this.#pick(resolution);
       }
+      // The boxed targets of the NAPTRs left behind were passed over too.
+      if (pick && !pick.penalized && boxed.length > 0)
+        pick = { ...pick, skipped: Object.freeze([...this.#once(boxed), ...pick.skipped]) };
     } finally {
       this.#busy = false;
     }
@@ -426,6 +432,14 @@ export class FailoverCursor {
     if (next.error || next.targets.length === 0) return undefined;
     this.#resolution = next;
     return next;
+  }
+
+  /** The penalty entries of the resolution's targets not tried in this walk. */
+  #boxed(resolution: SipResolution): PenaltyEntry[] {
+    return resolution.targets.flatMap((t) => {
+      const entry = this.#tried.has(destinationKey(t)) ? undefined : this.#host.penaltyBox.get(t);
+      return entry ? [entry] : [];
+    });
   }
 
   /** "tls 192.0.2.1:5061 (transport error)": how one target of a NAPTR failed. */

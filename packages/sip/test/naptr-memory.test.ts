@@ -112,6 +112,11 @@ describe('NAPTR memory, mode request (the default): the next NAPTR of the same o
     expect(await walk(second, () => ok)).toEqual(['tcp 192.0.2.51']);
     const first = attempts(second)[0]!;
     expect(first.penalized).toBe(false);
+    // The boxed TLS targets were passed over too, each with its penalty entry.
+    expect(first.skipped.map((e) => `${e.transport} ${e.address} ${e.reason}`)).toEqual([
+      'tls 192.0.2.61 transport-error',
+      'tls 192.0.2.62 transport-error',
+    ]);
     expect(first.skippedNaptrs.map((s) => [s.record, s.reason, s.until])).toEqual([[TLS, 'failed', undefined]]);
     expect(first.skippedNaptrs[0]!.detail).toBe(
       'every target failed: tls 192.0.2.61:5061 (in the penalty box: transport error: connect ECONNREFUSED), ' +
