@@ -46,10 +46,8 @@ import {
   checkNaptrMemoryMode,
   naptrKey,
   naptrOrder,
-  rememberedSkip,
   type NaptrChoice,
   type NaptrMemoryMode,
-  type NaptrRef,
   type NaptrSkip,
 } from './naptr-memory.js';
 import { QueryBudget } from './query-budget.js';
@@ -142,7 +140,8 @@ export interface SipResolveOptions {
 }
 
 const NO_STEPS: readonly SipStep[] = Object.freeze([]);
-const NOT_PASSED = (): undefined => undefined;
+const NOT_PASSED = (_key: string): undefined => undefined;
+const NO_SKIPS: readonly undefined[] = Object.freeze([]);
 
 export class SipLocator implements CursorHost {
   readonly client: ClientCapabilities;
@@ -259,26 +258,29 @@ export class SipLocator implements CursorHost {
   }
 
   /** Why a NAPTR is passed over: it failed in this request, else it is remembered (mode 'ttl'). */
-  #passedOver(failed: readonly NaptrSkip[] | undefined): (ref: NaptrRef) => NaptrSkip | undefined {
+  #passedOver(failed: readonly NaptrSkip[] | undefined): (key: string) => NaptrSkip | undefined {
     if (failed !== undefined && !Array.isArray(failed))
       throw new InvalidArgumentError('failedNaptrs must be a list of NAPTRs passed over');
     const byKey = failed && failed.length > 0 ? new Map(failed.map((skip) => [naptrKey(skip), skip])) : undefined;
     const memory = this.naptrMemoryMode === 'ttl' ? this.naptrMemory : undefined;
-    if (!byKey && !memory) return NOT_PASSED;
-    return (ref) => byKey?.get(naptrKey(ref)) ?? rememberedSkip(memory?.get(ref));
+    if (!memory) return byKey ? (key) => byKey.get(key) : NOT_PASSED;
+    return byKey ? (key) => byKey.get(key) ?? memory.passedOver(key) : this.#remembered;
   }
+
+  readonly #remembered = (key: string): NaptrSkip | undefined => this.naptrMemory.passedOver(key);
 
   /** A resolution from a live plan of the current NAPTR memory, or undefined. */
   #planned(
     input: string | SipUri,
     signal: AbortSignal | undefined,
-    passedOver: (ref: NaptrRef) => NaptrSkip | undefined,
+    passedOver: (key: string) => NaptrSkip | undefined,
   ): SipResolution | undefined {
     const key = typeof input === 'string' ? input : input?.text;
-    const candidates = typeof key === 'string' ? this.#plans.candidates(key) : undefined;
-    if (candidates === undefined || signal?.aborted) return undefined;
-    const variant = variantOf(candidates, passedOver);
-    const plan = this.#plans.get(key!, variant);
+    const variants = typeof key === 'string' ? this.#plans.variants(key) : undefined;
+    if (variants === undefined || signal?.aborted) return undefined;
+    const skips = passedOver === NOT_PASSED ? NO_SKIPS : variants.keys.map(passedOver);
+    const variant = skips === NO_SKIPS ? '' : variantOf(variants.keys, skips);
+    const plan = variants.byVariant.get(variant);
     if (plan === undefined) return undefined;
     const now = this.clock.now();
     if (now >= plan.expires || this.dns.current?.(plan.results) !== true) {
@@ -290,11 +292,8 @@ export class SipLocator implements CursorHost {
     let naptr = plan.naptr;
     if (naptr && variant !== '') {
       // Same NAPTRs passed over for the same reasons; the details and ends are today's.
-      const skips = naptr.candidates.map(passedOver);
-      const chosen = naptrKey(naptr.chosen);
-      const passed = naptrOrder(skips).flatMap((i) =>
-        skips[i] && naptrKey(naptr!.candidates[i]!) !== chosen ? [skips[i]!] : [],
-      );
+      const chosen = variants.keys[naptr.candidates.indexOf(naptr.chosen)];
+      const passed = naptrOrder(skips).flatMap((i) => (skips[i] && variants.keys[i] !== chosen ? [skips[i]!] : []));
       naptr = Object.freeze({ ...naptr, passed: Object.freeze(passed) });
     }
     return Object.freeze({
@@ -320,7 +319,7 @@ export class SipLocator implements CursorHost {
   async #walk(
     input: string | SipUri,
     options: SipResolveOptions,
-    passed: (ref: NaptrRef) => NaptrSkip | undefined,
+    passed: (key: string) => NaptrSkip | undefined,
   ): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     if (sipLocateChannel.hasSubscribers)
@@ -331,7 +330,7 @@ export class SipLocator implements CursorHost {
   async #resolve(
     uri: SipUri,
     options: SipResolveOptions,
-    passed: (ref: NaptrRef) => NaptrSkip | undefined,
+    passed: (key: string) => NaptrSkip | undefined,
   ): Promise<SipResolution> {
     const now = this.clock.now();
     const budget = new QueryBudget(this.dns, this.maxQueries, this.maxResolutionMs, options.signal, this.timers);
@@ -395,7 +394,8 @@ export class SipLocator implements CursorHost {
     if (rule !== undefined && !error && !stale && this.dns.current) {
       const results = lookups.results();
       if (results !== undefined && this.dns.current(results)) {
-        const variant = naptr ? variantOf(naptr.candidates, passed) : '';
+        const keys = naptr?.candidates.map(naptrKey) ?? [];
+        const variant = variantOf(keys, keys.map(passed));
         this.#plans.set(uri.text, variant, {
           uri,
           target: resolution.target,

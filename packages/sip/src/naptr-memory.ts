@@ -71,7 +71,8 @@ export interface NaptrMemoryOptions {
 
 /** The NAPTRs remembered as failed, each until its TTL ends: list, add, remove. */
 export class NaptrMemory {
-  readonly #entries = new Map<string, NaptrMemoryEntry>();
+  /** By naptrKey: the entry, and the same as the reason a NAPTR is passed over (made once). */
+  readonly #entries = new Map<string, { readonly entry: NaptrMemoryEntry; readonly skip: NaptrSkip }>();
   readonly #maxEntries: number;
   readonly #clock: Clock;
 
@@ -85,13 +86,12 @@ export class NaptrMemory {
 
   /** The live entry of this record, or undefined. */
   get(ref: Pick<NaptrRef, 'owner' | 'record'>): NaptrMemoryEntry | undefined {
-    const key = naptrKey(ref);
-    const entry = this.#entries.get(key);
-    if (entry && entry.until <= this.#clock.now()) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return entry;
+    return this.#live(naptrKey(ref))?.entry;
+  }
+
+  /** The warm path's question, by naptrKey(): why the NAPTR is passed over, or undefined. */
+  passedOver(key: string): NaptrSkip | undefined {
+    return this.#entries.size === 0 ? undefined : this.#live(key)?.skip;
   }
 
   /**
@@ -105,9 +105,9 @@ export class NaptrMemory {
       throw new InvalidArgumentError(`unknown transport "${String(ref.transport)}" (udp, tcp, tls)`);
     if (typeof until !== 'number' || Number.isNaN(until))
       throw new InvalidArgumentError(`a NAPTR memory needs an end time in ms, not ${String(until)}`);
-    const previous = this.get(ref);
-    if (previous && previous.until >= until) return previous;
     const key = naptrKey(ref);
+    const previous = this.#live(key)?.entry;
+    if (previous && previous.until >= until) return previous;
     const entry: NaptrMemoryEntry = Object.freeze({
       owner: ref.owner,
       record: ref.record,
@@ -116,15 +116,17 @@ export class NaptrMemory {
       detail,
     });
     this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    this.#entries.set(key, { entry, skip: Object.freeze({ ...entry, reason: 'remembered' as const }) });
     this.#trim();
     return entry;
   }
 
   /** Forgets a NAPTR (one of its targets answered, or an operator removed it). Returns whether it was there. */
   forget(ref: Pick<NaptrRef, 'owner' | 'record'>): boolean {
-    const had = this.get(ref) !== undefined;
-    this.#entries.delete(naptrKey(ref));
+    if (this.#entries.size === 0) return false;
+    const key = naptrKey(ref);
+    const had = this.#live(key) !== undefined;
+    this.#entries.delete(key);
     return had;
   }
 
@@ -135,7 +137,7 @@ export class NaptrMemory {
   /** The live entries, ending first first. */
   entries(): NaptrMemoryEntry[] {
     this.#trim();
-    return [...this.#entries.values()].sort((a, b) => a.until - b.until);
+    return [...this.#entries.values()].map((v) => v.entry).sort((a, b) => a.until - b.until);
   }
 
   get size(): number {
@@ -143,12 +145,21 @@ export class NaptrMemory {
     return this.#entries.size;
   }
 
+  #live(key: string): { readonly entry: NaptrMemoryEntry; readonly skip: NaptrSkip } | undefined {
+    const value = this.#entries.get(key);
+    if (value && value.entry.until <= this.#clock.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return value;
+  }
+
   #trim(): void {
     const now = this.#clock.now();
-    for (const [key, entry] of this.#entries) if (entry.until <= now) this.#entries.delete(key);
+    for (const [key, value] of this.#entries) if (value.entry.until <= now) this.#entries.delete(key);
     while (this.#entries.size > this.#maxEntries) {
       let first: [string, NaptrMemoryEntry] | undefined;
-      for (const pair of this.#entries) if (!first || pair[1].until < first[1].until) first = pair;
+      for (const [key, { entry }] of this.#entries) if (!first || entry.until < first[1].until) first = [key, entry];
       this.#entries.delete(first![0]);
     }
   }
@@ -167,11 +178,6 @@ export function naptrKey(ref: Pick<NaptrRef, 'owner' | 'record'>): string {
 export function naptrOrder(skips: readonly (NaptrSkip | undefined)[]): number[] {
   const rank = (i: number): number => (skips[i] === undefined ? 0 : skips[i]!.reason === 'remembered' ? 1 : 2);
   return skips.map((_, i) => i).sort((a, b) => rank(a) - rank(b) || a - b);
-}
-
-/** A remembered entry as the reason a NAPTR is passed over. */
-export function rememberedSkip(entry: NaptrMemoryEntry | undefined): NaptrSkip | undefined {
-  return entry && Object.freeze({ ...entry, reason: 'remembered' as const });
 }
 
 export function checkNaptrMemoryMode(value: unknown): NaptrMemoryMode {

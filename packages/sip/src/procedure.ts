@@ -6,7 +6,7 @@
 import { AddressLookups, addressTypes } from './addresses.js';
 import type { ResolutionContext } from './context.js';
 import { NoTargetsError } from './errors.js';
-import { naptrOrder, type NaptrChoice, type NaptrRef, type NaptrSkip } from './naptr-memory.js';
+import { naptrKey, naptrOrder, type NaptrChoice, type NaptrRef, type NaptrSkip } from './naptr-memory.js';
 import { selectNaptr, type NaptrCandidate, type NaptrRecord } from './naptr-selection.js';
 import type { NaptrStep, SelectionRule, SipTarget } from './resolution.js';
 import { SrvExpander, relabelOutcome, type SrvOutcome } from './srv-targets.js';
@@ -275,7 +275,7 @@ async function followNaptr(
   // A NAPTR that failed before goes after the others of its order, never out: remembered ones
   // (an earlier request) before those that failed in this request.
   const refs = candidates.map((c) => naptrRef(host, c));
-  const passed = refs.map((ref) => ctx.naptrPassed(ref));
+  const passed = refs.map((ref) => ctx.naptrPassed(naptrKey(ref)));
   const tryOrder = naptrOrder(passed);
   let chosen: { candidate: NaptrCandidate; outcome: SrvOutcome; index: number } | undefined;
   for (const i of tryOrder) {

@@ -8,7 +8,7 @@
  * NAPTRs were passed over, and why): the variant of the current memory is used, never another.
  */
 import type { DnsResult } from '@dnscore/core';
-import type { NaptrChoice, NaptrRef } from './naptr-memory.js';
+import { naptrKey, type NaptrChoice, type NaptrRef, type NaptrSkip } from './naptr-memory.js';
 import type { SelectionRule, SipResolution, SipWarning } from './resolution.js';
 import type { TargetSegment } from './target-segments.js';
 import type { SipUri } from './uri.js';
@@ -36,9 +36,11 @@ export interface TargetPlan {
 }
 
 /** The plans of one URI: one per variant of NAPTR memory over the same NAPTR candidates. */
-interface PlanVariants {
+export interface PlanVariants {
   /** The usable NAPTRs of the chosen order; none for the other rules. */
   readonly candidates: readonly NaptrRef[];
+  /** Their naptrKey()s. */
+  readonly keys: readonly string[];
   readonly byVariant: Map<string, TargetPlan>;
 }
 
@@ -51,20 +53,17 @@ export class TargetPlans {
 
   constructor(readonly max: number) {}
 
-  /** The NAPTR candidates of the URI's plans (empty when they are not NAPTR plans), or undefined. */
-  candidates(key: string): readonly NaptrRef[] | undefined {
-    return this.#plans.get(key)?.candidates;
-  }
-
-  get(key: string, variant: string): TargetPlan | undefined {
-    return this.#plans.get(key)?.byVariant.get(variant);
+  /** The plans of a URI, with the NAPTR candidates they share (none when they are not NAPTR plans). */
+  variants(key: string): PlanVariants | undefined {
+    return this.#plans.get(key);
   }
 
   set(key: string, variant: string, plan: TargetPlan): void {
     const candidates = plan.naptr?.candidates ?? [];
     let entry = this.#plans.get(key);
     // Other candidates: the NAPTR answer changed, so the old variants are dead anyway.
-    if (!entry || !sameRefs(entry.candidates, candidates)) entry = { candidates, byVariant: new Map() };
+    if (!entry || !sameRefs(entry.candidates, candidates))
+      entry = { candidates, keys: candidates.map(naptrKey), byVariant: new Map() };
     this.#plans.delete(key);
     this.#plans.set(key, entry);
     entry.byVariant.delete(variant);
@@ -85,15 +84,12 @@ export class TargetPlans {
   }
 }
 
-/** "" when nothing is passed over, else each passed NAPTR's record and why (the order depends on both). */
-export function variantOf(
-  candidates: readonly NaptrRef[],
-  passed: (ref: NaptrRef) => { readonly reason: string } | undefined,
-): string {
+/** "" when nothing is passed over, else each passed NAPTR's key and why (the order depends on both). */
+export function variantOf(keys: readonly string[], skips: readonly (NaptrSkip | undefined)[]): string {
   let variant = '';
-  for (const ref of candidates) {
-    const skip = passed(ref);
-    if (skip) variant += `${ref.record}\t${skip.reason}\n`;
+  for (const [i, key] of keys.entries()) {
+    const skip = skips[i];
+    if (skip) variant += `${key}\t${skip.reason}\n`;
   }
   return variant;
 }
