@@ -197,10 +197,10 @@ export class FailoverCursor {
       // Every target of this NAPTR failed: the next NAPTR of the same order, as long as one is left.
       const boxed: PenaltyEntry[] = [];
       while (this.#host.naptrMemoryMode !== 'off' && (!pick || pick.penalized)) {
-        const left = this.#boxed(resolution);
+        const passed = this.#boxed(resolution);
         const next = await this.#leaveNaptr(resolution);
         if (!next) break;
-        boxed.push(...left);
+        boxed.push(...passed);
         resolution = next;
         pick = this.#pick(resolution);
       }
