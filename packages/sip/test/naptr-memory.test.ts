@@ -49,11 +49,12 @@ const TCP = '10 20 "s" "SIP+D2T" "" _sip._tcp.mem.test.';
 const REFUSED: TryOutcome = { type: 'transport-error', error: new Error('connect ECONNREFUSED') };
 const T0 = 1_700_000_000_000;
 
-function locator(options: SipLocatorOptions = {}) {
+function locator(options: SipLocatorOptions & { readonly bogus?: readonly string[] } = {}) {
+  const { bogus, ...rest } = options;
   const clock = new ManualClock(T0);
-  const plugin = recording(new ZoneResolver({ zones: [{ text: ZONE }] }));
+  const plugin = recording(new ZoneResolver({ zones: [{ text: ZONE }] }), bogus ? { bogus } : {});
   const core = new DnsCore([plugin], { random: seededRandom(1) });
-  return { clock, locator: new SipLocator(core, { ipv6: false, clock, ...options }) };
+  return { clock, locator: new SipLocator(core, { ipv6: false, clock, ...rest }) };
 }
 
 /** Walks a cursor, answering each try with `outcome(address)`; returns "transport address" of each try. */
@@ -149,6 +150,18 @@ describe('NAPTR memory, mode request (the default): the next NAPTR of the same o
     expect(await walk(cursor, () => REFUSED)).toEqual(['tcp 192.0.2.51']);
     expect(cursor.resolution!.rule).toBe('transport-param');
     expect(cursor.resolution!.naptr).toBeUndefined();
+  });
+
+  it('a bogus SRV answer behind the next NAPTR ends the walk there: never a target from it', async () => {
+    const { locator: l } = locator({ bogus: ['_sip._tcp.mem.test SRV'] });
+    const first = await l.resolve('sip:bob@mem.test');
+    expect(first.targets.map((t) => t.address)).toEqual(['192.0.2.61', '192.0.2.62']);
+    const cursor = l.cursor('sip:bob@mem.test', { method: 'INVITE' });
+    expect(await walk(cursor, () => REFUSED)).toEqual(['tls 192.0.2.61', 'tls 192.0.2.62']);
+    expect(cursor.state).toBe('exhausted');
+    // The walk keeps the resolution it had; the one that failed validation is not used.
+    expect(cursor.resolution!.naptr!.chosen.record).toBe(TLS);
+    expect(cursor.resolutions).toBe(2);
   });
 
   it("mode 'off' keeps the walk on the NAPTR its resolution chose", async () => {
