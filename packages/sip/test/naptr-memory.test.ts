@@ -4,8 +4,9 @@
  * order, never a non-SIPS service for a sips: URI, never a transport the client lacks; in mode
  * 'ttl' the NAPTR is remembered until its TTL ends. Manual clock, hand-reported outcomes.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom, withCache } from '@dnscore/core';
+import { TransactionTimeoutError } from '../src/errors.js';
 import type { FailoverCursor, SipAttempt } from '../src/failover-cursor.js';
 import { SipLocator, type SipLocatorOptions } from '../src/locator.js';
 import { NaptrMemory } from '../src/naptr-memory.js';
@@ -266,6 +267,47 @@ describe("NAPTR memory, mode 'ttl': remembered until the NAPTR's TTL ends", () =
     ]);
     expect(steps[1]![1]).toBe('chosen');
     expect(renderStepThrough(r)).toContain('passed over, remembered as failed');
+  });
+});
+
+describe('NAPTR memory within the transaction bound (fake timers)', () => {
+  it('silent TLS servers eat the bound: the next NAPTR is not reached after it', async () => {
+    vi.useFakeTimers();
+    try {
+      const core = new DnsCore([new ZoneResolver({ zones: [{ text: ZONE }] })], { random: seededRandom(1) });
+      const l = new SipLocator(core, { ipv6: false, clock: { now: () => Date.now() }, transactionTimeoutMs: 10_000 });
+      const cursor = l.cursor('sip:bob@mem.test', { method: 'INVITE' });
+      const running = cursor.run(() => new Promise<TryOutcome>(() => {}));
+      const rejection = expect(running).rejects.toBeInstanceOf(TransactionTimeoutError);
+      await vi.advanceTimersByTimeAsync(10_000);
+      await rejection;
+      expect(attempts(cursor).map((a) => `${a.target.address} ${a.timeoutMs}${a.capped ? ' capped' : ''}`)).toEqual([
+        '192.0.2.61 6000',
+        '192.0.2.62 4000 capped',
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('with time left, the walk moves on to the next NAPTR after the silent ones', async () => {
+    vi.useFakeTimers();
+    try {
+      const core = new DnsCore([new ZoneResolver({ zones: [{ text: ZONE }] })], { random: seededRandom(1) });
+      const l = new SipLocator(core, { ipv6: false, clock: { now: () => Date.now() } });
+      const cursor = l.cursor('sip:bob@mem.test', { method: 'INVITE' });
+      const running = cursor.run(async (a) =>
+        a.target.transport === 'tls' ? new Promise<TryOutcome>(() => {}) : { type: 'response', status: 200 },
+      );
+      await vi.advanceTimersByTimeAsync(12_000);
+      const { attempt } = await running;
+      expect(`${attempt.target.transport} ${attempt.target.address}`).toBe('tcp 192.0.2.51');
+      expect(attempt.skippedNaptrs.map((n) => [n.record, n.reason, n.detail])).toEqual([
+        [TLS, 'failed', 'every target failed: tls 192.0.2.61:5061 (no response), tls 192.0.2.62:5061 (no response)'],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
