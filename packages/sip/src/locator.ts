@@ -56,7 +56,7 @@ import type { PenaltyStore } from './penalty-store.js';
 import { runProcedure } from './procedure.js';
 import type { ClientCapabilities, DnssecPolicy, SelectionRule, SipResolution, SipStep } from './resolution.js';
 import { layOut, type TargetSegment } from './target-segments.js';
-import { DEFAULT_MAX_TARGET_PLANS, TargetPlans, variantOf } from './target-plan.js';
+import { DEFAULT_MAX_TARGET_PLANS, TargetPlans, variantOf, type TargetPlan } from './target-plan.js';
 import { TransactionAffinity } from './transaction-affinity.js';
 import { isSipTransport, type SipTransport } from './transport.js';
 import { parseSipUri, uriTarget, type SipUri } from './uri.js';
@@ -168,6 +168,11 @@ export class SipLocator implements CursorHost {
   readonly timers: Timers;
   readonly #random: RandomSource;
   readonly #plans: TargetPlans;
+  /** The NAPTR choice last handed out from a plan variant, and the skips it was made of. */
+  readonly #lastPassed = new WeakMap<
+    TargetPlan,
+    { readonly skips: readonly (NaptrSkip | undefined)[]; readonly naptr: NaptrChoice }
+  >();
 
   constructor(
     private readonly dns: DnsApi,
@@ -291,10 +296,17 @@ export class SipLocator implements CursorHost {
     if (targets.length > this.maxTargets) targets.length = this.maxTargets;
     let naptr = plan.naptr;
     if (naptr && variant !== '') {
-      // Same NAPTRs passed over for the same reasons; the details and ends are today's.
-      const chosen = variants.keys[naptr.candidates.indexOf(naptr.chosen)];
-      const passed = naptrOrder(skips).flatMap((i) => (skips[i] && variants.keys[i] !== chosen ? [skips[i]!] : []));
-      naptr = Object.freeze({ ...naptr, passed: Object.freeze(passed) });
+      // Same NAPTRs passed over for the same reasons; the details and ends are today's (the
+      // memory hands out the same skip until it changes, so the last choice is usually reused).
+      const last = this.#lastPassed.get(plan);
+      if (last && last.skips.length === skips.length && last.skips.every((skip, i) => skip === skips[i])) {
+        naptr = last.naptr;
+      } else {
+        const chosen = variants.keys[naptr.candidates.indexOf(naptr.chosen)];
+        const passed = naptrOrder(skips).flatMap((i) => (skips[i] && variants.keys[i] !== chosen ? [skips[i]!] : []));
+        naptr = Object.freeze({ ...naptr, passed: Object.freeze(passed) });
+        this.#lastPassed.set(plan, { skips, naptr });
+      }
     }
     return Object.freeze({
       uri: plan.uri,
