@@ -246,7 +246,8 @@ describe('dnscore ping: NAPTR memory', () => {
       expect.stringMatching(
         new RegExp(
           `^${escape(`skip NAPTR ${record} of downgrade.${ORIGIN}: every target failed in this request`)} ` +
-            `${escape(`(tls ${hosts.dead}:${port} (transport error), tls ${hosts.error}:${port} (transport error));`)} ` +
+            `${escape(`(tls ${hosts.dead}:${port} (transport error), `)}` +
+            `${escape(`tls ${hosts.error}:${port} (transport error));`)} ` +
             `remembered for \\d+ s$`,
         ),
       ),

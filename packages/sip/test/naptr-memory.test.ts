@@ -107,7 +107,7 @@ describe('NAPTR memory, mode request (the default): the next NAPTR of the same o
     expect(l.naptrMemory.entries()).toEqual([]);
   });
 
-  it('a later request passes a NAPTR whose targets are all boxed at once, and tries it again when the box empties', async () => {
+  it('a later request passes a NAPTR whose targets are boxed, and tries it again when the box empties', async () => {
     const { locator: l, clock } = locator();
     await walk(l.cursor('sip:bob@mem.test', { method: 'INVITE' }), (a) => (a.startsWith('192.0.2.6') ? REFUSED : ok));
     const second = l.cursor('sip:bob@mem.test', { method: 'INVITE' });

@@ -4,8 +4,9 @@
  * target, the next request passes it over and says why. Prints every try (target, outcome,
  * status, milliseconds), every target skipped (its penalty reason and how long it is left), every
  * NAPTR passed over (every target of it failed, or it is remembered), which target answered,
- * and at the end what the penalty box and the NAPTR memory hold. Exit 0 when every request was answered, 3 when one was not, 2 for bad
- * input. The tool an integrator runs to check DNS failover and a failover policy.
+ * and at the end what the penalty box and the NAPTR memory hold. Exit 0 when every request was
+ * answered, 3 when one was not, 2 for bad input. The tool an integrator runs to check DNS
+ * failover and a failover policy.
  */
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
