@@ -151,8 +151,9 @@ describe('dnscore ping: nominal', () => {
               status: 503,
               ms: expect.any(Number),
               skipped: [],
+              skippedNaptrs: [],
             },
-            { ...live, outcome: 'response', status: 200, ms: expect.any(Number), skipped: [] },
+            { ...live, outcome: 'response', status: 200, ms: expect.any(Number), skipped: [], skippedNaptrs: [] },
           ],
           answeredBy: live,
         },
@@ -173,11 +174,23 @@ describe('dnscore ping: nominal', () => {
                   until: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
                 },
               ],
+              skippedNaptrs: [],
             },
           ],
           answeredBy: live,
         },
       ],
+      penaltyBox: [
+        {
+          transport: 'udp',
+          address: hosts.busy,
+          port,
+          reason: 'retry-after',
+          detail: '503 Service Unavailable, Retry-After 30 s',
+          until: json.requests[1].attempts[0].skipped[0].until,
+        },
+      ],
+      naptrMemory: [],
     });
     const until = Date.parse(json.requests[1].attempts[0].skipped[0].until);
     expect(until - Date.now()).toBeGreaterThan(20_000);
@@ -198,6 +211,7 @@ describe('dnscore ping: nominal', () => {
           status: null,
           ms: expect.any(Number),
           skipped: [],
+          skippedNaptrs: [],
         },
         {
           transport: 'tls',
@@ -207,6 +221,7 @@ describe('dnscore ping: nominal', () => {
           status: 200,
           ms: expect.any(Number),
           skipped: [],
+          skippedNaptrs: [],
         },
       ],
       answeredBy: { transport: 'tls', address: hosts.tlsRight, port },
@@ -214,6 +229,54 @@ describe('dnscore ping: nominal', () => {
     expect(tls.serverNames).toEqual([`tls.${ORIGIN}`]);
     expect(tls.requests.map((r) => [r.method, r.uri, (r.headers.cseq as { method: string }).method])).toEqual([
       ['MESSAGE', `sips:svc@tls.${ORIGIN}`, 'MESSAGE'],
+    ]);
+  });
+});
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('dnscore ping: NAPTR memory', () => {
+  it('the TLS NAPTR refuses: its UDP NAPTR of the same order answers; --naptr-memory ttl remembers it', async () => {
+    const record = `10 10 "s" "SIPS+D2T" "" _sips._tcp.downgrade.${ORIGIN}.`;
+    const text = await ping(`sip:svc@downgrade.${ORIGIN}`, '--count', '2', '--naptr-memory', 'ttl');
+    expect(text.code).toBe(0);
+    expect(tryLines(text.stdout)).toEqual([
+      `try 1 tls ${hosts.dead}:${port} (dead-server.${ORIGIN}) transport-error -`,
+      `try 2 tls ${hosts.error}:${port} (error-server.${ORIGIN}) transport-error -`,
+      expect.stringMatching(
+        new RegExp(
+          `^${escape(`skip NAPTR ${record} of downgrade.${ORIGIN}: every target failed in this request`)} ` +
+            `${escape(`(tls ${hosts.dead}:${port} (transport error), `)}` +
+            `${escape(`tls ${hosts.error}:${port} (transport error));`)} ` +
+            `remembered for \\d+ s$`,
+        ),
+      ),
+      `try 3 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
+      // The memory passes the TLS NAPTR over at once: its boxed servers are not even listed.
+      expect.stringMatching(/^skip NAPTR .* remembered as failed \(every target failed: .*\), \d+ s left$/),
+      `try 1 udp ${hosts.live}:${port} (live-server.${ORIGIN}) response 200`,
+    ]);
+    expect(text.stdout).toMatch(/^NAPTR memory: downgrade\.ping\.test NAPTR 10 10 "s" "SIPS\+D2T" .* left$/m);
+    expect(text.stdout.match(/^penalty box: tls /gm)).toHaveLength(2);
+
+    const json = JSON.parse((await ping(`sip:svc@downgrade.${ORIGIN}`, '--json')).stdout);
+    const [tls1, tls2, udp] = json.requests[0].attempts;
+    expect([tls1.skippedNaptrs, tls2.skippedNaptrs]).toEqual([[], []]);
+    expect(udp.skippedNaptrs).toEqual([
+      {
+        owner: `downgrade.${ORIGIN}`,
+        record,
+        transport: 'tls',
+        reason: 'failed',
+        detail: expect.stringMatching(/^every target failed: tls /),
+        until: null,
+      },
+    ]);
+    // Memory across requests is off by default: nothing remembered.
+    expect(json.naptrMemory).toEqual([]);
+    expect(json.penaltyBox.map((e: { address: string; reason: string }) => `${e.address} ${e.reason}`)).toEqual([
+      `${hosts.dead} transport-error`,
+      `${hosts.error} transport-error`,
     ]);
   });
 });
@@ -256,7 +319,10 @@ describe('dnscore ping: off-nominal', () => {
     expect(text.stdout).toContain('no answer: every target of');
     expect(text.stderr).toBe(`dnscore: 1 of 1 request to sip:svc@refuse.${ORIGIN};transport=tcp got no answer\n`);
     const json = await ping(`sip:svc@nowhere.${ORIGIN}`, '--json');
-    expect([json.code, JSON.parse(json.stdout)]).toEqual([3, { requests: [{ attempts: [], answeredBy: null }] }]);
+    expect([json.code, JSON.parse(json.stdout)]).toEqual([
+      3,
+      { requests: [{ attempts: [], answeredBy: null }], penaltyBox: [], naptrMemory: [] },
+    ]);
   });
 
   it('bad input exits 2 before anything is sent', async () => {
@@ -274,6 +340,7 @@ describe('dnscore ping: off-nominal', () => {
       ['sip:a@b.example', '--failover-on', '200'],
       ['sip:a@b.example', '--failover-on', '503,abc'],
       ['sip:a@b.example', '--failover-on', ''],
+      ['sip:a@b.example', '--naptr-memory', 'always'],
       ['sip:a@b.example', '--ca', '/nonexistent/ca.pem'],
       ['sip:a@b.example', '--bogus'],
     ]) {

@@ -63,6 +63,7 @@ export class BridgeTry {
       timeoutMs: attempt.timeoutMs,
       capped: attempt.capped,
       skipped: attempt.skipped,
+      skippedNaptrs: attempt.skippedNaptrs,
     };
     this.first = new Promise<TryOutcome>((resolve, reject) => {
       this.#resolveFirst = resolve;

@@ -2,7 +2,7 @@
  * What `SipBridge.send()` reports: every try (target, outcome, status, time, why it was chosen)
  * and who answered. A contract file: the bridge and each try write these, callers read them.
  */
-import type { PenaltyEntry, SipTarget } from '@dnscore/sip';
+import type { NaptrSkip, PenaltyEntry, SipTarget } from '@dnscore/sip';
 import type { NextHop } from './route.js';
 import type { SipResponse } from './sip-stack.js';
 
@@ -28,6 +28,8 @@ export interface BridgeAttempt {
   readonly capped: boolean;
   /** Targets passed over for this one because they are in the penalty box (target, reason, until). */
   readonly skipped: readonly PenaltyEntry[];
+  /** NAPTRs passed over for this one: every target failed in this request, or remembered until its TTL ends. */
+  readonly skippedNaptrs: readonly NaptrSkip[];
   readonly error?: Error;
 }
 

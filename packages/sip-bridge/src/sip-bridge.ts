@@ -293,6 +293,7 @@ export class SipBridge {
           timeoutMs: 0,
           capped: false,
           skipped: [],
+          skippedNaptrs: [],
           ...(error ? { error } : {}),
         });
         resolve(

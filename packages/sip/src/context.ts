@@ -8,6 +8,7 @@ import { DEFAULT_MAX_NAPTR_RECORDS, DEFAULT_MAX_SRV_RECORDS } from './defaults.j
 import { BogusAnswerError } from './errors.js';
 import { type DnssecLink, joinLinks, linkOf } from './dnssec-links.js';
 import type { Answer, Lookups } from './lookups.js';
+import type { NaptrSkip } from './naptr-memory.js';
 import type { ClientCapabilities, SipStep, SipWarning, WarningCode } from './resolution.js';
 
 export class ResolutionContext {
@@ -19,6 +20,8 @@ export class ResolutionContext {
   horizon = Number.POSITIVE_INFINITY;
   /** Answers that decided which rule applies (one per name and type): every target rests on them too. */
   deciding: DnssecLink[] = [];
+  /** NAPTRs that failed before (this request, or remembered), by naptrKey: tried after the others of their order. */
+  naptrPassed: (key: string) => NaptrSkip | undefined = () => undefined;
   readonly #failed = new Set<Answer>();
 
   constructor(

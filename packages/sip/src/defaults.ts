@@ -67,6 +67,18 @@ export const DEFAULT_FAILOVER_ON: readonly number[] = Object.freeze([503]);
  */
 export const DEFAULT_PENALTY_MS = 60_000;
 
+/**
+ * NAPTR memory (naptr-memory.ts): within one request, a NAPTR whose targets all failed is passed
+ * over for the next of the same order; it is not remembered across requests unless asked
+ * ('ttl'): the penalty box already keeps its servers out for the policy's durations, and a
+ * NAPTR's TTL (often hours) would keep a server that is back unused and a forced move off TLS in
+ * place for that long (kamailio#4911: shared NAPTR failover state failed every call).
+ */
+export const DEFAULT_NAPTR_MEMORY = 'request';
+
+/** Remembered NAPTRs kept at most; the one ending first is dropped beyond this. */
+export const DEFAULT_NAPTR_MEMORY_MAX_ENTRIES = 4_096;
+
 /** Cap on a 503's Retry-After (seconds): a hostile 503 must not ban a server for ever. */
 export const DEFAULT_MAX_RETRY_AFTER_S = 300;
 

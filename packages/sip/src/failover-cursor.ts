@@ -7,12 +7,15 @@
  * it, and no try starts once it has run out. Failures go to the locator's penalty box as the
  * failover policy says, which every cursor of that locator reads: boxed targets are handed out
  * last. A Call-ID pinned by affinity is tried first when the resolution lists it. An expired
- * target list is resolved again before the next try.
+ * target list is resolved again before the next try. When every target of the NAPTR the
+ * resolution followed has failed (tried, or in the penalty box), the walk goes on with the next
+ * NAPTR of the same order (NAPTR memory, naptr-memory.ts), never another order or service.
  */
 import { AbortError, InvalidArgumentError, StateError, optionError, type Clock, type Timers } from '@dnscore/core';
 import { failoverChannel } from '@dnscore/core/diagnostics';
 import { TargetsExhaustedError, TransactionTimeoutError } from './errors.js';
 import type { CallIdAffinity } from './call-id-affinity.js';
+import { naptrKey, type NaptrMemory, type NaptrMemoryMode, type NaptrSkip } from './naptr-memory.js';
 import { checkFailoverOn, checkTransactionTimeout, type FailoverPolicy } from './failover-policy.js';
 import { destinationKey, type PenaltyBox } from './penalty-box.js';
 import type { PenaltyEntry } from './penalty-store.js';
@@ -36,6 +39,11 @@ export interface SipAttempt {
   readonly capped: boolean;
   /** Targets passed over for this one, being in the penalty box, with their entries (each once per walk). */
   readonly skipped: readonly PenaltyEntry[];
+  /**
+   * NAPTRs passed over for this one (each once per walk): every target of it failed in this
+   * request, or it is remembered as failed until its TTL ends.
+   */
+  readonly skippedNaptrs: readonly NaptrSkip[];
   /** Handed out although in the penalty box: nothing better was left. */
   readonly penalized: boolean;
   /** The Call-ID's pinned destination. */
@@ -64,8 +72,13 @@ export interface FailoverCursorOptions {
 
 /** What a cursor needs from its locator. */
 export interface CursorHost {
-  resolve(uri: SipUri, options: { readonly signal?: AbortSignal }): Promise<SipResolution>;
+  resolve(
+    uri: SipUri,
+    options: { readonly signal?: AbortSignal; readonly failedNaptrs?: readonly NaptrSkip[] },
+  ): Promise<SipResolution>;
   readonly penaltyBox: PenaltyBox;
+  readonly naptrMemoryMode: NaptrMemoryMode;
+  readonly naptrMemory: NaptrMemory;
   readonly dialogs: CallIdAffinity;
   readonly client: ClientCapabilities;
   readonly policy: FailoverPolicy;
@@ -73,6 +86,14 @@ export interface CursorHost {
   readonly maxUdpRequestBytes: number;
   readonly clock: Clock;
   readonly timers: Timers;
+}
+
+/** The next target, and how it was chosen. */
+interface TargetPick {
+  readonly target: SipTarget;
+  readonly penalized: boolean;
+  readonly pinned: boolean;
+  readonly skipped: readonly PenaltyEntry[];
 }
 
 /** `exhausted`: every target tried; `expired`: the transaction bound ran out; `ended`: silence after a 1xx. */
@@ -84,6 +105,9 @@ export class FailoverCursor {
   readonly #options: FailoverCursorOptions;
   readonly #tried = new Set<string>();
   readonly #skipped = new Set<string>();
+  /** NAPTRs whose targets all failed in this walk, by naptrKey. */
+  readonly #failedNaptrs = new Map<string, NaptrSkip>();
+  readonly #skippedNaptrs = new Set<string>();
   readonly #transactionTimeoutMs: number;
   readonly #failoverOn: ReadonlySet<number> | undefined;
   #deadline: number | undefined;
@@ -166,8 +190,23 @@ export class FailoverCursor {
     this.#busy = true;
     this.#deadline ??= this.#host.clock.now() + this.#transactionTimeoutMs;
     let resolution: SipResolution;
+    let pick: TargetPick | undefined;
     try {
       resolution = await this.#fresh();
+      pick = this.#pick(resolution);
+      // Every target of this NAPTR failed: the next NAPTR of the same order, as long as one is left.
+      const boxed: PenaltyEntry[] = [];
+      while (this.#host.naptrMemoryMode !== 'off' && (!pick || pick.penalized)) {
+        const passed = this.#boxed(resolution);
+        const next = await this.#leaveNaptr(resolution);
+        if (!next) break;
+        boxed.push(...passed);
+        resolution = next;
+        pick = this.#pick(resolution);
+      }
+      // The boxed targets of the NAPTRs left behind were passed over too.
+      if (pick && !pick.penalized && boxed.length > 0)
+        pick = { ...pick, skipped: Object.freeze([...this.#once(boxed), ...pick.skipped]) };
     } finally {
       this.#busy = false;
     }
@@ -177,7 +216,6 @@ export class FailoverCursor {
       this.#state = 'expired';
       return undefined;
     }
-    const pick = this.#pick(resolution);
     if (failoverChannel.hasSubscribers)
       publishFailover(
         this.#uri,
@@ -204,6 +242,7 @@ export class FailoverCursor {
       timeoutMs: Math.min(this.#host.targetTimeoutMs, left),
       capped: left < this.#host.targetTimeoutMs,
       skipped: pick.skipped,
+      skippedNaptrs: this.#naptrsOnce(resolution),
       penalized: pick.penalized,
       pinned: pick.pinned,
       switched: sized.switched,
@@ -240,6 +279,9 @@ export class FailoverCursor {
         }
         if (this.failsOver(status)) return this.#failover(attempt, outcome);
         penaltyBox.clear(target);
+        // A remembered NAPTR whose server answered is alive again.
+        const naptr = this.#resolution?.naptr;
+        if (naptr) this.#host.naptrMemory.forget(naptr.chosen);
         if (this.#options.callId !== undefined) dialogs.learnOutgoing(this.#options.callId, target);
         this.#state = 'succeeded';
         return 'success';
@@ -351,14 +393,72 @@ export class FailoverCursor {
   async #fresh(): Promise<SipResolution> {
     const now = this.#host.clock.now();
     if (this.#resolution && now < this.#resolution.expires) return this.#resolution;
-    const resolution = await this.#host.resolve(
-      this.#uri,
-      this.#options.signal ? { signal: this.#options.signal } : {},
-    );
-    this.#resolutions++;
+    const resolution = await this.#resolve();
     if (resolution.error) throw resolution.error;
     this.#resolution = resolution;
     return resolution;
+  }
+
+  #resolve(): Promise<SipResolution> {
+    this.#resolutions++;
+    return this.#host.resolve(this.#uri, {
+      ...(this.#options.signal ? { signal: this.#options.signal } : {}),
+      ...(this.#failedNaptrs.size > 0 ? { failedNaptrs: [...this.#failedNaptrs.values()] } : {}),
+    });
+  }
+
+  /**
+   * Every target of the resolution's NAPTR failed: notes it (and remembers it until its TTL
+   * ends in mode 'ttl', when its targets are all in the penalty box), and resolves again so
+   * the next NAPTR of the same order comes first. Undefined when there is no NAPTR, no other
+   * of its order is left, or the new resolution has no targets (the walk keeps what it had).
+   */
+  async #leaveNaptr(resolution: SipResolution): Promise<SipResolution | undefined> {
+    const naptr = resolution.naptr;
+    if (!naptr) return undefined;
+    const key = naptrKey(naptr.chosen);
+    if (this.#failedNaptrs.has(key)) return undefined;
+    const { penaltyBox, naptrMemory, naptrMemoryMode, clock } = this.#host;
+    const entries = resolution.targets.map((t) => penaltyBox.get(t));
+    const detail = `every target failed: ${resolution.targets.map((t, i) => this.#failure(t, entries[i])).join(', ')}`;
+    const remember = naptrMemoryMode === 'ttl' && entries.every(Boolean) && naptr.expires > clock.now();
+    const until = remember ? naptrMemory.remember(naptr.chosen, naptr.expires, detail).until : undefined;
+    this.#failedNaptrs.set(
+      key,
+      Object.freeze({ ...naptr.chosen, reason: 'failed' as const, detail, ...(until !== undefined ? { until } : {}) }),
+    );
+    if (naptr.candidates.every((c) => this.#failedNaptrs.has(naptrKey(c)))) return undefined;
+    const next = await this.#resolve();
+    if (next.error || next.targets.length === 0) return undefined;
+    this.#resolution = next;
+    return next;
+  }
+
+  /** The penalty entries of the resolution's targets not tried in this walk. */
+  #boxed(resolution: SipResolution): PenaltyEntry[] {
+    return resolution.targets.flatMap((t) => {
+      const entry = this.#tried.has(destinationKey(t)) ? undefined : this.#host.penaltyBox.get(t);
+      return entry ? [entry] : [];
+    });
+  }
+
+  /** "tls 192.0.2.1:5061 (transport error)": how one target of a NAPTR failed. */
+  #failure(target: SipTarget, entry: PenaltyEntry | undefined): string {
+    const key = destinationKey(target);
+    const tried = this.#tries.findLast((t) => destinationKey(t.attempt.target) === key)?.outcome;
+    const how = tried ? failureReason(tried) : entry ? `in the penalty box: ${entry.detail}` : 'failed';
+    return (
+      `${target.transport} ${target.address.includes(':') ? `[${target.address}]` : target.address}:` +
+      `${target.port} (${how})`
+    );
+  }
+
+  /** The NAPTRs the resolution passed over, each reported with the first try after it. */
+  #naptrsOnce(resolution: SipResolution): readonly NaptrSkip[] {
+    const passed = resolution.naptr?.passed ?? [];
+    const fresh = passed.filter((skip) => !this.#skippedNaptrs.has(naptrKey(skip)));
+    for (const skip of fresh) this.#skippedNaptrs.add(naptrKey(skip));
+    return Object.freeze(fresh);
   }
 
   /**
@@ -367,9 +467,7 @@ export class FailoverCursor {
    * its next hop (the IPVS idea: the real servers of one service), never sends a request to a
    * server the next hop does not list (an IP literal, another domain, a route set through a proxy).
    */
-  #pick(
-    resolution: SipResolution,
-  ): { target: SipTarget; penalized: boolean; pinned: boolean; skipped: readonly PenaltyEntry[] } | undefined {
+  #pick(resolution: SipResolution): TargetPick | undefined {
     const { penaltyBox, dialogs } = this.#host;
     const untried = resolution.targets.filter((t) => !this.#tried.has(destinationKey(t)));
     const callId = this.#options.callId;

@@ -35,6 +35,18 @@ export {
   type Destination,
   type MarkOptions,
 } from './penalty-box.js';
+export {
+  NaptrMemory,
+  naptrKey,
+  NAPTR_MEMORY_MODES,
+  type NaptrMemoryMode,
+  type NaptrMemoryOptions,
+  type NaptrMemoryEntry,
+  type NaptrRef,
+  type NaptrChoice,
+  type NaptrSkip,
+  type NaptrSkipReason,
+} from './naptr-memory.js';
 export { TransactionAffinity, type TransactionAffinityOptions } from './transaction-affinity.js';
 export { CallIdAffinity, type CallIdAffinityOptions, type CallIdPin } from './call-id-affinity.js';
 export { parseSipUri, formatSipUri, isSipToken, type SipUri } from './uri.js';
@@ -64,6 +76,7 @@ export { resolutionToJson, type SipResolutionJson, type SipTargetJson } from './
 export { drawFirstTargets, MAX_DRAWS, type DrawCounts } from './draws.js';
 export {
   DEFAULT_FAILOVER_ON,
+  DEFAULT_NAPTR_MEMORY,
   DEFAULT_PENALTY_MS,
   DEFAULT_TARGET_TIMEOUT_MS,
   DEFAULT_TRANSACTION_TIMEOUT_MS,

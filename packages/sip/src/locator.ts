@@ -30,6 +30,7 @@ import {
   DEFAULT_MAX_RETRY_AFTER_S,
   DEFAULT_MAX_TARGETS,
   DEFAULT_MAX_UDP_REQUEST_BYTES,
+  DEFAULT_NAPTR_MEMORY,
   DEFAULT_PENALTY_MS,
   DEFAULT_PREFER_IPV6,
   DEFAULT_TARGET_TIMEOUT_MS,
@@ -40,13 +41,22 @@ import { NoTargetsError, SipError } from './errors.js';
 import { FailoverCursor, type CursorHost, type FailoverCursorOptions } from './failover-cursor.js';
 import { FailoverPolicy, type PenaltyPolicy } from './failover-policy.js';
 import { Lookups } from './lookups.js';
+import {
+  NaptrMemory,
+  checkNaptrMemoryMode,
+  naptrKey,
+  naptrOrder,
+  type NaptrChoice,
+  type NaptrMemoryMode,
+  type NaptrSkip,
+} from './naptr-memory.js';
 import { QueryBudget } from './query-budget.js';
 import { PenaltyBox } from './penalty-box.js';
 import type { PenaltyStore } from './penalty-store.js';
 import { runProcedure } from './procedure.js';
 import type { ClientCapabilities, DnssecPolicy, SelectionRule, SipResolution, SipStep } from './resolution.js';
 import { layOut, type TargetSegment } from './target-segments.js';
-import { DEFAULT_MAX_TARGET_PLANS, TargetPlans } from './target-plan.js';
+import { DEFAULT_MAX_TARGET_PLANS, TargetPlans, variantOf, type TargetPlan } from './target-plan.js';
 import { TransactionAffinity } from './transaction-affinity.js';
 import { isSipTransport, type SipTransport } from './transport.js';
 import { parseSipUri, uriTarget, type SipUri } from './uri.js';
@@ -91,6 +101,12 @@ export interface SipLocatorOptions {
   readonly penaltyMs?: number;
   /** Where penalty entries live (default: in this process). */
   readonly penaltyStore?: PenaltyStore;
+  /**
+   * When every target of the NAPTR a request followed failed: 'off' ends the walk there;
+   * 'request' (default) goes on with the next NAPTR of the same order; 'ttl' also remembers
+   * the NAPTR (when all its targets are in the penalty box) until its TTL ends, for every request.
+   */
+  readonly naptrMemory?: NaptrMemoryMode;
   /** Cap on Retry-After and on any penalty, seconds (default 300). */
   readonly maxRetryAfter?: number;
   /** Call-ID affinity persistence, ms (default 180000). */
@@ -116,15 +132,26 @@ export interface SipResolveOptions {
    * `dnscore sip` prints it. Off by default: it costs a full walk of the procedure.
    */
   readonly stepThrough?: boolean;
+  /**
+   * NAPTRs whose targets all failed in this request: tried after the others of their order
+   * (the failover cursor passes them; RFC 3403 section 4.1 keeps the walk in one order).
+   */
+  readonly failedNaptrs?: readonly NaptrSkip[];
 }
 
 const NO_STEPS: readonly SipStep[] = Object.freeze([]);
+const NOT_PASSED = (_key: string): undefined => undefined;
+const NO_SKIPS: readonly undefined[] = Object.freeze([]);
 
 export class SipLocator implements CursorHost {
   readonly client: ClientCapabilities;
   /** The transaction bound, the failover set and the penalty durations by reason. */
   readonly policy: FailoverPolicy;
   readonly penaltyBox: PenaltyBox;
+  /** What a request does when every target of its NAPTR failed (the naptrMemory option). */
+  readonly naptrMemoryMode: NaptrMemoryMode;
+  /** NAPTRs remembered as failed until their TTL ends (mode 'ttl'): list, add, remove. */
+  readonly naptrMemory: NaptrMemory;
   /** Via branch -> target: retransmissions, CANCEL and non-2xx ACK go where the request went. */
   readonly transactions: TransactionAffinity;
   /** Call-ID -> destination: every request of a dialog to one server. */
@@ -141,6 +168,11 @@ export class SipLocator implements CursorHost {
   readonly timers: Timers;
   readonly #random: RandomSource;
   readonly #plans: TargetPlans;
+  /** The NAPTR choice last handed out from a plan variant, and the skips it was made of. */
+  readonly #lastPassed = new WeakMap<
+    TargetPlan,
+    { readonly skips: readonly (NaptrSkip | undefined)[]; readonly naptr: NaptrChoice }
+  >();
 
   constructor(
     private readonly dns: DnsApi,
@@ -196,6 +228,8 @@ export class SipLocator implements CursorHost {
       clock: this.clock,
       ...(options.penaltyStore !== undefined ? { store: options.penaltyStore } : {}),
     });
+    this.naptrMemoryMode = checkNaptrMemoryMode(options.naptrMemory ?? DEFAULT_NAPTR_MEMORY);
+    this.naptrMemory = new NaptrMemory({ clock: this.clock });
     this.policy = new FailoverPolicy({
       penaltyMs,
       ...(options.transactionTimeoutMs !== undefined ? { transactionTimeoutMs: options.transactionTimeoutMs } : {}),
@@ -220,25 +254,60 @@ export class SipLocator implements CursorHost {
    * resolver's cache serves, the next one reuses its plan: a new RFC 2782 draw, nothing else.
    */
   resolve(input: string | SipUri, options: SipResolveOptions = {}): Promise<SipResolution> {
+    const passed = this.#passedOver(options.failedNaptrs);
     if (options.stepThrough !== true) {
-      const planned = this.#planned(input, options.signal);
+      const planned = this.#planned(input, options.signal, passed);
       if (planned !== undefined) return Promise.resolve(planned);
     }
-    return this.#walk(input, options);
+    return this.#walk(input, options, passed);
   }
 
-  /** A resolution from a live plan, or undefined. */
-  #planned(input: string | SipUri, signal: AbortSignal | undefined): SipResolution | undefined {
+  /** Why a NAPTR is passed over: it failed in this request, else it is remembered (mode 'ttl'). */
+  #passedOver(failed: readonly NaptrSkip[] | undefined): (key: string) => NaptrSkip | undefined {
+    if (failed !== undefined && !Array.isArray(failed))
+      throw new InvalidArgumentError('failedNaptrs must be a list of NAPTRs passed over');
+    const byKey = failed && failed.length > 0 ? new Map(failed.map((skip) => [naptrKey(skip), skip])) : undefined;
+    const memory = this.naptrMemoryMode === 'ttl' ? this.naptrMemory : undefined;
+    if (!memory) return byKey ? (key) => byKey.get(key) : NOT_PASSED;
+    return byKey ? (key) => byKey.get(key) ?? memory.passedOver(key) : this.#remembered;
+  }
+
+  readonly #remembered = (key: string): NaptrSkip | undefined => this.naptrMemory.passedOver(key);
+
+  /** A resolution from a live plan of the current NAPTR memory, or undefined. */
+  #planned(
+    input: string | SipUri,
+    signal: AbortSignal | undefined,
+    passedOver: (key: string) => NaptrSkip | undefined,
+  ): SipResolution | undefined {
     const key = typeof input === 'string' ? input : input?.text;
-    const plan = typeof key === 'string' ? this.#plans.get(key) : undefined;
-    if (plan === undefined || signal?.aborted) return undefined;
+    const variants = typeof key === 'string' ? this.#plans.variants(key) : undefined;
+    if (variants === undefined || signal?.aborted) return undefined;
+    const skips = passedOver === NOT_PASSED ? NO_SKIPS : variants.keys.map(passedOver);
+    const variant = skips === NO_SKIPS ? '' : variantOf(variants.keys, skips);
+    const plan = variants.byVariant.get(variant);
+    if (plan === undefined) return undefined;
     const now = this.clock.now();
     if (now >= plan.expires || this.dns.current?.(plan.results) !== true) {
-      this.#plans.delete(key!);
+      this.#plans.delete(key!, variant);
       return undefined;
     }
     const targets = layOut(plan.segments, this.#random);
     if (targets.length > this.maxTargets) targets.length = this.maxTargets;
+    let naptr = plan.naptr;
+    if (naptr && variant !== '') {
+      // Same NAPTRs passed over for the same reasons; the details and ends are today's (the
+      // memory hands out the same skip until it changes, so the last choice is usually reused).
+      const last = this.#lastPassed.get(plan);
+      if (last && last.skips.length === skips.length && last.skips.every((skip, i) => skip === skips[i])) {
+        naptr = last.naptr;
+      } else {
+        const chosen = variants.keys[naptr.candidates.indexOf(naptr.chosen)];
+        const passed = naptrOrder(skips).flatMap((i) => (skips[i] && variants.keys[i] !== chosen ? [skips[i]!] : []));
+        naptr = Object.freeze({ ...naptr, passed: Object.freeze(passed) });
+        this.#lastPassed.set(plan, { skips, naptr });
+      }
+    }
     return Object.freeze({
       uri: plan.uri,
       target: plan.target,
@@ -254,18 +323,27 @@ export class SipLocator implements CursorHost {
       client: this.client,
       error: undefined,
       stale: false,
+      ...(naptr ? { naptr } : {}),
     });
   }
 
   /** RFC 3263 section 4, question by question; the result becomes a plan when every answer came from a cache. */
-  async #walk(input: string | SipUri, options: SipResolveOptions): Promise<SipResolution> {
+  async #walk(
+    input: string | SipUri,
+    options: SipResolveOptions,
+    passed: (key: string) => NaptrSkip | undefined,
+  ): Promise<SipResolution> {
     const uri = typeof input === 'string' ? parseSipUri(input) : input;
     if (sipLocateChannel.hasSubscribers)
-      return sipLocateChannel.tracePromise(() => this.#resolve(uri, options), { uri: uri.text });
-    return this.#resolve(uri, options);
+      return sipLocateChannel.tracePromise(() => this.#resolve(uri, options, passed), { uri: uri.text });
+    return this.#resolve(uri, options, passed);
   }
 
-  async #resolve(uri: SipUri, options: SipResolveOptions): Promise<SipResolution> {
+  async #resolve(
+    uri: SipUri,
+    options: SipResolveOptions,
+    passed: (key: string) => NaptrSkip | undefined,
+  ): Promise<SipResolution> {
     const now = this.clock.now();
     const budget = new QueryBudget(this.dns, this.maxQueries, this.maxResolutionMs, options.signal, this.timers);
     const lookups = new Lookups(budget.dns, options.signal);
@@ -278,11 +356,15 @@ export class SipLocator implements CursorHost {
       this.maxSrvRecords,
       options.stepThrough === true,
     );
+    ctx.naptrPassed = passed;
     let rule: SelectionRule | undefined;
     let segments: readonly TargetSegment[] = [];
     let error: SipError | undefined;
+    let naptr: NaptrChoice | undefined;
     try {
-      const found = (await runProcedure(ctx, uri, (r) => (rule = r))).segments;
+      const result = await runProcedure(ctx, uri, (r) => (rule = r));
+      naptr = result.naptr;
+      const found = result.segments;
       segments = applyDnssecPolicy(ctx, found, uri.scheme === 'sips' ? this.client.sipsDnssec : this.client.dnssec);
     } catch (caught) {
       if (isAbortError(caught) || !(caught instanceof SipError)) throw caught;
@@ -319,11 +401,14 @@ export class SipLocator implements CursorHost {
       client: this.client,
       error,
       stale,
+      ...(naptr && !error ? { naptr } : {}),
     });
     if (rule !== undefined && !error && !stale && this.dns.current) {
       const results = lookups.results();
       if (results !== undefined && this.dns.current(results)) {
-        this.#plans.set(uri.text, {
+        const keys = naptr?.candidates.map(naptrKey) ?? [];
+        const variant = variantOf(keys, keys.map(passed));
+        this.#plans.set(uri.text, variant, {
           uri,
           target: resolution.target,
           rule,
@@ -333,6 +418,7 @@ export class SipLocator implements CursorHost {
           roundTrips: resolution.roundTrips,
           queries: resolution.queries,
           results,
+          ...(naptr ? { naptr } : {}),
         });
       }
     }

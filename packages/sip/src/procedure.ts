@@ -6,6 +6,7 @@
 import { AddressLookups, addressTypes } from './addresses.js';
 import type { ResolutionContext } from './context.js';
 import { NoTargetsError } from './errors.js';
+import { naptrKey, naptrOrder, type NaptrChoice, type NaptrRef, type NaptrSkip } from './naptr-memory.js';
 import { selectNaptr, type NaptrCandidate, type NaptrRecord } from './naptr-selection.js';
 import type { NaptrStep, SelectionRule, SipTarget } from './resolution.js';
 import { SrvExpander, relabelOutcome, type SrvOutcome } from './srv-targets.js';
@@ -20,6 +21,8 @@ export interface ProcedureResult {
   readonly rule: SelectionRule;
   /** The targets in parts, so a target plan can draw the SRV order again (RFC 2782). */
   readonly segments: readonly TargetSegment[];
+  /** Rule 'naptr' only: the NAPTR followed and the others of its order. */
+  readonly naptr?: NaptrChoice;
 }
 
 export async function runProcedure(
@@ -170,7 +173,7 @@ async function discover(
     if (chosen) {
       onRule('naptr');
       const relabeled = relabelOutcome(chosen.outcome, 'naptr', ctx, chosen.candidate.record.ttl, [linkOf(naptr!)]);
-      return { rule: 'naptr', segments: srvSegment(relabeled) };
+      return { rule: 'naptr', segments: srvSegment(relabeled), naptr: chosen.choice };
     }
   }
 
@@ -234,7 +237,7 @@ async function followNaptr(
   records: readonly NaptrRecord[],
   round: number,
   srv: SrvExpander,
-): Promise<{ candidate: NaptrCandidate; outcome: SrvOutcome } | undefined> {
+): Promise<{ candidate: NaptrCandidate; outcome: SrvOutcome; choice: NaptrChoice } | undefined> {
   const selection = selectNaptr(records, uri.scheme, ctx.client.transports);
   if (selection.hasSipService && selection.missingServices.length > 0) {
     ctx.warn(
@@ -269,11 +272,17 @@ async function followNaptr(
   const answers = await Promise.all(candidates.map((c) => ctx.lookups.ask(c.srv, 'SRV', round)));
   ctx.flush();
   const results = new Map<NaptrCandidate, NaptrStep>();
-  let chosen: { candidate: NaptrCandidate; outcome: SrvOutcome } | undefined;
-  for (const [i, candidate] of candidates.entries()) {
+  // A NAPTR that failed before goes after the others of its order, never out: remembered ones
+  // (an earlier request) before those that failed in this request.
+  const refs = candidates.map((c) => naptrRef(host, c));
+  const passed = refs.map((ref) => ctx.naptrPassed(naptrKey(ref)));
+  const tryOrder = naptrOrder(passed);
+  let chosen: { candidate: NaptrCandidate; outcome: SrvOutcome; index: number } | undefined;
+  for (const i of tryOrder) {
+    const candidate = candidates[i]!;
     const [outcome] = await srv.expand([{ answer: answers[i]!, transport: candidate.transport }]);
     if (outcome!.targets.length > 0) {
-      chosen = { candidate, outcome: outcome! };
+      chosen = { candidate, outcome: outcome!, index: i };
       break;
     }
     ctx.negative(answers[i]!.result);
@@ -297,24 +306,37 @@ async function followNaptr(
   for (const v of selection.verdicts) {
     if (v.ignored) ctx.step(v.ignored);
     else if (v.candidate === chosen?.candidate) {
+      const before = passed[chosen.index];
       ctx.step({
         kind: 'naptr',
         record: v.candidate.text,
         outcome: 'chosen',
         transport: v.candidate.transport,
-        reason:
-          `lowest order, then lowest preference, among the services the client supports; ${v.candidate.srv} ` +
-          `gives ${chosen.outcome.targets.length} target(s)`,
+        reason: before
+          ? `every NAPTR of its order failed before; this one again (failed NAPTRs go last, never out): ` +
+            `${before.detail}; ${v.candidate.srv} gives ${chosen.outcome.targets.length} target(s)`
+          : `lowest order, then lowest preference, among the services the client supports` +
+            `${passed.some(Boolean) ? ' that did not fail before' : ''}; ${v.candidate.srv} ` +
+            `gives ${chosen.outcome.targets.length} target(s)`,
       });
     } else {
+      const i = candidates.indexOf(v.candidate);
+      const skip = passed[i];
       ctx.step(
-        results.get(v.candidate) ?? {
-          kind: 'naptr',
-          record: v.candidate.text,
-          outcome: 'usable',
-          transport: v.candidate.transport,
-          reason: 'not needed: a NAPTR before it gave targets',
-        },
+        results.get(v.candidate) ??
+          (skip && {
+            kind: 'naptr',
+            record: v.candidate.text,
+            outcome: 'usable',
+            transport: v.candidate.transport,
+            reason: `passed over, ${skipText(skip)}: next NAPTR of the same order (RFC 3403 section 4.1)`,
+          }) ?? {
+            kind: 'naptr',
+            record: v.candidate.text,
+            outcome: 'usable',
+            transport: v.candidate.transport,
+            reason: 'not needed: a NAPTR before it gave targets',
+          },
       );
     }
   }
@@ -329,7 +351,13 @@ async function followNaptr(
         `NAPTR ${candidate.record.data.order} ${candidate.record.data.preference} ` +
         `${candidate.record.data.services} -> ${candidate.srv} (${candidate.transport.toUpperCase()})`,
     });
-    return chosen;
+    const choice: NaptrChoice = Object.freeze({
+      chosen: refs[chosen.index]!,
+      expires: ctx.now + 1000 * candidate.record.ttl,
+      candidates: Object.freeze(refs),
+      passed: Object.freeze(tryOrder.flatMap((i) => (i !== chosen!.index && passed[i] ? [passed[i]!] : []))),
+    });
+    return { ...chosen, choice };
   }
   const order = candidates[0]!.record.data.order;
   ctx.warn(
@@ -381,6 +409,16 @@ async function hostTargets(
     dnssec: chainStatus(a.links),
     links: a.links,
   }));
+}
+
+function naptrRef(owner: string, candidate: NaptrCandidate): NaptrRef {
+  return Object.freeze({ owner, record: candidate.text, transport: candidate.transport });
+}
+
+function skipText(skip: NaptrSkip): string {
+  return skip.reason === 'remembered'
+    ? `remembered as failed until its TTL ends (${skip.detail})`
+    : `every target failed in this request (${skip.detail})`;
 }
 
 function describeOutcomes(outcomes: readonly SrvOutcome[]): string {

@@ -5,15 +5,16 @@
 import type { DnssecStatus } from '@dnscore/core';
 import type { SipError } from './errors.js';
 import type { SipHost } from './host.js';
+import type { NaptrChoice } from './naptr-memory.js';
 import type { AddressFamily, SipTransport } from './transport.js';
 import type { SipUri } from './uri.js';
 
 /**
  * Where a target came from: the URI's IP literal, A/AAAA of the URI's host, an SRV record, or SRV
- * reached through NAPTR. "affinity" only appears on a cursor's attempt: a Call-ID pinned to an
- * address that the current resolution does not list.
+ * reached through NAPTR. A Call-ID pin is used only when the resolution lists it, so a pinned
+ * try keeps the source of the listed target.
  */
-export type TargetSource = 'literal' | 'host' | 'srv' | 'naptr' | 'affinity';
+export type TargetSource = 'literal' | 'host' | 'srv' | 'naptr';
 
 /** One place to send a request. */
 export interface SipTarget {
@@ -32,7 +33,7 @@ export interface SipTarget {
   readonly expires: number;
   /**
    * The weakest status among `links`: secure only if every answer that led here was validated
-   * secure. Insecure when no DNS was involved (a literal, an affinity pin): nothing was validated.
+   * secure. Insecure when no DNS was involved (a literal): nothing was validated.
    */
   readonly dnssec: DnssecStatus;
   /** The answers it rests on: rule-deciding negatives, then NAPTR, SRV and A/AAAA (CNAME hops included). */
@@ -197,4 +198,9 @@ export interface SipResolution {
    * with TTL 30): the targets expire within 30 s and the next resolution asks again.
    */
   readonly stale: boolean;
+  /**
+   * Rule 'naptr': the NAPTR followed, the others of its order, and those passed over because
+   * they failed before (NAPTR memory); absent for the other rules.
+   */
+  readonly naptr?: NaptrChoice;
 }

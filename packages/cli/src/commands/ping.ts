@@ -2,9 +2,11 @@
  * `dnscore ping URI`: sends N requests (OPTIONS by default) one after another through one
  * bridge into the `sip` stack, so the failover and the penalty box show: after a failed first
  * target, the next request passes it over and says why. Prints every try (target, outcome,
- * status, milliseconds), every target skipped (its penalty reason and how long it is left) and
- * which target answered. Exit 0 when every request was answered, 3 when one was not, 2 for bad
- * input. The tool an integrator runs to check DNS failover and a failover policy.
+ * status, milliseconds), every target skipped (its penalty reason and how long it is left), every
+ * NAPTR passed over (every target of it failed, or it is remembered), which target answered,
+ * and at the end what the penalty box and the NAPTR memory hold. Exit 0 when every request was
+ * answered, 3 when one was not, 2 for bad input. The tool an integrator runs to check DNS
+ * failover and a failover policy.
  */
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
@@ -16,9 +18,14 @@ import { SipBridge, loadSipStack, type BridgeAttempt, type SendReport, type SipR
 import {
   DEFAULT_TARGET_TIMEOUT_MS,
   DEFAULT_TRANSACTION_TIMEOUT_MS,
+  NAPTR_MEMORY_MODES,
   SipLocator,
   isSipToken,
   parseSipUri,
+  type NaptrMemoryEntry,
+  type NaptrMemoryMode,
+  type NaptrSkip,
+  type NaptrSkipReason,
   type PenaltyEntry,
   type PenaltyReason,
   type SipTransport,
@@ -30,8 +37,8 @@ import type { Io } from '../io.js';
 import { UsageError } from '../usage-error.js';
 
 export const PING_USAGE = `usage: dnscore ping URI [--method OPTIONS] [--count N] [--per-target-timeout MS]
-                    [--transaction-timeout MS] [--failover-on 503,...] [--transports udp,tcp,tls]
-                    [--bind ADDRESS[:PORT]] [--ca FILE] [--seed N] [--json]
+                    [--transaction-timeout MS] [--failover-on 503,...] [--naptr-memory off|request|ttl]
+                    [--transports udp,tcp,tls] [--bind ADDRESS[:PORT]] [--ca FILE] [--seed N] [--json]
                     [--resolver auto|zone|system|unbound] [--zone FILE]... [--server HOST[:PORT]]...
                     [trust-anchor flags]`;
 
@@ -57,8 +64,34 @@ export interface PingJson {
         detail: string;
         until: string;
       }[];
+      /** NAPTRs passed over for this one: every target failed in this request, or remembered (until ISO 8601). */
+      skippedNaptrs: {
+        owner: string;
+        record: string;
+        transport: SipTransport;
+        reason: NaptrSkipReason;
+        detail: string;
+        until: string | null;
+      }[];
     }[];
     readonly answeredBy: { transport: SipTransport; address: string; port: number } | null;
+  }[];
+  /** The penalty box after the last request: target, reason, until. */
+  readonly penaltyBox: readonly {
+    transport: SipTransport;
+    address: string;
+    port: number;
+    reason: PenaltyReason;
+    detail: string;
+    until: string;
+  }[];
+  /** NAPTRs remembered as failed after the last request (--naptr-memory ttl). */
+  readonly naptrMemory: readonly {
+    owner: string;
+    record: string;
+    transport: SipTransport;
+    detail: string;
+    until: string;
   }[];
 }
 
@@ -73,6 +106,7 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
       'per-target-timeout': { type: 'string' },
       'transaction-timeout': { type: 'string' },
       'failover-on': { type: 'string' },
+      'naptr-memory': { type: 'string' },
       transports: { type: 'string' },
       bind: { type: 'string' },
       ca: { type: 'string' },
@@ -107,6 +141,9 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
   );
   const failoverOn =
     values['failover-on'] === undefined ? undefined : parseStatusCodes(values['failover-on'], '--failover-on');
+  const naptrMemory = values['naptr-memory'];
+  if (naptrMemory !== undefined && !NAPTR_MEMORY_MODES.includes(naptrMemory as NaptrMemoryMode))
+    throw new UsageError(`--naptr-memory takes off, request or ttl, not "${naptrMemory}"`);
   const transports = parseTransports(values.transports ?? 'udp,tcp,tls');
   const seed = values.seed === undefined ? undefined : integer(values.seed, '--seed', -(2 ** 31), 2 ** 32 - 1);
   const bind = parseBind(values.bind ?? '0.0.0.0');
@@ -125,6 +162,7 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
       targetTimeoutMs: timeout,
       transactionTimeoutMs: transactionTimeout,
       ...(failoverOn ? { failoverOn } : {}),
+      ...(naptrMemory !== undefined ? { naptrMemory: naptrMemory as NaptrMemoryMode } : {}),
     });
     const port = bind.port ?? (await freeUdpPort(bind.address));
     bridge = await SipBridge.create(stack, locator, {
@@ -144,8 +182,13 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
       if (!values.json) io.stdout(renderRequest(i, report));
     }
     const answered = reports.filter((r) => r.answeredBy !== null).length;
-    if (values.json) io.stdout(`${JSON.stringify(pingToJson(reports))}\n`);
-    else io.stdout(`${answered} of ${count} request${count === 1 ? '' : 's'} answered\n`);
+    const box = locator.penaltyBox.entries();
+    const remembered = locator.naptrMemory.entries();
+    if (values.json) io.stdout(`${JSON.stringify(pingToJson(reports, box, remembered))}\n`);
+    else {
+      io.stdout(`${answered} of ${count} request${count === 1 ? '' : 's'} answered\n`);
+      io.stdout(renderState(box, remembered));
+    }
     if (answered === count) return ExitCode.OK;
     io.stderr(
       `dnscore: ${count - answered} of ${count} request${count === 1 ? '' : 's'} to ${uri.text} got no answer\n`,
@@ -157,8 +200,12 @@ export async function pingCommand(argv: readonly string[], io: Io): Promise<Exit
   }
 }
 
-/** The `--json` document: exactly the shape of the issue. */
-export function pingToJson(reports: readonly SendReport[]): PingJson {
+/** The `--json` document: exactly the shape of the issue, with the penalty box and NAPTR memory at the end. */
+export function pingToJson(
+  reports: readonly SendReport[],
+  box: readonly PenaltyEntry[] = [],
+  remembered: readonly NaptrMemoryEntry[] = [],
+): PingJson {
   const where = (t: {
     transport: SipTransport;
     address: string;
@@ -168,6 +215,20 @@ export function pingToJson(reports: readonly SendReport[]): PingJson {
     address: t.address,
     port: t.port,
   });
+  const entry = (e: PenaltyEntry) => ({
+    ...where(e),
+    reason: e.reason,
+    detail: e.detail,
+    until: new Date(e.until).toISOString(),
+  });
+  const naptr = (n: NaptrSkip) => ({
+    owner: n.owner,
+    record: n.record,
+    transport: n.transport,
+    reason: n.reason,
+    detail: n.detail,
+    until: n.until === undefined ? null : new Date(n.until).toISOString(),
+  });
   return {
     requests: reports.map((r) => ({
       attempts: r.attempts.map((a) => ({
@@ -175,21 +236,42 @@ export function pingToJson(reports: readonly SendReport[]): PingJson {
         outcome: a.outcome,
         status: a.status,
         ms: a.ms,
-        skipped: a.skipped.map((e) => ({
-          ...where(e),
-          reason: e.reason,
-          detail: e.detail,
-          until: new Date(e.until).toISOString(),
-        })),
+        skipped: a.skipped.map(entry),
+        skippedNaptrs: a.skippedNaptrs.map(naptr),
       })),
       answeredBy: r.answeredBy ? where(r.answeredBy) : null,
     })),
+    penaltyBox: box.map(entry),
+    naptrMemory: remembered.map((n) => ({
+      owner: n.owner,
+      record: n.record,
+      transport: n.transport,
+      detail: n.detail,
+      until: new Date(n.until).toISOString(),
+    })),
   };
+}
+
+/** What the next request would meet: the penalty box and the remembered NAPTRs, when not empty. */
+function renderState(box: readonly PenaltyEntry[], remembered: readonly NaptrMemoryEntry[]): string {
+  const lines: string[] = [];
+  for (const e of box)
+    lines.push(`penalty box: ${destination(e).padEnd(24)} ${e.reason} (${e.detail}), ${left(e)} left`);
+  for (const n of remembered) lines.push(`NAPTR memory: ${n.owner} NAPTR ${n.record} (${n.detail}), ${left(n)} left`);
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
 
 function renderRequest(n: number, report: SendReport): string {
   const lines = [`request ${n}:`];
   for (const [i, a] of report.attempts.entries()) {
+    for (const n of a.skippedNaptrs)
+      lines.push(
+        `  skip   NAPTR ${n.record} of ${n.owner}: ` +
+          (n.reason === 'remembered'
+            ? `remembered as failed (${n.detail}), ${left({ until: n.until! })} left`
+            : `every target failed in this request (${n.detail.replace(/^every target failed: /, '')})`) +
+          `${n.reason === 'failed' && n.until !== undefined ? `; remembered for ${left({ until: n.until })}` : ''}`,
+      );
     for (const e of a.skipped)
       lines.push(
         `  skip   ${destination(e).padEnd(24)} in the penalty box: ${e.reason} (${e.detail}), ${left(e)} left`,
@@ -220,8 +302,8 @@ function destination(t: { transport: SipTransport; address: string; port: number
   return `${t.transport} ${t.address.includes(':') ? `[${t.address}]` : t.address}:${t.port}`;
 }
 
-/** "29 s": how long a penalty entry has left, rounded up. */
-function left(e: PenaltyEntry): string {
+/** "29 s": how long a penalty entry (or a remembered NAPTR) has left, rounded up. */
+function left(e: { readonly until: number }): string {
   return `${Math.max(0, Math.ceil((e.until - Date.now()) / 1000))} s`;
 }
 
