@@ -31,3 +31,53 @@ export const DEFAULT_MAX_FORWARDS = 70;
 
 /** RFC 3261 section 8.1.1.7: every branch the bridge makes starts with the magic cookie. */
 export const BRANCH_MAGIC_COOKIE = 'z9hG4bK';
+
+// ---- What reaches the `sip` parser (issue 21 item 5; src/message-guard.ts) ------------------
+
+/**
+ * A whole SIP message, header section and body: 65,535 bytes, the most a UDP datagram carries
+ * (RFC 768), and beyond what RFC 3261 section 18.1.1 lets a UDP sender use (messages near the
+ * path MTU go over TCP). The body is never run through `sip`'s regular expressions.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 65_535;
+
+/**
+ * The header section: 16 KiB. Real requests carry 0.5-3 KB of headers (a STIR Identity header,
+ * RFC 8224, about 1 KB); the worst `sip` parse within the line bound grows with this times the
+ * line bound (SECURITY.md has the figures).
+ */
+export const DEFAULT_MAX_HEADER_BYTES = 16_384;
+
+/** Header fields per message: a request through a dozen proxies carries 20-40. */
+export const DEFAULT_MAX_HEADERS = 128;
+
+/**
+ * One start line or header field, folds included: 4 KiB. `sip` searches the rest of a field
+ * once per list element, so a field of n bytes can cost n^2 / 6 regex steps.
+ */
+export const DEFAULT_MAX_LINE_BYTES = 4_096;
+
+/**
+ * Consecutive whitespace bytes: 64. RFC 3261 LWS is one or a few spaces (a fold adds CRLF and
+ * one); `sip`'s `\s*` costs the square of a run, 10 s for a 60,000-byte one.
+ */
+export const DEFAULT_MAX_WHITESPACE_RUN = 64;
+
+/**
+ * Incoming TCP connections open at once: 256. Each holds at most one message being read
+ * (`maxMessageBytes`), so 16 MiB of buffers at worst; a new connection past the limit is
+ * closed at once.
+ */
+export const DEFAULT_MAX_TCP_CONNECTIONS = 256;
+
+/**
+ * From the first byte of a message on a TCP connection to its last: 10 s, time for 64 KiB at
+ * 52 kbit/s. A slow sender (slowloris) loses its connection instead of holding it.
+ */
+export const DEFAULT_TCP_MESSAGE_MS = 10_000;
+
+/**
+ * An incoming TCP connection that carries nothing for this long, with no transaction waiting to
+ * answer on it, is closed: 120 s, what `sip` did. RFC 5626 keep-alives come more often.
+ */
+export const DEFAULT_TCP_IDLE_MS = 120_000;
