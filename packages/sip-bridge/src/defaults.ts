@@ -42,26 +42,36 @@ export const BRANCH_MAGIC_COOKIE = 'z9hG4bK';
 export const DEFAULT_MAX_MESSAGE_BYTES = 65_535;
 
 /**
- * The header section: 16 KiB. Real requests carry 0.5-3 KB of headers (a STIR Identity header,
- * RFC 8224, about 1 KB); the worst `sip` parse within the line bound grows with this times the
- * line bound (SECURITY.md has the figures).
+ * The header section: 8 KiB. Real requests carry 0.5-3 KB of headers (a STIR Identity header,
+ * RFC 8224, about 1 KB). The worst `sip` parse within the other bounds grows with this times the
+ * parsed-field bound: eight 1 KiB fields of the worst shape (SECURITY.md has the figures).
  */
-export const DEFAULT_MAX_HEADER_BYTES = 16_384;
+export const DEFAULT_MAX_HEADER_BYTES = 8_192;
 
 /** Header fields per message: a request through a dozen proxies carries 20-40. */
 export const DEFAULT_MAX_HEADERS = 128;
 
 /**
- * One start line or header field, folds included: 4 KiB. `sip` searches the rest of a field
- * once per list element, so a field of n bytes can cost n^2 / 6 regex steps.
+ * One start line or header field, folds included: 4 KiB. A field `sip` keeps as text costs it
+ * one linear regex; an Identity header (RFC 8224) is about 1 KB.
  */
 export const DEFAULT_MAX_LINE_BYTES = 4_096;
 
 /**
- * Consecutive whitespace bytes: 64. RFC 3261 LWS is one or a few spaces (a fold adds CRLF and
- * one); `sip`'s `\s*` costs the square of a run, 10 s for a 60,000-byte one.
+ * One field that `sip` parses into parts (Via, To, From, Contact, Route, Record-Route, Path,
+ * CSeq, Refer-To, the authentication fields): 1 KiB. Its regexes search the rest of the value
+ * at each list element and parameter, so a field of n bytes costs up to about n^2 steps
+ * (1.4 ms for 1 KiB, 5.5 ms for 2 KiB); a Digest Authorization is 300-600 bytes, and a long
+ * Route set can be split over several fields (RFC 3261 section 7.3.1).
  */
-export const DEFAULT_MAX_WHITESPACE_RUN = 64;
+export const DEFAULT_MAX_PARSED_FIELD_BYTES = 1_024;
+
+/**
+ * Consecutive whitespace bytes: 16. RFC 3261 LWS is one or a few spaces (a fold adds CRLF and a
+ * tab or a few spaces). `sip`'s `\s*` costs the square of a run (10 s for one of 60,000 bytes)
+ * and multiplies the cost of its Route and Contact regexes (a run of 32 doubled the worst field).
+ */
+export const DEFAULT_MAX_WHITESPACE_RUN = 16;
 
 /**
  * Incoming TCP connections open at once: 256. Each holds at most one message being read

@@ -15,6 +15,7 @@ import {
   DEFAULT_MAX_HEADERS,
   DEFAULT_MAX_LINE_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_PARSED_FIELD_BYTES,
   DEFAULT_MAX_WHITESPACE_RUN,
 } from './defaults.js';
 
@@ -22,13 +23,18 @@ import {
 export interface MessageLimits {
   /** Whole message, header section and body (default 65,535: the largest UDP payload). */
   readonly maxMessageBytes?: number;
-  /** Start line, header fields and the empty line (default 16,384). */
+  /** Start line, header fields and the empty line (default 8,192). */
   readonly maxHeaderBytes?: number;
   /** Header fields, a folded field counting once (default 128). */
   readonly maxHeaders?: number;
   /** One start line or header field, folds included (default 4,096). */
   readonly maxLineBytes?: number;
-  /** Consecutive whitespace bytes, as `sip`'s `\s` reads them (default 64). */
+  /**
+   * One header field that `sip` parses into parts (Via, To, From, Contact, Route, Record-Route,
+   * Path, CSeq, Refer-To, and the authentication fields), folds included (default 1,024).
+   */
+  readonly maxParsedFieldBytes?: number;
+  /** Consecutive whitespace bytes, as `sip`'s `\s` reads them (default 16). */
   readonly maxWhitespaceRun?: number;
 }
 
@@ -59,6 +65,7 @@ export function resolveLimits(limits: MessageLimits = {}): ResolvedLimits {
     maxHeaderBytes: limits.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
     maxHeaders: limits.maxHeaders ?? DEFAULT_MAX_HEADERS,
     maxLineBytes: limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    maxParsedFieldBytes: limits.maxParsedFieldBytes ?? DEFAULT_MAX_PARSED_FIELD_BYTES,
     maxWhitespaceRun: limits.maxWhitespaceRun ?? DEFAULT_MAX_WHITESPACE_RUN,
   };
   for (const [name, value] of Object.entries(resolved)) {
@@ -78,11 +85,39 @@ function isSpace(byte: number): boolean {
   return (byte >= 0x09 && byte <= 0x0d) || byte === SP || byte === 0xa0;
 }
 
-/** Header names `sip` maps to Content-Length: after `unescape` and lower-casing, "content-length" or "l". */
-function isContentLengthName(raw: string): boolean {
-  if (raw.length > 84) return false; // 14 characters of up to 6 bytes each (%uXXXX)
+/**
+ * The fields `sip` parses into parts with regular expressions that search the rest of the value
+ * (its `parsers` table, and the compact forms that map to it); every other field is kept as text.
+ */
+const PARSED_FIELDS = new Set([
+  'via',
+  'v',
+  'to',
+  't',
+  'from',
+  'f',
+  'contact',
+  'm',
+  'route',
+  'record-route',
+  'path',
+  'cseq',
+  'refer-to',
+  'www-authenticate',
+  'proxy-authenticate',
+  'authorization',
+  'proxy-authorization',
+  'authentication-info',
+]);
+
+type FieldKind = 'content-length' | 'parsed' | 'text';
+
+/** What `sip` does with a field, named as it names it: `unescape`d, lower-cased, compact forms mapped. */
+function fieldKind(raw: string): FieldKind {
+  if (raw.length > 120) return 'text'; // the longest parsed name, 19 characters of up to 6 bytes (%uXXXX)
   const name = unescape(raw).toLowerCase();
-  return name === 'content-length' || name === 'l';
+  if (name === 'content-length' || name === 'l') return 'content-length';
+  return PARSED_FIELDS.has(name) ? 'parsed' : 'text';
 }
 
 enum State {
@@ -114,6 +149,7 @@ export class HeaderScanner {
   #headers = 0;
   /** -1: on the start line; else the header field's name until its first colon, then null. */
   #name: number[] | null | -1 = -1;
+  #parsed = false;
   #value: number[] | undefined;
 
   constructor(private readonly limits: ResolvedLimits) {}
@@ -157,6 +193,7 @@ export class HeaderScanner {
           this.#line = 0;
           this.#name = [];
           this.#value = undefined;
+          this.#parsed = false;
           break;
         case State.LastCr:
           if (byte !== LF) return this.#refuse('bare-line-break', 'a CR not followed by LF in the header section');
@@ -173,15 +210,21 @@ export class HeaderScanner {
       if (byte === LF) return this.#refuse('bare-line-break', 'an LF without CR in the header section');
       if (++this.#line > maxLineBytes)
         return this.#refuse('line-too-long', `a start line or header field is over ${maxLineBytes} bytes`);
+      if (this.#parsed && this.#line > this.limits.maxParsedFieldBytes) {
+        const limit = this.limits.maxParsedFieldBytes;
+        return this.#refuse('line-too-long', `a header field that sip parses into parts is over ${limit} bytes`);
+      }
       if (Array.isArray(this.#name)) {
         if (byte === COLON) {
           const raw = String.fromCharCode(...trimEnd(this.#name));
           if (/\s/.test(raw)) return this.#refuse('malformed-header', 'a header name holds whitespace');
-          if (isContentLengthName(raw)) {
+          const kind = fieldKind(raw);
+          if (kind === 'content-length') {
             if (this.contentLength !== undefined || this.#value)
               return this.#refuse('content-length', 'more than one Content-Length');
             this.#value = [];
           }
+          this.#parsed = kind === 'parsed';
           this.#name = null;
         } else if (this.#name.length <= maxLineBytes) this.#name.push(byte);
       } else if (this.#value && this.#value.length < 32) this.#value.push(byte);
