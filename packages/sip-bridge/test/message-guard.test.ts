@@ -68,7 +68,7 @@ describe('message guard: each limit at its bound and one past it', () => {
     expect(contact(1024)).toHaveLength(1026);
     const at = message(contact(1024));
     expect(verdict(at)).toBe('ok');
-    expect((sip.parse(bytes(at))?.headers.contact as unknown[]).length).toBe(1);
+    expect(sip.parse(bytes(at))?.headers.contact).toHaveLength(1);
     expect(verdict(message(contact(1025)))).toBe('line-too-long');
     expect(verdict(message(contact(1025, 'm')))).toBe('line-too-long');
     expect(verdict(message(contact(1025, 'CONTACT')))).toBe('line-too-long');
