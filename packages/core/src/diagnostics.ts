@@ -155,7 +155,8 @@ export interface AffinityPinEvent {
  * saw it (the UDP datagram was dropped; the TCP connection closed).
  */
 export interface SipRejectedEvent {
-  readonly transport: 'udp' | 'tcp';
+  /** 'tls' and some 'tcp': on a connection the bridge opened, to a server it sends to. */
+  readonly transport: 'udp' | 'tcp' | 'tls';
   /** The far side. */
   readonly address: string;
   readonly port: number;

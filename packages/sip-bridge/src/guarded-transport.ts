@@ -316,7 +316,13 @@ export class GuardedTransport implements SipTransport {
     }
   }
 
-  #reject(transport: 'udp' | 'tcp', remote: SipRemote, rejection: Rejection, answered = false): void {
+  /** Counts and publishes a message refused elsewhere (on an outgoing TCP or TLS connection). */
+  noteRejected(rejection: Rejection, remote: SipRemote): void {
+    const transport = remote.protocol.toLowerCase() === 'tls' ? 'tls' : 'tcp';
+    this.#reject(transport, remote, rejection);
+  }
+
+  #reject(transport: 'udp' | 'tcp' | 'tls', remote: SipRemote, rejection: Rejection, answered = false): void {
     this.#rejected[rejection.reason]++;
     if (sipRejectedChannel.hasSubscribers) {
       sipRejectedChannel.publish({

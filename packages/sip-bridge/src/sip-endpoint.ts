@@ -107,6 +107,8 @@ export class SipEndpoint {
       ...(options.tls ? { tls: options.tls } : {}),
       via: { host: viaHost, port: this.port },
       idleMs: options.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
+      ...(options.inbound ? { limits: options.inbound } : {}),
+      onReject: (rejection, remote) => this.#transport.noteRejected(rejection, remote),
     });
     this.#transactions = stack.makeTransactionLayer({ 'max-forwards': DEFAULT_MAX_FORWARDS }, (target, onError) =>
       this.#openRemote(target, onError),

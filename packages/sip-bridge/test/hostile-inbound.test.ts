@@ -7,13 +7,14 @@
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import diagnostics from 'node:diagnostics_channel';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { CHANNELS, type SipRejectedEvent } from '@dnscore/core/diagnostics';
 import { SipEndpoint } from '../src/sip-endpoint.js';
 import type { InboundLimits } from '../src/guarded-transport.js';
-import type { SipStack } from '../src/sip-stack.js';
+import type { SipRequest, SipStack } from '../src/sip-stack.js';
+import type { TryEvent } from '../src/sip-endpoint.js';
 import { PEER, freePort } from './support/peers.js';
 
 const LOCAL = '127.0.0.1';
@@ -296,5 +297,45 @@ describe('TCP: streams are framed and checked before sip parses; connections are
     fourth.socket.write(options('TCP', port, 't-c4'));
     expect(await fourth.waitFor('Call-ID: t-c4')).toMatch(/^SIP\/2\.0 200 OK\r\n/);
     expect(endpoint.inboundStats.rejected['connection-limit']).toBe(1);
+  });
+});
+
+describe('TCP: a server the bridge calls is checked the same way', () => {
+  it('a response stream of whitespace ends the try with a transport error, counted and published', async () => {
+    const server = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.write(WHITESPACE_60K);
+    });
+    const address = PEER(22);
+    const serverPort = await freePort(address);
+    await new Promise<void>((resolve) => server.listen(serverPort, address, () => resolve()));
+    cleanups.push(() => server.close());
+    const { stack, parsed } = watchedStack();
+    const { endpoint } = await answering(stack);
+    const refused = rejections();
+    const request: SipRequest = {
+      method: 'OPTIONS',
+      uri: `sip:app@${address}:${serverPort};transport=tcp`,
+      headers: {
+        via: [{ params: {} }],
+        to: { uri: `sip:app@${address}` },
+        from: { uri: `sip:t@${LOCAL}`, params: { tag: 'o' } },
+        'call-id': 'out-1',
+        cseq: { seq: 1, method: 'OPTIONS' },
+      },
+    };
+    const event = await new Promise<TryEvent>((resolve) => {
+      endpoint.attempt(request, { transport: 'tcp', address, port: serverPort }, resolve);
+    });
+    expect(event.type).toBe('transport-error');
+    expect(event.type === 'transport-error' && event.error.message).toMatch(/message refused \(whitespace-run: /);
+    expect(await refused.next()).toMatchObject({
+      transport: 'tcp',
+      address,
+      port: serverPort,
+      reason: 'whitespace-run',
+    });
+    expect(parsed).toEqual([]);
+    expect(endpoint.inboundStats.rejected['whitespace-run']).toBe(1);
   });
 });
