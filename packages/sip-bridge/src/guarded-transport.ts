@@ -78,6 +78,7 @@ const REASONS: readonly RejectReason[] = [
   'headers-too-large',
   'too-many-headers',
   'line-too-long',
+  'parsed-field-budget',
   'whitespace-run',
   'bare-line-break',
   'malformed-header',

@@ -16,6 +16,7 @@ import {
   DEFAULT_MAX_LINE_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_PARSED_FIELD_BYTES,
+  DEFAULT_PARSED_FIELD_BUDGET,
   DEFAULT_MAX_WHITESPACE_RUN,
 } from './defaults.js';
 
@@ -34,6 +35,11 @@ export interface MessageLimits {
    * Path, CSeq, Refer-To, and the authentication fields), folds included (default 1,024).
    */
   readonly maxParsedFieldBytes?: number;
+  /**
+   * The sum, over those fields, of the square of each one's length in bytes (default 2^21: two
+   * 1 KiB fields, or 32 of 256 bytes). What `sip` spends on them grows as that square.
+   */
+  readonly parsedFieldBudget?: number;
   /** Consecutive whitespace bytes, as `sip`'s `\s` reads them (default 16). */
   readonly maxWhitespaceRun?: number;
 }
@@ -46,6 +52,7 @@ export type RejectReason =
   | 'headers-too-large'
   | 'too-many-headers'
   | 'line-too-long'
+  | 'parsed-field-budget'
   | 'whitespace-run'
   | 'bare-line-break'
   | 'malformed-header'
@@ -66,6 +73,7 @@ export function resolveLimits(limits: MessageLimits = {}): ResolvedLimits {
     maxHeaders: limits.maxHeaders ?? DEFAULT_MAX_HEADERS,
     maxLineBytes: limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
     maxParsedFieldBytes: limits.maxParsedFieldBytes ?? DEFAULT_MAX_PARSED_FIELD_BYTES,
+    parsedFieldBudget: limits.parsedFieldBudget ?? DEFAULT_PARSED_FIELD_BUDGET,
     maxWhitespaceRun: limits.maxWhitespaceRun ?? DEFAULT_MAX_WHITESPACE_RUN,
   };
   for (const [name, value] of Object.entries(resolved)) {
@@ -150,6 +158,7 @@ export class HeaderScanner {
   /** -1: on the start line; else the header field's name until its first colon, then null. */
   #name: number[] | null | -1 = -1;
   #parsed = false;
+  #spent = 0;
   #value: number[] | undefined;
 
   constructor(private readonly limits: ResolvedLimits) {}
@@ -236,6 +245,16 @@ export class HeaderScanner {
   /** A start line or header field has ended (its CRLF was not a fold). */
   #endLine(): number {
     if (this.#name === -1) return 0; // the start line
+    if (this.#parsed) {
+      this.#spent += this.#line * this.#line;
+      const budget = this.limits.parsedFieldBudget;
+      if (this.#spent > budget) {
+        return this.#refuse(
+          'parsed-field-budget',
+          `the fields sip parses into parts are over ${budget} (the sum of their lengths squared)`,
+        );
+      }
+    }
     if (Array.isArray(this.#name)) return this.#refuse('malformed-header', 'a header field without a colon');
     if (++this.#headers > this.limits.maxHeaders)
       return this.#refuse('too-many-headers', `more than ${this.limits.maxHeaders} header fields`);

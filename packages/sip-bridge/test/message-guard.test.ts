@@ -74,7 +74,23 @@ describe('message guard: each limit at its bound and one past it', () => {
     expect(verdict(message(contact(1025, 'CONTACT')))).toBe('line-too-long');
     expect(verdict(message(contact(1025, 'Con%74act')))).toBe('line-too-long');
     expect(verdict(message(contact(1025, 'X-Contact')))).toBe('ok');
-    expect(verdict(message(contact(2048)), { maxParsedFieldBytes: 2048 })).toBe('ok');
+    expect(verdict(message(contact(2048)), { maxParsedFieldBytes: 2048 })).toBe('parsed-field-budget');
+    expect(verdict(message(contact(2048)), { maxParsedFieldBytes: 2048, parsedFieldBudget: 2 ** 23 })).toBe('ok');
+  });
+
+  it('the parsed-field budget: the sum of those fields’ lengths squared, passes at its bound', () => {
+    const contact = `Contact: <sip:a@b;x=${'c'.repeat(1024 - 21)}>\r\n`;
+    const lines = `${CORE}${contact}`.split('\r\n');
+    const parsed = lines.filter((line) => /^(Via|To|From|CSeq|Contact):/.test(line));
+    expect(parsed).toHaveLength(5);
+    const spent = parsed.reduce((sum, line) => sum + line.length ** 2, 0);
+    expect(spent).toBeGreaterThan(2 ** 20);
+    expect(verdict(message(contact), { parsedFieldBudget: spent })).toBe('ok');
+    expect(verdict(message(contact), { parsedFieldBudget: spent - 1 })).toBe('parsed-field-budget');
+    // The default (2^21) takes one 1 KiB field and a plain request's, not two.
+    expect(verdict(message(contact))).toBe('ok');
+    expect(verdict(message(contact + contact))).toBe('parsed-field-budget');
+    expect(verdict(message(contact + contact.replace('Contact', 'X-Contact')))).toBe('ok');
   });
 
   it('header fields: 128 pass, 129 are refused (a folded field counts once)', () => {
