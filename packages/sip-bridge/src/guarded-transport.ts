@@ -242,7 +242,7 @@ export class GuardedTransport implements SipTransport {
     this.#flows.add(flow);
     socket.setTimeout(this.#idleMs);
     socket.on('timeout', () => {
-      if (flow.refs === 0 && !flow.framer.reading) socket.destroy();
+      if (flow.refs === 0 && !flow.framer.reading) this.#drop(flow);
     });
     socket.on('data', (chunk: Buffer) => this.#guard(() => this.#onData(flow, chunk)));
     socket.on('error', (error) => {
@@ -362,6 +362,7 @@ export class GuardedTransport implements SipTransport {
     let held = true;
     const { viaHost, port } = this.options;
     const { stack } = this;
+    const idleMs = this.#idleMs;
     return {
       protocol: 'TCP',
       send(message: SipMessage): void {
@@ -372,7 +373,8 @@ export class GuardedTransport implements SipTransport {
         if (!held) return;
         held = false;
         if (onError) flow.errorListeners.delete(onError);
-        flow.refs--;
+        // The idle clock starts again when the last transaction lets go (a timeout fires once).
+        if (--flow.refs === 0) flow.socket.setTimeout(idleMs);
       },
     };
   }

@@ -278,6 +278,17 @@ describe('TCP: streams are framed and checked before sip parses; connections are
     expect(endpoint.inboundStats.rejected['message-timeout']).toBe(1);
   });
 
+  it('an incoming connection idle for tcpIdleMs, with no transaction on it, is closed; nothing is refused', async () => {
+    const { stack } = watchedStack();
+    const { endpoint, port } = await answering(stack, { tcpIdleMs: 200 });
+    const client = await tcpClient(port);
+    client.socket.write('\r\n\r\n'); // an RFC 5626 keep-alive: no message, nothing held
+    await client.closed;
+    expect(client.received()).toBe('');
+    expect(Object.values(endpoint.inboundStats.rejected).every((n) => n === 0)).toBe(true);
+    expect(endpoint.inboundStats.tcpConnections).toBe(0);
+  });
+
   it('past maxTcpConnections a new connection is closed at once; when one leaves, the next is served', async () => {
     const { stack } = watchedStack();
     const { endpoint, port } = await answering(stack, { maxTcpConnections: 2 });
