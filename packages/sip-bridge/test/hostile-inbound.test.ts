@@ -141,7 +141,7 @@ async function tcpClient(port: number): Promise<TcpClient> {
 }
 
 describe('UDP: a message sip would choke on is dropped before it parses', () => {
-  it('ten 60 KB whitespace datagrams are refused, sip.parse never sees them, and a request after them is answered', async () => {
+  it('ten 60 KB whitespace datagrams are refused, never parsed, and a request after them is answered', async () => {
     const { stack, parsed } = watchedStack();
     const { endpoint, port, requests } = await answering(stack);
     const refused = rejections();
@@ -165,7 +165,7 @@ describe('UDP: a message sip would choke on is dropped before it parses', () => 
     expect(endpoint.inboundStats.rejected['whitespace-run']).toBe(10);
   });
 
-  it('the same attack inside a Via parameter (10 s per datagram unguarded) is refused at 17 bytes of whitespace', async () => {
+  it('the attack inside a Via parameter (10 s a datagram unguarded) is refused at 17 whitespace bytes', async () => {
     const { stack, parsed } = watchedStack();
     const { port } = await answering(stack);
     const refused = rejections();
@@ -208,7 +208,7 @@ describe('UDP: a message sip would choke on is dropped before it parses', () => 
     expect(endpoint.inboundStats.rejected).toMatchObject({ 'line-too-long': 0, 'too-many-headers': 0 });
   });
 
-  it('a request over maxMessageBytes whose header section passes is answered 513 (RFC 3261 section 21.5.14)', async () => {
+  it('a request over maxMessageBytes whose header section passes is answered 513 (RFC 3261 21.5.14)', async () => {
     const { stack, parsed } = watchedStack();
     const { port, requests } = await answering(stack, { maxMessageBytes: 2000 });
     const refused = rejections();
@@ -223,7 +223,7 @@ describe('UDP: a message sip would choke on is dropped before it parses', () => 
 });
 
 describe('TCP: streams are framed and checked before sip parses; connections are bounded', () => {
-  it('60 KB of whitespace, sent slowly, closes the connection at 17 bytes; another connection is answered', async () => {
+  it('60 KB of whitespace, sent slowly, closes the connection at 17 bytes; another one is answered', async () => {
     const { stack, parsed } = watchedStack();
     const { endpoint, port, requests } = await answering(stack);
     const refused = rejections();
@@ -278,7 +278,7 @@ describe('TCP: streams are framed and checked before sip parses; connections are
     expect(endpoint.inboundStats.rejected['message-timeout']).toBe(1);
   });
 
-  it('an incoming connection idle for tcpIdleMs, with no transaction on it, is closed; nothing is refused', async () => {
+  it('an incoming connection idle for tcpIdleMs, with no transaction on it, closes; nothing is refused', async () => {
     const { stack } = watchedStack();
     const { endpoint, port } = await answering(stack, { tcpIdleMs: 200 });
     const client = await tcpClient(port);
