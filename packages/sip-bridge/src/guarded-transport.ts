@@ -272,7 +272,8 @@ export class GuardedTransport implements SipTransport {
       const message = this.stack.parse(event.bytes);
       if (!message || !wellFormed(message)) return;
       if (isRequest(message)) message.headers.via![0]!.params.received = flow.remote.address;
-      this.dispatch(message, { ...flow.remote });
+      // Caught here, not by #guard: the framer must go on with the rest of this chunk.
+      this.#guard(() => this.dispatch(message, { ...flow.remote }));
     });
     if (flow.refused || !flow.framer.reading || flow.timer) return;
     flow.timer = setTimeout(() => {
