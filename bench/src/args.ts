@@ -23,6 +23,7 @@ export const CASE_IDS = [
   'shared',
   'unbound',
   'diagnostics',
+  'sipguard',
 ] as const;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -38,7 +39,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     else if (arg === '--help' || arg === '-h') {
       console.log(
         'usage: npm run bench -- [--quick] [--only ' +
-          'cold,warm,dnssec,failover,concurrency,nodedns,shared,unbound,diagnostics] [--out FILE]',
+          'cold,warm,dnssec,failover,concurrency,nodedns,shared,unbound,diagnostics,sipguard] [--out FILE]',
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${arg} (try --help)`);

@@ -14,6 +14,7 @@ import { libunboundCase } from './cases/libunbound.js';
 import { nodeDnsFacade } from './cases/node-dns-facade.js';
 import { sharedPenalty } from './cases/shared-penalty.js';
 import { diagnosticsCost } from './cases/diagnostics-cost.js';
+import { sipGuard } from './cases/sip-guard.js';
 import type { BenchCase, BenchContext, Section } from './cases/section.js';
 import { describeEnvironment } from './report/environment.js';
 import { renderReport, renderSection } from './report/markdown.js';
@@ -32,6 +33,7 @@ const CASES: Record<(typeof CASE_IDS)[number], BenchCase | undefined> = {
   shared: sharedPenalty,
   unbound: libunboundCase,
   diagnostics: diagnosticsCost,
+  sipguard: sipGuard,
 };
 
 async function main(): Promise<void> {

@@ -150,6 +150,24 @@ export interface AffinityPinEvent {
   readonly learned: 'outgoing' | 'incoming';
 }
 
+/**
+ * @dnscore/sip-bridge refused a SIP message or an incoming connection before the `sip` parser
+ * saw it (the UDP datagram was dropped; the TCP connection closed).
+ */
+export interface SipRejectedEvent {
+  /** 'tls' and some 'tcp': on a connection the bridge opened, to a server it sends to. */
+  readonly transport: 'udp' | 'tcp' | 'tls';
+  /** The far side. */
+  readonly address: string;
+  readonly port: number;
+  /** The limit or rule: 'whitespace-run', 'line-too-long', 'message-too-large', 'connection-limit', ... */
+  readonly reason: string;
+  /** For people: the limit and what was seen. */
+  readonly detail: string;
+  /** True when a request was answered 513 Message Too Large. */
+  readonly answered: boolean;
+}
+
 // ---- The channels --------------------------------------------------------------------------
 
 export const CHANNELS = Object.freeze({
@@ -163,6 +181,7 @@ export const CHANNELS = Object.freeze({
   failover: 'dnscore:sip:failover',
   penalty: 'dnscore:sip:penalty',
   affinity: 'dnscore:sip:affinity',
+  sipRejected: 'dnscore:sip:rejected',
 } as const);
 
 export const queryChannel: TypedTracingChannel<QueryTraceContext> = diagnostics.tracingChannel(CHANNELS.query);
@@ -177,6 +196,7 @@ export const sipLocateChannel: TypedTracingChannel<SipLocateTraceContext> = diag
 export const failoverChannel = channel<FailoverEvent>(CHANNELS.failover);
 export const penaltyChannel = channel<PenaltyEvent>(CHANNELS.penalty);
 export const affinityChannel = channel<AffinityPinEvent>(CHANNELS.affinity);
+export const sipRejectedChannel = channel<SipRejectedEvent>(CHANNELS.sipRejected);
 
 /**
  * Runs one query under the `dnscore:query` trace (callers check queryChannel.hasSubscribers

@@ -14,6 +14,7 @@ import type { SipTransport as TransportName } from '@dnscore/sip';
 import { DEFAULT_LOCAL_ADDRESS, DEFAULT_LOCAL_PORT, DEFAULT_MAX_FORWARDS, DEFAULT_STREAM_IDLE_MS } from './defaults.js';
 import { BridgeClosedError, LocalBindError, SipTransportError } from './errors.js';
 import { StreamConnections, wellFormed } from './stream-connections.js';
+import { GuardedTransport, type InboundLimits, type InboundStats } from './guarded-transport.js';
 import {
   isRequest,
   type SipConnection,
@@ -23,7 +24,6 @@ import {
   type SipResponse,
   type SipStack,
   type SipTransactionLayer,
-  type SipTransport,
 } from './sip-stack.js';
 
 export interface SipEndpointOptions {
@@ -42,6 +42,11 @@ export interface SipEndpointOptions {
   readonly tls?: ConnectionOptions;
   /** An unused outgoing TCP/TLS connection closes after this long, ms (default 120 s). */
   readonly streamIdleMs?: number;
+  /**
+   * What the listening side accepts before the `sip` parser sees a message: sizes, header count,
+   * line and whitespace lengths, TCP connections and times (README, "Incoming messages").
+   */
+  readonly inbound?: InboundLimits;
   /** A request that is not part of a transaction we hold (a new request, or an ACK of a 2xx). */
   readonly onRequest?: (request: SipRequest, remote: SipRemote) => void;
   /** An exception thrown by `onRequest` (the request got a 500); default: a process warning. */
@@ -76,7 +81,7 @@ export class SipEndpoint {
   readonly udpFamily: 4 | 6;
   /** The sent-by host of our Via headers. */
   readonly viaHost: string;
-  readonly #transport: SipTransport;
+  readonly #transport: GuardedTransport;
   readonly #transactions: SipTransactionLayer;
   readonly #streams: StreamConnections;
   readonly #onRequest: SipEndpointOptions['onRequest'];
@@ -87,25 +92,23 @@ export class SipEndpoint {
   private constructor(
     readonly stack: SipStack,
     options: SipEndpointOptions,
+    listen: (dispatch: (message: SipMessage, remote: SipRemote) => void) => GuardedTransport,
   ) {
     this.address = options.address ?? DEFAULT_LOCAL_ADDRESS;
     this.port = options.port ?? DEFAULT_LOCAL_PORT;
     this.udpFamily = isIP(this.address) === 6 ? 6 : 4;
-    const wildcard = this.address === '0.0.0.0' || this.address === '::';
-    const viaHost =
-      options.publicAddress ?? (wildcard ? hostname() : this.udpFamily === 6 ? `[${this.address}]` : this.address);
+    const viaHost = viaHostOf(options);
     this.viaHost = viaHost;
     this.#onRequest = options.onRequest;
     this.#onError = options.onError ?? reportWarning;
     const dispatch = (message: SipMessage, remote: SipRemote): void => this.#dispatch(message, remote);
-    this.#transport = stack.makeTransport(
-      { address: this.address, port: this.port, publicAddress: viaHost, udp: true, tcp: options.tcpListener ?? true },
-      dispatch,
-    );
+    this.#transport = listen(dispatch);
     this.#streams = new StreamConnections(stack, dispatch, {
       ...(options.tls ? { tls: options.tls } : {}),
       via: { host: viaHost, port: this.port },
       idleMs: options.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS,
+      ...(options.inbound ? { limits: options.inbound } : {}),
+      onReject: (rejection, remote) => this.#transport.noteRejected(rejection, remote),
     });
     this.#transactions = stack.makeTransactionLayer({ 'max-forwards': DEFAULT_MAX_FORWARDS }, (target, onError) =>
       this.#openRemote(target, onError),
@@ -126,7 +129,34 @@ export class SipEndpoint {
     if (!Number.isInteger(port) || port < 1 || port > 65535)
       throw new InvalidArgumentError(`the local port ${String(port)} is outside 1..65535`);
     await checkFree(address, port, options.tcpListener ?? true);
-    return new SipEndpoint(stack, options);
+    // The sockets are the bridge's, not `sip`'s: every message is checked before `sip` parses it.
+    let deliver: (message: SipMessage, remote: SipRemote) => void = () => {};
+    const transport = await GuardedTransport.listen(
+      stack,
+      {
+        address,
+        port,
+        viaHost: viaHostOf(options),
+        tcp: options.tcpListener ?? true,
+        ...(options.inbound ? { limits: options.inbound } : {}),
+        onError: options.onError ?? reportWarning,
+      },
+      (message, remote) => deliver(message, remote),
+    );
+    try {
+      return new SipEndpoint(stack, options, (dispatch) => {
+        deliver = dispatch;
+        return transport;
+      });
+    } catch (error) {
+      transport.destroy();
+      throw error;
+    }
+  }
+
+  /** What the listening side refused so far, by reason, and its open TCP connections. */
+  get inboundStats(): InboundStats {
+    return this.#transport.stats;
   }
 
   /** Hears requests that come in (after `onRequest`); returns a function that stops listening. */
@@ -266,6 +296,13 @@ export class SipEndpoint {
     for (const listener of this.#incoming) listener(request, remote);
     this.#onRequest?.(request, remote);
   }
+}
+
+function viaHostOf(options: SipEndpointOptions): string {
+  const address = options.address ?? DEFAULT_LOCAL_ADDRESS;
+  if (options.publicAddress !== undefined) return options.publicAddress;
+  if (address === '0.0.0.0' || address === '::') return hostname();
+  return isIP(address) === 6 ? `[${address}]` : address;
 }
 
 /** The default for errors thrown by application callbacks: visible, but not fatal. */

@@ -3,14 +3,17 @@
  * `sip`'s own stream transport connects TLS with one stack-wide `options.tls`, so it cannot
  * check each server's certificate against that server's name; here every connection gets its
  * own server name (SNI and certificate check), connects to the target's address, refuses to
- * turn certificate checks off, and closes with the bridge. Messages are framed and parsed by
- * `sip`'s own stream parser and handed to the same dispatcher as UDP.
+ * turn certificate checks off, and closes with the bridge. Messages are framed and checked by
+ * the guard (stream-framer.ts: `sip`'s stream parser is quadratic on a slow or crafted stream),
+ * parsed by `sip` and handed to the same dispatcher as UDP.
  */
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { InvalidArgumentError } from '@dnscore/core';
 import { DEFAULT_STREAM_IDLE_MS } from './defaults.js';
 import { SipTransportError } from './errors.js';
+import { resolveLimits, type MessageLimits, type Rejection, type ResolvedLimits } from './message-guard.js';
+import { StreamFramer } from './stream-framer.js';
 import { isRequest, type SipConnection, type SipMessage, type SipRemote, type SipStack } from './sip-stack.js';
 
 export interface StreamTarget {
@@ -28,6 +31,10 @@ export interface StreamConnectionsOptions {
   readonly via: { readonly host: string; readonly port: number };
   /** An unused connection closes after this long (default 120 s). */
   readonly idleMs?: number;
+  /** What a message from the far side may be before `sip` parses it (message-guard.ts). */
+  readonly limits?: MessageLimits;
+  /** A message the guard refused (the connection is closed). */
+  readonly onReject?: (rejection: Rejection, remote: SipRemote) => void;
 }
 
 interface Flow {
@@ -41,6 +48,7 @@ export class StreamConnections {
   readonly #flows = new Map<string, Flow>();
   readonly #tls: ConnectionOptions;
   readonly #idleMs: number;
+  readonly #limits: ResolvedLimits;
   #closed = false;
 
   constructor(
@@ -56,6 +64,7 @@ export class StreamConnections {
       );
     }
     this.#idleMs = options.idleMs ?? DEFAULT_STREAM_IDLE_MS;
+    this.#limits = resolveLimits(options.limits);
   }
 
   /**
@@ -107,19 +116,25 @@ export class StreamConnections {
     const remote: SipRemote = { protocol: target.transport.toUpperCase(), address: target.address, port: target.port };
     const flow: Flow = { socket, remote, errorListeners: new Set(), refs: 0 };
     this.#flows.set(key, flow);
-    socket.setEncoding('binary');
     socket.on(target.transport === 'tls' ? 'secureConnect' : 'connect', () => {
       remote.local = { address: socket.localAddress ?? '', port: socket.localPort ?? 0 };
     });
-    const parse = this.stack.makeStreamParser(
-      (message) => {
-        if (!wellFormed(message)) return;
+    const framer = new StreamFramer(this.#limits);
+    socket.on('data', (data: Buffer) =>
+      framer.push(data, (event) => {
+        if (event.type === 'rejected') {
+          this.options.onReject?.(event.rejection, { ...remote });
+          const reason = `${event.rejection.reason}: ${event.rejection.detail}`;
+          socket.destroy(new SipTransportError(`${describe(target)}: message refused (${reason})`, describe(target)));
+          return;
+        }
+        // One message framed by its Content-Length: `parse` gives what `sip`'s stream parser would.
+        const message = this.stack.parse(event.bytes);
+        if (!message || !wellFormed(message)) return;
         if (isRequest(message)) message.headers.via![0]!.params.received = target.address;
         this.dispatch(message, { ...remote });
-      },
-      () => socket.destroy(new SipTransportError('message headers or body over the size limit', describe(target))),
+      }),
     );
-    socket.on('data', (data: string) => parse(data));
     socket.on('error', (error: Error) => {
       const wrapped = new SipTransportError(`${describe(target)}: ${error.message}`, describe(target), {
         cause: error,
