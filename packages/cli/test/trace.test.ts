@@ -158,7 +158,14 @@ describe('trace lines of servers, stale answers, prefetches and penalty expiry',
   /** Runs `body` under a trace; returns what it wrote. */
   async function traced(format: 'human' | 'json', body: () => Promise<void>): Promise<string> {
     let stderr = '';
-    const stop = startTrace(format, { stdout: () => {}, stderr: (t) => void (stderr += t), env: {} }, () => 0);
+    const io = {
+      stdout: () => {},
+      stderr: (t: string) => {
+        stderr += t;
+      },
+      env: {},
+    };
+    const stop = startTrace(format, io, () => 0);
     try {
       await body();
     } finally {
@@ -206,7 +213,8 @@ describe('trace lines of servers, stale answers, prefetches and penalty expiry',
       'trace: query sip1.biloxi.example IN A: NOERROR from "system", insecure (cache hit) in 0 ms',
       'trace: cache prefetch sip1.biloxi.example IN A ("system"): finished',
       'trace: cache miss sip1.biloxi.example IN A ("system")',
-      'trace: cache serves stale sip1.biloxi.example IN A ("system", 3700 s old, expired 100 s ago; the backend failed)',
+      'trace: cache serves stale sip1.biloxi.example IN A ' +
+        '("system", 3700 s old, expired 100 s ago; the backend failed)',
       'trace: query sip1.biloxi.example IN A: NOERROR from "system", insecure, stale ' +
         '(1 backend asked; 192.0.2.53:53 udp timeout, 192.0.2.53:53 tcp error (ECONNREFUSED)) in 0 ms',
       'trace: cache serves stale sip1.biloxi.example IN A ' +
