@@ -2,7 +2,8 @@
  * The cost of dnscore's diagnostics channels: a DnsCore cache hit (the hottest path, no I/O)
  * with nobody subscribed, with no-op subscribers on every channel it publishes on, and after
  * they left. Nobody subscribed must be as fast as the hit path was before the channels: the
- * only work added there is one hasSubscribers read per channel.
+ * only work added there is one hasSubscribers read per channel. Then a backend answer (the zone
+ * resolver, no cache) the same two ways: subscribed, the trace also records the servers asked.
  */
 import diagnostics from 'node:diagnostics_channel';
 import { DnsCore, ZoneResolver, withCache } from '@dnscore/core';
@@ -20,9 +21,21 @@ function hitPath(): DnsCore {
   return new DnsCore([withCache(new ZoneResolver({ zones: [{ text: ZONE }] }))]);
 }
 
+/** Every question asks the backend: the registry, the zone resolver, the result builder. */
+function missPath(): DnsCore {
+  return new DnsCore([new ZoneResolver({ zones: [{ text: ZONE }] })]);
+}
+
 const noop = (): void => {};
 const traceHandlers = { start: noop, end: noop, asyncStart: noop, asyncEnd: noop, error: noop };
-const EVENTS = [CHANNELS.cacheHit, CHANNELS.cacheMiss, CHANNELS.bogus, CHANNELS.fallback];
+const EVENTS = [
+  CHANNELS.cacheHit,
+  CHANNELS.cacheMiss,
+  CHANNELS.cacheStale,
+  CHANNELS.cachePrefetch,
+  CHANNELS.bogus,
+  CHANNELS.fallback,
+];
 
 let subscribed = false;
 
@@ -40,8 +53,7 @@ function listen(wanted: boolean): void {
 }
 
 /** A system that runs with the listeners there or not: its first call of a window sets them. */
-function system(name: string, wanted: boolean): ThroughputSystem {
-  const core = hitPath();
+function system(name: string, wanted: boolean, core = hitPath()): ThroughputSystem {
   return {
     name,
     expected: EXPECTED,
@@ -72,13 +84,28 @@ export async function diagnosticsCost(ctx: BenchContext): Promise<Section> {
     ],
     notes,
   );
+  const misses = await throughputTable(
+    ctx,
+    {
+      caption: 'DnsCore backend answers (zone resolver, no cache), one name',
+      windowMs: ctx.quick ? 200 : 500,
+      concurrency: 1,
+      runs: runsFor(ctx, 7, 3),
+    },
+    [
+      system('DnsCore backend answer, nobody subscribed', false, missPath()),
+      system('DnsCore backend answer, no-op subscribers (the trace records the zone file asked)', true, missPath()),
+    ],
+    notes,
+  );
   return {
     id: 'diagnostics',
     title: 'Diagnostics channels: the cost of nobody listening',
     method:
       'A DnsCore over a zone resolver behind the core cache answers the same A question from the cache, ' +
-      'one call at a time; rows are interleaved run by run and each figure is the median of the runs.',
-    tables: [table],
+      'one call at a time; then one without a cache asks the zone resolver each time. Rows are interleaved ' +
+      'run by run and each figure is the median of the runs.',
+    tables: [table, misses],
     notes,
   };
 }
