@@ -108,6 +108,7 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
       const failure = ctx.error ?? r?.error;
       const fields = {
         uri: ctx.uri,
+        ...(ctx.planned ? { planned: true } : {}),
         ...(r
           ? { rule: r.rule, targets: r.targets.map(destination), roundTrips: r.roundTrips, queries: r.queries }
           : {}),
@@ -121,7 +122,8 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
       write(
         'sip-locate',
         fields,
-        `sip locate ${ctx.uri}: ${found}${failure ? ` (${fields.error})` : ''} in ${fields.ms} ms`,
+        `sip locate ${ctx.uri}: ${found}${ctx.planned ? ' (from its target plan)' : ''}` +
+          `${failure ? ` (${fields.error})` : ''} in ${fields.ms} ms`,
       );
     },
   };

@@ -140,6 +140,8 @@ export interface SipLocateResult {
 /** The context of a `dnscore:sip:locate` trace: one SipLocator.resolve() call. */
 export interface SipLocateTraceContext {
   readonly uri: string;
+  /** Answered from a target plan (the answers it was built from are still cached): no DNS question asked. */
+  readonly planned?: boolean;
   result?: SipLocateResult;
   error?: unknown;
 }

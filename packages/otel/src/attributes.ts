@@ -25,6 +25,7 @@ export const ATTR = Object.freeze({
   sipRule: 'dnscore.sip.rule',
   sipTargets: 'dnscore.sip.targets',
   sipRoundTrips: 'dnscore.sip.round_trips',
+  sipPlanned: 'dnscore.sip.planned',
   sipQueries: 'dnscore.sip.queries',
   failoverReason: 'dnscore.sip.failover.reason',
   failoverFrom: 'dnscore.sip.failover.from',

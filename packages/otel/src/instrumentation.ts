@@ -178,7 +178,10 @@ export class DnscoreInstrumentation {
     const parent = context.active();
     const span = this.#tracer!.startSpan(
       'SIP locate',
-      { kind: SpanKind.INTERNAL, attributes: { [ATTR.sipUri]: withoutUser(ctx.uri) } },
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: { [ATTR.sipUri]: withoutUser(ctx.uri), ...(ctx.planned ? { [ATTR.sipPlanned]: true } : {}) },
+      },
       parent,
     );
     this.#open.set(ctx, { span, startedAt: this.#now() });

@@ -403,9 +403,15 @@ describe('DNS spans under the SIP location that made them', () => {
     await both;
     // A third, later: its queries are cache hits (another URI: no target plan to reuse).
     await locator.resolve('sip:dave@biloxi.example;transport=udp');
+    // Its answers were all cached: the next location of that URI comes from its target plan.
+    await locator.resolve('sip:dave@biloxi.example;transport=udp');
     // Three questions reached the backend for nine asked: the rest joined or hit the cache.
     expect(asked).toBe(3);
-    const [first, second, third] = locateSpans();
+    const [first, second, third, planned] = locateSpans();
+    expect([planned!.attributes['dnscore.sip.planned'], third!.attributes['dnscore.sip.planned']]).toEqual([
+      true,
+      undefined,
+    ]);
     const ids = [first, second, third].map((s) => s!.spanContext().spanId);
     expect(new Set(ids).size).toBe(3);
     expect([first, second, third].map((s) => s!.parentSpanContext)).toEqual([undefined, undefined, undefined]);

@@ -222,7 +222,10 @@ export class SipLocator implements CursorHost {
   resolve(input: string | SipUri, options: SipResolveOptions = {}): Promise<SipResolution> {
     if (options.stepThrough !== true) {
       const planned = this.#planned(input, options.signal);
-      if (planned !== undefined) return Promise.resolve(planned);
+      if (planned !== undefined)
+        return sipLocateChannel.hasSubscribers
+          ? sipLocateChannel.tracePromise(async () => planned, { uri: planned.uri.text, planned: true })
+          : Promise.resolve(planned);
     }
     return this.#walk(input, options);
   }

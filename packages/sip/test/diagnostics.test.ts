@@ -6,7 +6,8 @@ import diagnostics from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHANNELS, sipLocateChannel, type SipLocateTraceContext } from '@dnscore/core/diagnostics';
 import * as sip from '@dnscore/sip';
-import { lines, setup } from './support/fixtures.js';
+import { DnsCore, ZoneResolver, seededRandom, withCache } from '@dnscore/core';
+import { ALL_ZONES, lines, setup } from './support/fixtures.js';
 
 const URI = 'sip:bob@biloxi.example;transport=udp';
 const SIP2 = { transport: 'udp', address: '203.0.113.12', port: 5060, host: 'sip2.biloxi.example' };
@@ -63,6 +64,27 @@ describe('dnscore:sip:locate', () => {
       1,
       3,
       undefined,
+    ]);
+  });
+
+  it('traces a location answered from its target plan too, marked planned', async () => {
+    const core = new DnsCore([withCache(new ZoneResolver({ files: ALL_ZONES }))], { random: seededRandom(1) });
+    const locator = new sip.SipLocator(core);
+    const seen: [string, boolean | undefined, number | undefined][] = [];
+    const handlers = {
+      asyncEnd: (ctx: SipLocateTraceContext) => void seen.push([ctx.uri, ctx.planned, ctx.result?.targets.length]),
+    };
+    sipLocateChannel.subscribe(handlers);
+    stops.push(() => sipLocateChannel.unsubscribe(handlers));
+    // The first asks the backend, the second hits the cache (and makes a plan), the third uses it.
+    await locator.resolve(URI);
+    await locator.resolve(URI);
+    const again = await locator.resolve(URI);
+    expect(again.targets).toHaveLength(3);
+    expect(seen).toEqual([
+      [URI, undefined, 3],
+      [URI, undefined, 3],
+      [URI, true, 3],
     ]);
   });
 
