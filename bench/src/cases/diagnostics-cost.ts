@@ -8,6 +8,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { DnsCore, ZoneResolver, withCache } from '@dnscore/core';
 import { CHANNELS, queryChannel } from '@dnscore/core/diagnostics';
+import { DnscoreInstrumentation } from '@dnscore/otel';
 import { runsFor, type BenchContext, type Section } from './section.js';
 import { throughputTable, type ThroughputSystem } from './throughput-table.js';
 
@@ -37,23 +38,27 @@ const EVENTS = [
   CHANNELS.fallback,
 ];
 
-let subscribed = false;
+type Listeners = 'none' | 'no-op' | 'otel';
+let subscribed: Listeners = 'none';
+/** @dnscore/otel over the OpenTelemetry API with no SDK registered: its handlers run, spans are no-ops. */
+const otel = new DnscoreInstrumentation();
 
-/** Subscribes the no-op listeners, or takes them away; nothing when already so. */
-function listen(wanted: boolean): void {
+/** Puts the wanted listeners in place of the others; nothing when already so. */
+function listen(wanted: Listeners): void {
   if (wanted === subscribed) return;
-  subscribed = wanted;
-  if (wanted) {
-    queryChannel.subscribe(traceHandlers);
-    for (const name of EVENTS) diagnostics.subscribe(name, noop);
-  } else {
+  if (subscribed === 'no-op') {
     queryChannel.unsubscribe(traceHandlers);
     for (const name of EVENTS) diagnostics.unsubscribe(name, noop);
-  }
+  } else if (subscribed === 'otel') otel.disable();
+  subscribed = wanted;
+  if (wanted === 'no-op') {
+    queryChannel.subscribe(traceHandlers);
+    for (const name of EVENTS) diagnostics.subscribe(name, noop);
+  } else if (wanted === 'otel') otel.enable();
 }
 
-/** A system that runs with the listeners there or not: its first call of a window sets them. */
-function system(name: string, wanted: boolean, core = hitPath()): ThroughputSystem {
+/** A system that runs with its listeners: its first call of a window puts them in place. */
+function system(name: string, wanted: Listeners, core = hitPath()): ThroughputSystem {
   return {
     name,
     expected: EXPECTED,
@@ -62,7 +67,7 @@ function system(name: string, wanted: boolean, core = hitPath()): ThroughputSyst
       return (await core.resolve('www.diag.example', 'A')).records.map((r) => r.data);
     },
     close: () => {
-      listen(false);
+      listen('none');
       return core.close();
     },
   };
@@ -79,8 +84,9 @@ export async function diagnosticsCost(ctx: BenchContext): Promise<Section> {
       runs: runsFor(ctx, 7, 3),
     },
     [
-      system('DnsCore hit, nobody subscribed', false),
-      system('DnsCore hit, no-op subscribers on dnscore:query and the cache events', true),
+      system('DnsCore hit, nobody subscribed', 'none'),
+      system('DnsCore hit, no-op subscribers on dnscore:query and the cache events', 'no-op'),
+      system('DnsCore hit, @dnscore/otel enabled (API without an SDK: no-op spans)', 'otel'),
     ],
     notes,
   );
@@ -93,8 +99,9 @@ export async function diagnosticsCost(ctx: BenchContext): Promise<Section> {
       runs: runsFor(ctx, 7, 3),
     },
     [
-      system('DnsCore backend answer, nobody subscribed', false, missPath()),
-      system('DnsCore backend answer, no-op subscribers (the trace records the zone file asked)', true, missPath()),
+      system('DnsCore backend answer, nobody subscribed', 'none', missPath()),
+      system('DnsCore backend answer, no-op subscribers (the trace records the zone file asked)', 'no-op', missPath()),
+      system('DnsCore backend answer, @dnscore/otel enabled (API without an SDK)', 'otel', missPath()),
     ],
     notes,
   );

@@ -108,6 +108,8 @@ export class DnscoreInstrumentation {
     queryChannel.unsubscribe(this.#queryHandlers);
     sipLocateChannel.unsubscribe(this.#locateHandlers);
     sipLocateChannel.start.unbindStore(this.#locating);
+    // Node 20's AsyncLocalStorage hooks every promise while enabled: off until enable() again.
+    this.#locating.disable();
     for (const [name, listener] of this.#events) diagnostics.unsubscribe(name, listener);
     this.#enabled = false;
   }
