@@ -92,7 +92,7 @@ export class ZoneResolver implements ResolverPlugin {
     return queryChannel.hasSubscribers ? { ...answer, servers: [this.#asked(query, answer.rcode)] } : answer;
   }
 
-  /** For the trace: the zone file that answered (a zone given as text has none). */
+  /** For the trace: the file of the zone that holds the name (a zone given as text has none). */
   #asked(query: DnsQuery, rcode: number): ServerAttempt {
     const zone = this.#zoneFor(query.labels, query.class)!;
     const file = zone.soa.file;
