@@ -13,11 +13,14 @@ import {
   type BogusEvent,
   type CacheHitEvent,
   type CacheMissEvent,
+  type CachePrefetchEvent,
+  type CacheStaleEvent,
   type FailoverEvent,
   type FallbackEvent,
   type PenaltyEvent,
   type QueryTraceContext,
   type SelectedEvent,
+  type ServerAttempt,
   type SipDestinationInfo,
   type SipLocateTraceContext,
 } from '@dnscore/core/diagnostics';
@@ -62,6 +65,7 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
       const attempts = ctx.attempts.map((a) => ({
         backend: a.backend,
         ...(a.error ? { error: errorText(a.error) } : {}),
+        ...(a.servers ? { servers: a.servers.map(serverFields) } : {}),
       }));
       const fields = {
         name: ctx.query.name,
@@ -74,6 +78,7 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
               rcode: rcodeName(result.rcode),
               dnssec: result.dnssec,
               ...(result.ede !== undefined ? { ede: result.ede } : {}),
+              ...(result.stale ? { stale: true } : {}),
             }
           : {}),
         ...(error !== undefined ? { error: errorText(error) } : {}),
@@ -81,10 +86,14 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
       };
       const ede = result?.ede !== undefined ? `, EDE ${result.ede}` : '';
       const outcome = result
-        ? `${fields.rcode} from "${result.resolver}", ${result.dnssec}${ede}`
+        ? `${fields.rcode} from "${result.resolver}", ${result.dnssec}${ede}${result.stale ? ', stale' : ''}`
         : `failed: ${fields.error}`;
+      const tries = ctx.attempts.flatMap((a) => a.servers ?? []).map(tryText);
       const asked =
-        ctx.cache === 'hit' ? 'cache hit' : `${attempts.length} backend${attempts.length === 1 ? '' : 's'} asked`;
+        ctx.cache === 'hit'
+          ? 'cache hit'
+          : `${attempts.length} backend${attempts.length === 1 ? '' : 's'} asked` +
+            (tries.length ? `; ${tries.join(', ')}` : '');
       write('query', fields, `query ${describeQuery(ctx.query)}: ${outcome} (${asked}) in ${fields.ms} ms`);
     },
   };
@@ -99,6 +108,7 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
       const failure = ctx.error ?? r?.error;
       const fields = {
         uri: ctx.uri,
+        ...(ctx.planned ? { planned: true } : {}),
         ...(r
           ? { rule: r.rule, targets: r.targets.map(destination), roundTrips: r.roundTrips, queries: r.queries }
           : {}),
@@ -112,7 +122,8 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
       write(
         'sip-locate',
         fields,
-        `sip locate ${ctx.uri}: ${found}${failure ? ` (${fields.error})` : ''} in ${fields.ms} ms`,
+        `sip locate ${ctx.uri}: ${found}${ctx.planned ? ' (from its target plan)' : ''}` +
+          `${failure ? ` (${fields.error})` : ''} in ${fields.ms} ms`,
       );
     },
   };
@@ -172,6 +183,39 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
         ),
     ],
     [
+      CHANNELS.cacheStale,
+      (m: CacheStaleEvent) =>
+        write(
+          'cache-stale',
+          {
+            name: m.query.name,
+            type: typeName(m.query.type),
+            backend: m.backend,
+            age: m.age,
+            expiredFor: m.expiredFor,
+            reason: m.reason,
+          },
+          `cache serves stale ${describeQuery(m.query)} ("${m.backend}", ${m.age} s old, expired ${m.expiredFor} s ` +
+            `ago; ${m.reason === 'failed' ? 'the backend failed' : 'the backend failed < 30 s ago, not asked'})`,
+        ),
+    ],
+    [
+      CHANNELS.cachePrefetch,
+      (m: CachePrefetchEvent) =>
+        write(
+          'cache-prefetch',
+          {
+            name: m.query.name,
+            type: typeName(m.query.type),
+            backend: m.backend,
+            event: m.event,
+            ...(m.error !== undefined ? { error: errorText(m.error) } : {}),
+          },
+          `cache prefetch ${describeQuery(m.query)} ("${m.backend}"): ` +
+            (m.event === 'start' ? 'started' : m.event === 'finish' ? 'finished' : `failed (${errorText(m.error)})`),
+        ),
+    ],
+    [
       CHANNELS.failover,
       (m: FailoverEvent) =>
         write(
@@ -198,11 +242,12 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
             destination: destination(m.entry),
             until: m.entry.until,
             reason: m.reason,
+            ...(m.event === 'leave' ? { entryReason: m.entry.reason } : {}),
             ...(m.entry.detail ? { detail: m.entry.detail } : {}),
           },
           m.event === 'enter'
             ? `penalty box takes ${where(m.entry)}: ${m.reason}${m.entry.detail ? ` (${m.entry.detail})` : ''}`
-            : `penalty box lets out ${where(m.entry)}: ${m.reason}`,
+            : `penalty box lets out ${where(m.entry)}: ${m.reason} (was in for ${m.entry.reason})`,
         ),
     ],
     [
@@ -224,6 +269,18 @@ export function startTrace(format: TraceFormat, io: Io, now: () => number = () =
     sipLocateChannel.unsubscribe(locate);
     for (const [name, listener] of events) diagnostics.unsubscribe(name, listener as (message: unknown) => void);
   };
+}
+
+/** A server try for JSON: the rcode by name. */
+function serverFields(t: ServerAttempt): Record<string, unknown> {
+  return { ...t, ...(t.rcode !== undefined ? { rcode: rcodeName(t.rcode) } : {}) };
+}
+
+/** "192.0.2.53:53 udp SERVFAIL", "192.0.2.53:53 tcp error (ECONNRESET)", "zone file x.zone NOERROR". */
+function tryText(t: ServerAttempt): string {
+  const how = t.transport === 'file' ? '' : ` ${t.transport}`;
+  const outcome = t.outcome === 'answer' && t.rcode !== undefined ? rcodeName(t.rcode) : t.outcome;
+  return `${t.server}${how} ${outcome}${t.error ? ` (${t.error})` : ''}`;
 }
 
 function destination(d: SipDestinationInfo): SipDestinationInfo {

@@ -13,13 +13,14 @@ import { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
 import { STALE_TTL, type AnswerCache, type CacheEntry, type CacheStats } from './answer-cache.js';
 import { answerLifetime, clampLifetime } from './answer-lifetime.js';
 import { systemClock, type Clock } from './clock.js';
-import { cacheHitChannel, cacheMissChannel } from './diagnostics.js';
+import { cacheHitChannel, cacheMissChannel, cachePrefetchChannel, cacheStaleChannel } from './diagnostics.js';
 import { NetworkError, TimeoutError } from './errors.js';
 import { checkPositiveInteger } from './option-checks.js';
 import { questionKey, type DnsQuery } from './query.js';
 import type { Availability, ResolverPlugin } from './resolver-plugin.js';
 import type { PluginAnswer } from './plugin-answer.js';
 import { Rcode } from './rr-types.js';
+import { serversOf, type ServerAttempt } from './server-attempts.js';
 
 export interface CacheOptions {
   /** Most entries held; the least recently used goes first (default 10000). */
@@ -207,7 +208,7 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     if (entry) return aged(entry);
     this.#misses++;
     const stale = this.#staleEntry(key);
-    if (stale && this.#clock.now() < stale.recheckAt) return this.#serveStale(stale);
+    if (stale && this.#clock.now() < stale.recheckAt) return this.#serveStale(query, stale);
     const joined = this.#flights.get(key);
     if (joined) this.#joined++;
     if (cacheMissChannel.hasSubscribers) cacheMissChannel.publish({ query, backend: this.name, joined: !!joined });
@@ -219,11 +220,11 @@ class CachedResolver implements CachingPlugin, AnswerCache {
       const fallback =
         error instanceof TimeoutError || error instanceof NetworkError ? this.#staleEntry(key) : undefined;
       if (!fallback) throw error;
-      return this.#serveStale(fallback, true);
+      return this.#serveStale(query, fallback, true, serversOf(error));
     }
     if (answer.rcode !== Rcode.SERVFAIL) return answer;
     const fallback = this.#staleEntry(key);
-    return fallback ? this.#serveStale(fallback, true) : answer;
+    return fallback ? this.#serveStale(query, fallback, true, answer.servers) : answer;
   }
 
   /** An expired entry that may still be served stale now (serve-stale on, within maxStaleSeconds, not bogus). */
@@ -245,16 +246,21 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     return entry.answer.bogus ? entry.expiresAt : entry.expiresAt + this.#staleMs;
   }
 
-  /** RFC 8767 section 4: TTL 30, and the backend is not asked again for 30 s after a failure. */
-  #serveStale(entry: Entry, failedNow = false): PluginAnswer {
+  /**
+   * RFC 8767 section 4: TTL 30, and the backend is not asked again for 30 s after a failure.
+   * `servers`: the tries that just failed, for the trace.
+   */
+  #serveStale(query: DnsQuery, entry: Entry, failedNow = false, servers?: readonly ServerAttempt[]): PluginAnswer {
     const now = this.#clock.now();
     if (failedNow) entry.recheckAt = now + STALE_TTL * 1000;
     this.#stale++;
-    return {
-      ...entry.answer,
-      age: (entry.answer.age ?? 0) + Math.floor((now - entry.storedAt) / 1000),
-      stale: true,
-    };
+    const age = (entry.answer.age ?? 0) + Math.floor((now - entry.storedAt) / 1000);
+    if (cacheStaleChannel.hasSubscribers) {
+      const expiredFor = Math.floor((now - entry.expiresAt) / 1000);
+      const reason = failedNow ? 'failed' : 'recheck';
+      cacheStaleChannel.publish({ query, backend: this.name, age, expiredFor, reason });
+    }
+    return { ...entry.answer, age, stale: true, ...(servers ? { servers } : {}) };
   }
 
   /** Prefetch: one background refresh, merged with any question in flight; a failure leaves the entry. */
@@ -262,7 +268,17 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     entry.prefetched = true;
     if (this.#flights.has(key)) return;
     this.#prefetches++;
-    this.#fly(key, query).promise.catch(() => {});
+    if (cachePrefetchChannel.hasSubscribers)
+      cachePrefetchChannel.publish({ query, backend: this.name, event: 'start' });
+    this.#fly(key, query).promise.then(
+      () => this.#prefetched(query, 'finish'),
+      (error: unknown) => this.#prefetched(query, 'fail', error),
+    );
+  }
+
+  #prefetched(query: DnsQuery, event: 'finish' | 'fail', error?: unknown): void {
+    if (cachePrefetchChannel.hasSubscribers)
+      cachePrefetchChannel.publish({ query, backend: this.name, event, ...(event === 'fail' ? { error } : {}) });
   }
 
   #fly(key: string, query: DnsQuery): Flight {
@@ -302,6 +318,8 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     // Checked again where it is stored: NaN or Infinity here would be an entry that never expires.
     const lifetime = clampLifetime(answerLifetime(query, answer, this.#limits), this.#limits.maxTtl);
     if (lifetime === 0) return;
+    // The servers of this one query belong to its trace, not to the hits that follow.
+    if (answer.servers !== undefined) answer = { ...answer, servers: undefined };
     const now = this.#clock.now();
     const lifetimeMs = lifetime * 1000;
     const expiresAt = now + lifetimeMs;

@@ -7,6 +7,9 @@
 import diagnostics from 'node:diagnostics_channel';
 import type { DnsQuery } from './query.js';
 import type { DnsResult } from './result.js';
+import type { ServerAttempt } from './server-attempts.js';
+
+export type { ServerAttempt } from './server-attempts.js';
 
 /** A channel whose messages are `T` (node's Channel, typed; no wrapper, no cost). */
 export interface TypedChannel<T> {
@@ -28,6 +31,8 @@ const channel = <T>(name: string): TypedChannel<T> => diagnostics.channel(name) 
 export interface QueryAttempt {
   readonly backend: string;
   readonly error?: Error;
+  /** The servers (or files) the backend asked, in order, when it says (a cached answer: none). */
+  readonly servers?: readonly ServerAttempt[];
 }
 
 /**
@@ -86,6 +91,29 @@ export interface CacheMissEvent {
   readonly joined: boolean;
 }
 
+/**
+ * withCache(): an expired answer was served (RFC 8767) because the backend just failed
+ * ('failed'), or because it failed less than 30 s ago and is not asked again yet ('recheck').
+ */
+export interface CacheStaleEvent {
+  readonly query: DnsQuery;
+  readonly backend: string;
+  /** Seconds the answer has been in caches (the backend's age included). */
+  readonly age: number;
+  /** Seconds since it expired. */
+  readonly expiredFor: number;
+  readonly reason: 'failed' | 'recheck';
+}
+
+/** withCache(): a background refresh of an entry near its expiry started, finished or failed. */
+export interface CachePrefetchEvent {
+  readonly query: DnsQuery;
+  readonly backend: string;
+  readonly event: 'start' | 'finish' | 'fail';
+  /** Why it failed (the entry stays as it was). */
+  readonly error?: unknown;
+}
+
 // ---- SIP server location (payloads shaped like @dnscore/sip's types) -----------------------
 
 /** Where SIP requests go: transport, IP address, port; `host` is the name it was found under. */
@@ -112,6 +140,8 @@ export interface SipLocateResult {
 /** The context of a `dnscore:sip:locate` trace: one SipLocator.resolve() call. */
 export interface SipLocateTraceContext {
   readonly uri: string;
+  /** Answered from a target plan (the answers it was built from are still cached): no DNS question asked. */
+  readonly planned?: boolean;
   result?: SipLocateResult;
   error?: unknown;
 }
@@ -133,12 +163,16 @@ export interface FailoverEvent {
   readonly elapsedMs: number;
 }
 
-/** A destination went into the penalty box, or was taken out (it answered, or an operator cleared it). */
+/**
+ * A destination went into the penalty box, or came out: taken out (it answered, or an operator
+ * cleared it), its time ran out (seen at the first read of the box after `until`), or it was
+ * pushed out by a newer entry when the box was full.
+ */
 export interface PenaltyEvent {
   readonly event: 'enter' | 'leave';
   /** `reason` is the penalty reason (retry-after, service-unavailable, timeout, ...); `detail` says it for people. */
   readonly entry: SipDestinationInfo & { readonly until: number; readonly reason: string; readonly detail?: string };
-  /** enter: the entry's reason; leave: 'cleared'. */
+  /** enter: the entry's reason; leave: 'cleared', 'expired' or 'evicted' (`entry.reason` says why it was in). */
   readonly reason: string;
 }
 
@@ -177,6 +211,8 @@ export const CHANNELS = Object.freeze({
   bogus: 'dnscore:query:bogus',
   cacheHit: 'dnscore:cache:hit',
   cacheMiss: 'dnscore:cache:miss',
+  cacheStale: 'dnscore:cache:stale',
+  cachePrefetch: 'dnscore:cache:prefetch',
   sipLocate: 'dnscore:sip:locate',
   failover: 'dnscore:sip:failover',
   penalty: 'dnscore:sip:penalty',
@@ -190,6 +226,8 @@ export const selectedChannel = channel<SelectedEvent>(CHANNELS.selected);
 export const bogusChannel = channel<BogusEvent>(CHANNELS.bogus);
 export const cacheHitChannel = channel<CacheHitEvent>(CHANNELS.cacheHit);
 export const cacheMissChannel = channel<CacheMissEvent>(CHANNELS.cacheMiss);
+export const cacheStaleChannel = channel<CacheStaleEvent>(CHANNELS.cacheStale);
+export const cachePrefetchChannel = channel<CachePrefetchEvent>(CHANNELS.cachePrefetch);
 export const sipLocateChannel: TypedTracingChannel<SipLocateTraceContext> = diagnostics.tracingChannel(
   CHANNELS.sipLocate,
 );

@@ -2,6 +2,8 @@
  * What a resolver plugin hands the core (Asterisk's ast_dns_resolver_set_result, as a value):
  * flags, rcode, canonical name, the raw answer.
  */
+import type { ServerAttempt } from './server-attempts.js';
+
 export interface PluginAnswer {
   readonly rcode: number;
   readonly secure?: boolean;
@@ -18,4 +20,6 @@ export interface PluginAnswer {
   readonly age?: number;
   /** An expired answer served because the backend failed (RFC 8767): every TTL becomes STALE_TTL. */
   readonly stale?: boolean;
+  /** The servers asked, in order; set only while the `dnscore:query` trace has subscribers. */
+  readonly servers?: readonly ServerAttempt[];
 }

@@ -5,6 +5,7 @@
  */
 export type { ResolverPlugin, Availability } from './resolver-plugin.js';
 export type { PluginAnswer } from './plugin-answer.js';
+export { serversOf, withServers, type ServerAttempt } from './server-attempts.js';
 export { STALE_TTL, type AnswerCache, type CacheEntry, type CacheStats } from './answer-cache.js';
 export { Ede, edeName, isEdeCode } from './ede.js';
 export { dnssecStatus, weakestStatus, type DnssecStatus, type DnssecFlags } from './dnssec-status.js';

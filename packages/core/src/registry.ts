@@ -18,6 +18,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { availabilityOf, type Availability, type ResolverPlugin } from './resolver-plugin.js';
 import type { PluginAnswer } from './plugin-answer.js';
+import { serversOf, type ServerAttempt } from './server-attempts.js';
 
 /**
  * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match), an
@@ -162,7 +163,7 @@ export class ResolverRegistry {
       const failure = error instanceof Error ? error : new Error(String(error));
       if (!shouldTryNext(failure)) return Promise.reject(failure);
       failures.push(failure);
-      attempts?.push({ backend: plugin.name, error: failure });
+      if (attempts) attempts.push(tried(plugin.name, serversOf(failure), failure));
       const after = candidates[i + 1];
       if (fallbackChannel.hasSubscribers)
         fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: after?.name });
@@ -180,7 +181,7 @@ export class ResolverRegistry {
     }
     // An error of finish is about this answer, never a fallback: onRejected does not see it.
     return asked.then((answer) => {
-      attempts?.push({ backend: plugin.name });
+      if (attempts) attempts.push(tried(plugin.name, answer.servers));
       return finish(answer, plugin);
     }, next);
   }
@@ -207,6 +208,11 @@ export class ResolverRegistry {
     // Only a change worth knowing is logged: a fallback at first use, or a later change of backend.
     if (before.length > 0 || previous !== undefined) this.logger.warn(line);
   }
+}
+
+/** A trace's attempt: the backend, its error when it got no answer, the servers it says it asked. */
+function tried(backend: string, servers: readonly ServerAttempt[] | undefined, error?: Error): QueryAttempt {
+  return { backend, ...(error ? { error } : {}), ...(servers ? { servers } : {}) };
 }
 
 /**

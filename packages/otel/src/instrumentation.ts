@@ -3,6 +3,7 @@
  * spans (one per DNS query, one per SIP location, failover tries as span events) and metrics.
  * Only @opentelemetry/api is used: the SDK, exporters and context manager are the caller's.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnostics from 'node:diagnostics_channel';
 import {
   SpanKind,
@@ -11,6 +12,7 @@ import {
   metrics,
   trace,
   type Attributes,
+  type Context,
   type MeterProvider,
   type Span,
   type Tracer,
@@ -21,12 +23,16 @@ import {
   CHANNELS,
   queryChannel,
   sipLocateChannel,
+  type AffinityPinEvent,
   type BogusEvent,
   type CacheHitEvent,
   type CacheMissEvent,
+  type CachePrefetchEvent,
+  type CacheStaleEvent,
   type FailoverEvent,
   type FallbackEvent,
   type PenaltyEvent,
+  type QueryAttempt,
   type QueryTraceContext,
   type SipLocateTraceContext,
 } from '@dnscore/core/diagnostics';
@@ -64,6 +70,12 @@ export class DnscoreInstrumentation {
   #tracer: Tracer | undefined;
   #instruments: Instruments | undefined;
   readonly #open = new WeakMap<object, Open>();
+  /**
+   * The context of the SIP location being run, entered by its trace's start (bindStore) and
+   * kept across its awaits: the queries it makes start their spans under its span, whatever
+   * context manager the application registered (or none), cache hits and merged queries too.
+   */
+  readonly #locating = new AsyncLocalStorage<Context>();
   #enabled = false;
 
   constructor(options: DnscoreInstrumentationOptions = {}) {
@@ -84,6 +96,7 @@ export class DnscoreInstrumentation {
     this.#instruments = makeInstruments(meterProvider.getMeter(NAME, VERSION));
     queryChannel.subscribe(this.#queryHandlers);
     sipLocateChannel.subscribe(this.#locateHandlers);
+    sipLocateChannel.start.bindStore(this.#locating, (ctx) => this.#locateContext(ctx as SipLocateTraceContext));
     for (const [name, listener] of this.#events) diagnostics.subscribe(name, listener);
     this.#enabled = true;
     return this;
@@ -94,16 +107,23 @@ export class DnscoreInstrumentation {
     if (!this.#enabled) return;
     queryChannel.unsubscribe(this.#queryHandlers);
     sipLocateChannel.unsubscribe(this.#locateHandlers);
+    sipLocateChannel.start.unbindStore(this.#locating);
+    // Node 20's AsyncLocalStorage hooks every promise while enabled: off until enable() again.
+    this.#locating.disable();
     for (const [name, listener] of this.#events) diagnostics.unsubscribe(name, listener);
     this.#enabled = false;
   }
 
   readonly #queryHandlers: Handlers<QueryTraceContext> = {
     start: (ctx) => {
-      const span = this.#tracer!.startSpan(`DNS ${questionType(ctx)}`, {
-        kind: SpanKind.CLIENT,
-        attributes: { [ATTR.questionName]: ctx.query.name, [ATTR.questionType]: questionType(ctx) },
-      });
+      const span = this.#tracer!.startSpan(
+        `DNS ${questionType(ctx)}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: { [ATTR.questionName]: ctx.query.name, [ATTR.questionType]: questionType(ctx) },
+        },
+        this.#locating.getStore() ?? context.active(),
+      );
       this.#open.set(ctx, { span, startedAt: this.#now() });
     },
     end: () => {},
@@ -123,11 +143,13 @@ export class DnscoreInstrumentation {
             ? { [ATTR.errorType]: errorType(attempt.error), 'exception.message': attempt.error.message }
             : {}),
         });
+        addServerEvents(span, attempt);
       }
       const result = ctx.result;
       span.setAttributes({
         [ATTR.cache]: ctx.cache,
         [ATTR.attempts]: ctx.attempts.length,
+        ...(result?.stale ? { [ATTR.stale]: true } : {}),
         ...(result
           ? {
               [ATTR.resolver]: result.resolver,
@@ -149,14 +171,27 @@ export class DnscoreInstrumentation {
     },
   };
 
-  readonly #locateHandlers: Handlers<SipLocateTraceContext> = {
-    start: (ctx) => {
-      const span = this.#tracer!.startSpan('SIP locate', {
+  /**
+   * Opens the location's span, as a child of the caller's active context, and returns the
+   * context that holds it (the store entered for the location's run). Called by start's
+   * runStores before the start subscribers, so it is where the span begins.
+   */
+  #locateContext(ctx: SipLocateTraceContext): Context {
+    const parent = context.active();
+    const span = this.#tracer!.startSpan(
+      'SIP locate',
+      {
         kind: SpanKind.INTERNAL,
-        attributes: { [ATTR.sipUri]: withoutUser(ctx.uri) },
-      });
-      this.#open.set(ctx, { span, startedAt: this.#now() });
-    },
+        attributes: { [ATTR.sipUri]: withoutUser(ctx.uri), ...(ctx.planned ? { [ATTR.sipPlanned]: true } : {}) },
+      },
+      parent,
+    );
+    this.#open.set(ctx, { span, startedAt: this.#now() });
+    return trace.setSpan(parent, span);
+  }
+
+  readonly #locateHandlers: Handlers<SipLocateTraceContext> = {
+    start: () => {},
     end: () => {},
     asyncStart: () => {},
     error: () => {},
@@ -205,6 +240,16 @@ export class DnscoreInstrumentation {
           this.#instruments!.cacheLookups.add(1, { [ATTR.cache]: 'miss', [ATTR.resolver]: m.backend }),
       ],
       [
+        CHANNELS.cacheStale,
+        (m: CacheStaleEvent) =>
+          this.#instruments!.staleAnswers.add(1, { [ATTR.resolver]: m.backend, [ATTR.staleReason]: m.reason }),
+      ],
+      [
+        CHANNELS.cachePrefetch,
+        (m: CachePrefetchEvent) =>
+          this.#instruments!.prefetches.add(1, { [ATTR.resolver]: m.backend, [ATTR.prefetchEvent]: m.event }),
+      ],
+      [
         CHANNELS.fallback,
         (m: FallbackEvent) =>
           this.#instruments!.fallbacks.add(1, { [ATTR.resolver]: m.plugin, [ATTR.errorType]: errorType(m.error) }),
@@ -221,7 +266,19 @@ export class DnscoreInstrumentation {
       [
         CHANNELS.penalty,
         (m: PenaltyEvent) =>
-          this.#instruments!.penalties.add(1, { [ATTR.penaltyEvent]: m.event, [ATTR.penaltyReason]: m.reason }),
+          this.#instruments!.penalties.add(1, {
+            [ATTR.penaltyEvent]: m.event,
+            [ATTR.penaltyReason]: m.reason,
+            ...(m.event === 'leave' ? { [ATTR.penaltyEntryReason]: m.entry.reason } : {}),
+          }),
+      ],
+      [
+        CHANNELS.affinity,
+        (m: AffinityPinEvent) =>
+          this.#instruments!.affinityPins.add(1, {
+            [ATTR.affinityLearned]: m.learned,
+            [ATTR.networkTransport]: m.destination.transport,
+          }),
       ],
     ] as [string, (message: never) => void][]
   ).map(([name, listener]) => [name, listener as (message: unknown) => void]);
@@ -251,6 +308,20 @@ export class DnscoreInstrumentation {
 /** Subscribes a new DnscoreInstrumentation and returns it (disable() to stop). */
 export function instrumentDnscore(options: DnscoreInstrumentationOptions = {}): DnscoreInstrumentation {
   return new DnscoreInstrumentation(options).enable();
+}
+
+/** One `dnscore.server` event per try the backend says it made, after its attempt's event. */
+function addServerEvents(span: Span, attempt: QueryAttempt): void {
+  for (const tried of attempt.servers ?? []) {
+    span.addEvent('dnscore.server', {
+      [ATTR.resolver]: attempt.backend,
+      [ATTR.server]: tried.server,
+      [ATTR.networkTransport]: tried.transport,
+      [ATTR.serverOutcome]: tried.outcome,
+      ...(tried.rcode !== undefined ? { [ATTR.rcode]: rcodeName(tried.rcode) } : {}),
+      ...(tried.error !== undefined ? { 'exception.message': tried.error } : {}),
+    });
+  }
 }
 
 /** A bogus answer's reason, or a thrown error's message. */

@@ -13,6 +13,10 @@ export interface Instruments {
   readonly lookupDuration: Histogram;
   /** Cache lookups by `dnscore.cache` (hit, miss) and `dnscore.resolver`. */
   readonly cacheLookups: Counter;
+  /** Expired answers served (RFC 8767 serve-stale), by `dnscore.cache.stale.reason` (failed, recheck). */
+  readonly staleAnswers: Counter;
+  /** Background refreshes, by `dnscore.cache.prefetch.event` (start, finish, fail). */
+  readonly prefetches: Counter;
   /** Backends that failed to answer, so the next was asked (or none was left). */
   readonly fallbacks: Counter;
   /** Answers that failed DNSSEC validation. */
@@ -21,6 +25,8 @@ export interface Instruments {
   readonly failovers: Counter;
   /** Penalty box entries and exits. */
   readonly penalties: Counter;
+  /** Call-IDs pinned to a destination, by `dnscore.sip.affinity.learned` (outgoing, incoming). */
+  readonly affinityPins: Counter;
 }
 
 export function makeInstruments(meter: Meter): Instruments {
@@ -33,6 +39,14 @@ export function makeInstruments(meter: Meter): Instruments {
     cacheLookups: meter.createCounter('dnscore.cache.lookups', {
       description: 'Lookups in the core cache, by result (hit or miss).',
       unit: '{lookup}',
+    }),
+    staleAnswers: meter.createCounter('dnscore.cache.stale', {
+      description: 'Expired answers served because the backend failed (RFC 8767 serve-stale).',
+      unit: '{answer}',
+    }),
+    prefetches: meter.createCounter('dnscore.cache.prefetches', {
+      description: 'Background refreshes of cache entries near expiry: started, finished, failed.',
+      unit: '{prefetch}',
     }),
     fallbacks: meter.createCounter('dnscore.resolver.fallbacks', {
       description: 'Backends that failed to get an answer, so the next one was asked.',
@@ -47,8 +61,12 @@ export function makeInstruments(meter: Meter): Instruments {
       unit: '{failover}',
     }),
     penalties: meter.createCounter('dnscore.sip.penalty.changes', {
-      description: 'Destinations put into the penalty box (enter) or taken out because they answered (leave).',
+      description: 'Destinations put into the penalty box (enter) or out of it (leave: cleared, expired, evicted).',
       unit: '{change}',
+    }),
+    affinityPins: meter.createCounter('dnscore.sip.affinity.pins', {
+      description: 'Call-IDs pinned to a destination (Call-ID affinity).',
+      unit: '{pin}',
     }),
   };
 }

@@ -8,7 +8,16 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DnsCore, NetworkError, ZoneResolver, seededRandom, withCache, type ResolverPlugin } from '@dnscore/core';
+import {
+  DnsCore,
+  NetworkError,
+  ZoneResolver,
+  seededRandom,
+  withCache,
+  type Clock,
+  type ResolverPlugin,
+} from '@dnscore/core';
+import { withServers } from '@dnscore/core/plugin';
 import { SipLocator } from '@dnscore/sip';
 import { DnscoreInstrumentation } from '@dnscore/otel';
 
@@ -17,6 +26,18 @@ const ZONE = `$ORIGIN feathers.
 @      3600 IN SOA ns host 1 7200 3600 1209600 300
 goose  3600 IN A 192.0.2.1
 `;
+
+/** The zone resolver's try, as a span event: the text zone above answered. */
+const ZONE_SERVER = [
+  'dnscore.server',
+  {
+    'dnscore.resolver': 'zone',
+    'dnscore.server': 'zone feathers (text)',
+    'network.transport': 'file',
+    'dnscore.server.outcome': 'answer',
+    'dnscore.rcode': 'NOERROR',
+  },
+];
 
 class TestReader extends MetricReader {
   protected async onShutdown(): Promise<void> {}
@@ -101,7 +122,7 @@ describe('DNS queries', () => {
           'dnscore.rcode': 'NOERROR',
           'dnscore.dnssec': 'insecure',
         },
-        [['dnscore.attempt', { 'dnscore.resolver': 'zone' }]],
+        [['dnscore.attempt', { 'dnscore.resolver': 'zone' }], ZONE_SERVER],
       ],
       [
         'DNS A',
@@ -139,6 +160,7 @@ describe('DNS queries', () => {
         { 'dnscore.resolver': 'a', 'error.type': 'DNS_ERR_NETWORK', 'exception.message': 'ECONNREFUSED' },
       ],
       ['dnscore.attempt', { 'dnscore.resolver': 'zone' }],
+      ZONE_SERVER,
     ]);
     expect(fellBack!.status.code).toBe(SpanStatusCode.UNSET);
     expect([failed!.status, failed!.attributes['error.type'], failed!.attributes['dnscore.resolver']]).toEqual([
@@ -255,5 +277,203 @@ describe('enable and disable', () => {
     await core.resolve('goose.feathers');
     expect(exporter.getFinishedSpans()).toHaveLength(1);
     expect(instrumentation.enabled).toBe(false);
+  });
+});
+
+describe('servers, stale answers and prefetches', () => {
+  it('adds one dnscore.server event per try after its attempt, with transport, outcome and rcode', async () => {
+    const down = withServers(new NetworkError('no answer'), [
+      { server: '192.0.2.53:53', transport: 'udp', outcome: 'timeout' },
+      { server: '192.0.2.53:53', transport: 'tcp', outcome: 'error', error: 'ECONNREFUSED' },
+    ]);
+    const zone = new ZoneResolver({ zones: [{ text: ZONE, file: '/srv/feathers.zone' }] });
+    await new DnsCore([failing('system', 1, down), zone]).resolve('goose.feathers');
+    const [span] = exporter.getFinishedSpans();
+    expect(span!.events.map((e) => [e.name, e.attributes])).toEqual([
+      [
+        'dnscore.attempt',
+        { 'dnscore.resolver': 'system', 'error.type': 'DNS_ERR_NETWORK', 'exception.message': 'no answer' },
+      ],
+      [
+        'dnscore.server',
+        {
+          'dnscore.resolver': 'system',
+          'dnscore.server': '192.0.2.53:53',
+          'network.transport': 'udp',
+          'dnscore.server.outcome': 'timeout',
+        },
+      ],
+      [
+        'dnscore.server',
+        {
+          'dnscore.resolver': 'system',
+          'dnscore.server': '192.0.2.53:53',
+          'network.transport': 'tcp',
+          'dnscore.server.outcome': 'error',
+          'exception.message': 'ECONNREFUSED',
+        },
+      ],
+      ['dnscore.attempt', { 'dnscore.resolver': 'zone' }],
+      [
+        'dnscore.server',
+        {
+          'dnscore.resolver': 'zone',
+          'dnscore.server': 'zone file /srv/feathers.zone',
+          'network.transport': 'file',
+          'dnscore.server.outcome': 'answer',
+          'dnscore.rcode': 'NOERROR',
+        },
+      ],
+    ]);
+  });
+
+  it('counts stale answers by reason and prefetches by event, and marks a stale answer on its span', async () => {
+    let now = 1_000_000;
+    const clock: Clock = { now: () => now };
+    let down = false;
+    const zone = new ZoneResolver({ zones: [{ text: ZONE }] });
+    const flaky: ResolverPlugin = {
+      name: 'flaky',
+      priority: 1,
+      available: () => true,
+      close: () => {},
+      resolve: async (query, signal) => {
+        if (down) throw new NetworkError('unreachable');
+        return zone.resolve(query, signal);
+      },
+    };
+    // goose.feathers lives 3600 s: a hit after 3300 s prefetches, one after 3700 s is stale.
+    const core = new DnsCore([withCache(flaky, { clock, serveStale: true, prefetch: true })]);
+    await core.resolve('goose.feathers');
+    now += 3_300_000;
+    await core.resolve('goose.feathers');
+    await new Promise((resolve) => setImmediate(resolve));
+    down = true;
+    now += 3_700_000;
+    const stale = await core.resolve('goose.feathers');
+    now += 1_000;
+    await core.resolve('goose.feathers');
+    expect(stale.stale).toBe(true);
+    expect(points(await metric('dnscore.cache.prefetches'))).toEqual([
+      [{ 'dnscore.resolver': 'flaky', 'dnscore.cache.prefetch.event': 'start' }, 1],
+      [{ 'dnscore.resolver': 'flaky', 'dnscore.cache.prefetch.event': 'finish' }, 1],
+    ]);
+    expect(points(await metric('dnscore.cache.stale'))).toEqual([
+      [{ 'dnscore.resolver': 'flaky', 'dnscore.cache.stale.reason': 'failed' }, 1],
+      [{ 'dnscore.resolver': 'flaky', 'dnscore.cache.stale.reason': 'recheck' }, 1],
+    ]);
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((s) => s.attributes['dnscore.stale'])).toEqual([undefined, undefined, true, true]);
+  });
+});
+
+describe('DNS spans under the SIP location that made them', () => {
+  const locateSpans = () => exporter.getFinishedSpans().filter((s) => s.name === 'SIP locate');
+  const parentOf = (name: string) =>
+    exporter
+      .getFinishedSpans()
+      .filter((s) => s.name === name)
+      .map((s) => s.parentSpanContext?.spanId);
+
+  it('parents every query span to its location, misses, joined queries and cache hits alike', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const zone = new ZoneResolver({ files: [BILOXI_ZONE] });
+    let asked = 0;
+    const slow: ResolverPlugin = {
+      name: 'zone',
+      priority: 50,
+      available: () => true,
+      close: () => {},
+      resolve: async (query, signal) => {
+        asked++;
+        await gate;
+        return zone.resolve(query, signal);
+      },
+    };
+    const core = new DnsCore([withCache(slow)], { random: seededRandom(1) });
+    const locator = new SipLocator(core);
+    // Two locations at once: the second's queries join the first's in the cache.
+    const both = Promise.all([
+      locator.resolve('sip:bob@biloxi.example;transport=udp'),
+      locator.resolve('sip:carol@biloxi.example;transport=udp'),
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await both;
+    // A third, later: its queries are cache hits (another URI: no target plan to reuse).
+    await locator.resolve('sip:dave@biloxi.example;transport=udp');
+    // Its answers were all cached: the next location of that URI comes from its target plan.
+    await locator.resolve('sip:dave@biloxi.example;transport=udp');
+    // Three questions reached the backend for nine asked: the rest joined or hit the cache.
+    expect(asked).toBe(3);
+    const [first, second, third, planned] = locateSpans();
+    expect([planned!.attributes['dnscore.sip.planned'], third!.attributes['dnscore.sip.planned']]).toEqual([
+      true,
+      undefined,
+    ]);
+    const ids = [first, second, third].map((s) => s!.spanContext().spanId);
+    expect(new Set(ids).size).toBe(3);
+    expect([first, second, third].map((s) => s!.parentSpanContext)).toEqual([undefined, undefined, undefined]);
+    const dns = exporter.getFinishedSpans().filter((s) => s.name.startsWith('DNS '));
+    // The two first locations end their queries interleaved: each is read by its parent.
+    const under = (i: number) =>
+      dns
+        .filter((s) => s.parentSpanContext?.spanId === ids[i])
+        .map((s) => [s.name, s.attributes['dnscore.cache'], s.spanContext().traceId === locateTrace(i)]);
+    const locateTrace = (i: number) => [first, second, third][i]!.spanContext().traceId;
+    expect(dns).toHaveLength(9);
+    expect([under(0), under(1), under(2)]).toEqual([
+      [
+        ['DNS SRV', 'miss', true],
+        ['DNS AAAA', 'miss', true],
+        ['DNS A', 'miss', true],
+      ],
+      [
+        ['DNS SRV', 'miss', true],
+        ['DNS AAAA', 'miss', true],
+        ['DNS A', 'miss', true],
+      ],
+      [
+        ['DNS SRV', 'hit', true],
+        ['DNS AAAA', 'hit', true],
+        ['DNS A', 'hit', true],
+      ],
+    ]);
+  });
+
+  it('leaves a query outside any location without a parent', async () => {
+    await new DnsCore([slowZone(1)]).resolve('goose.feathers');
+    expect(parentOf('DNS A')).toEqual([undefined]);
+  });
+});
+
+describe('SIP box and affinity counters', () => {
+  it('counts a penalty that expired with the reason the entry had, and Call-ID pins', async () => {
+    let now = 1_700_000_000_000;
+    const locator = new SipLocator(new DnsCore([new ZoneResolver({ files: [BILOXI_ZONE] })]), {
+      clock: { now: () => now },
+    });
+    const where = { transport: 'udp' as const, address: '203.0.113.11', port: 5060 };
+    locator.penaltyBox.markFailed(where, { retryAfter: 30, reason: 'retry-after' });
+    now += 31_000;
+    expect(locator.penaltyBox.isPenalized(where)).toBe(false);
+    locator.dialogs.learnOutgoing('call-1@biloxi.example', where);
+    locator.dialogs.learnIncoming('call-2@biloxi.example', where);
+    expect(points(await metric('dnscore.sip.penalty.changes'))).toEqual([
+      [{ 'dnscore.sip.penalty.event': 'enter', 'dnscore.sip.penalty.reason': 'retry-after' }, 1],
+      [
+        {
+          'dnscore.sip.penalty.event': 'leave',
+          'dnscore.sip.penalty.reason': 'expired',
+          'dnscore.sip.penalty.entry_reason': 'retry-after',
+        },
+        1,
+      ],
+    ]);
+    expect(points(await metric('dnscore.sip.affinity.pins'))).toEqual([
+      [{ 'dnscore.sip.affinity.learned': 'outgoing', 'network.transport': 'udp' }, 1],
+      [{ 'dnscore.sip.affinity.learned': 'incoming', 'network.transport': 'udp' }, 1],
+    ]);
   });
 });

@@ -9,7 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import type { ConnectionOptions } from 'node:tls';
 import { InvalidArgumentError, systemClock, type Clock } from '@dnscore/core';
-import { MemoryPenaltyStore, type PenaltyEntry, type PenaltyStore, type SipTransport } from '@dnscore/sip';
+import {
+  MemoryPenaltyStore,
+  type PenaltyEntry,
+  type PenaltyLeaveReason,
+  type PenaltyStore,
+  type SipTransport,
+} from '@dnscore/sip';
 import { createClient, type RedisClientType } from 'redis';
 import { CLEAR_SCRIPT, MARK_SCRIPT } from './scripts.js';
 import { decodeMessage, decodeValue, encodeMessage, encodeValue, isDestinationKey, remainingMs } from './wire.js';
@@ -174,6 +180,11 @@ export class RedisPenaltyStore implements PenaltyStore {
 
   entries(): readonly PenaltyEntry[] {
     return this.#local.entries();
+  }
+
+  /** Expiries and evictions of the local copy (the box publishes them as `leave`). */
+  watchLeaves(listener: (entry: PenaltyEntry, reason: PenaltyLeaveReason) => void): void {
+    this.#local.watchLeaves(listener);
   }
 
   mark(key: string, entry: PenaltyEntry): PenaltyEntry {

@@ -15,8 +15,11 @@ import {
   nameKey,
   type DnsQuery,
   type PluginAnswer,
+  type ServerAttempt,
   type Timers,
+  withServers,
 } from '@dnscore/core/plugin';
+import { queryChannel } from '@dnscore/core/diagnostics';
 import { randomizeCase, type CaseEchoMemory } from './case-randomization.js';
 import type { ExchangeContext, ExchangeOutcome } from './exchange.js';
 import { formatServerAddress, type ServerAddress } from './server-address.js';
@@ -57,13 +60,15 @@ export async function walkNameservers(
   let last: Answered | undefined;
   const failures: DnsError[] = [];
   let dropped = 0;
+  // Each try, for the query trace: kept only while someone traces.
+  const log: ServerAttempt[] | undefined = queryChannel.hasSubscribers ? [] : undefined;
   for (let attempt = 0; attempt < settings.attempts; attempt++) {
     for (let i = 0; i < servers.length; i++) {
       const server = servers[(start + i) % servers.length]!;
-      const outcome = await askOne(query, server, settings, signal);
+      const outcome = await askOne(query, server, settings, signal, log);
       if (outcome.kind === 'answer') {
         settings.stats.answers++;
-        if (!TRY_NEXT.has(outcome.message.header.rcode)) return toPluginAnswer(outcome, settings.trustAd);
+        if (!TRY_NEXT.has(outcome.message.header.rcode)) return toPluginAnswer(outcome, settings.trustAd, log);
         last = outcome;
       } else if (outcome.kind === 'failed') {
         failures.push(outcome.error);
@@ -72,8 +77,8 @@ export async function walkNameservers(
       }
     }
   }
-  if (last) return toPluginAnswer(last, settings.trustAd);
-  throw noAnswer(query, settings, failures, dropped);
+  if (last) return toPluginAnswer(last, settings.trustAd, log);
+  throw withServers(noAnswer(query, settings, failures, dropped), log);
 }
 
 /** One server: UDP (EDNS, then without it after FORMERR), TCP when the answer did not fit. */
@@ -82,6 +87,7 @@ async function askOne(
   server: ServerAddress,
   settings: WalkSettings,
   signal: AbortSignal,
+  log: ServerAttempt[] | undefined,
 ): Promise<ExchangeOutcome> {
   const context: ExchangeContext = {
     server,
@@ -95,20 +101,27 @@ async function askOne(
     rd: settings.recursionDesired,
   };
   const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
-  if (settings.forceTcp) return tcpExchange(context);
+  const noted = (transport: 'udp' | 'tcp', outcome: ExchangeOutcome): ExchangeOutcome => {
+    if (log) log.push(serverAttempt(formatServerAddress(server), transport, outcome));
+    return outcome;
+  };
+  if (settings.forceTcp) return noted('tcp', await tcpExchange(context));
   if (settings.tcpMemory.has(key)) {
     settings.stats.tcpRemembered++;
-    return tcpExchange(context);
+    return noted('tcp', await tcpExchange(context));
   }
   const serverKey = formatServerAddress(server);
   const randomized = settings.caseEcho?.echoes(serverKey) === true;
-  let outcome = await udpExchange(randomized ? { ...context, sentLabels: randomizeCase(query.labels) } : context);
+  let outcome = noted(
+    'udp',
+    await udpExchange(randomized ? { ...context, sentLabels: randomizeCase(query.labels) } : context),
+  );
   if (randomized && outcome.kind === 'timeout' && (outcome.caseMismatch ?? 0) > 0) {
     // Our ID and question came back, but never in our case: a server that does not echo case
     // (or a forger who guessed the ID). Asked again plainly, as unbound does, and remembered.
     settings.stats.caseFallbacks++;
     settings.caseEcho!.forget(serverKey);
-    outcome = await udpExchange(context);
+    outcome = noted('udp', await udpExchange(context));
   }
   if (
     outcome.kind === 'answer' &&
@@ -118,19 +131,35 @@ async function askOne(
   ) {
     // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
     settings.stats.ednsFallbacks++;
-    outcome = await udpExchange({ ...context, udpPayloadSize: undefined });
+    outcome = noted('udp', await udpExchange({ ...context, udpPayloadSize: undefined }));
   }
   if (outcome.kind !== 'truncated') return outcome;
   settings.tcpMemory.remember(key);
-  return tcpExchange(context);
+  return noted('tcp', await tcpExchange(context));
 }
 
-function toPluginAnswer(outcome: Answered, trustAd: boolean): PluginAnswer {
+/** One try as the query trace shows it. */
+function serverAttempt(server: string, transport: 'udp' | 'tcp', outcome: ExchangeOutcome): ServerAttempt {
+  switch (outcome.kind) {
+    case 'answer':
+      return { server, transport, outcome: 'answer', rcode: outcome.message.header.rcode };
+    case 'truncated':
+      return { server, transport, outcome: 'truncated' };
+    case 'timeout':
+      return outcome.dropped > 0
+        ? { server, transport, outcome: 'timeout', error: `${outcome.dropped} message(s) refused` }
+        : { server, transport, outcome: 'timeout' };
+    case 'failed':
+      return { server, transport, outcome: 'error', error: outcome.error.message };
+  }
+}
+
+function toPluginAnswer(outcome: Answered, trustAd: boolean, servers: ServerAttempt[] | undefined): PluginAnswer {
   const { rcode, ad } = outcome.message.header;
   // This backend does not validate: AD is passed on only when the caller trusts the path,
   // and only on answers that can be authenticated (data, or a proven NXDOMAIN).
   const secure = trustAd && ad && (rcode === Rcode.NOERROR || rcode === Rcode.NXDOMAIN);
-  return { rcode, secure, bogus: false, answer: outcome.packet };
+  return { rcode, secure, bogus: false, answer: outcome.packet, ...(servers ? { servers } : {}) };
 }
 
 function noAnswer(query: DnsQuery, settings: WalkSettings, failures: readonly DnsError[], dropped: number): DnsError {

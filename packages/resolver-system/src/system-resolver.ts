@@ -21,7 +21,9 @@ import {
   type LimiterJob,
   type PluginAnswer,
   type ResolverPlugin,
+  type ServerAttempt,
 } from '@dnscore/core/plugin';
+import { queryChannel } from '@dnscore/core/diagnostics';
 import { DEFAULT_SYSTEM_NAME, DEFAULT_SYSTEM_PRIORITY } from './defaults.js';
 import { HostsTable } from './hosts.js';
 import { walkNameservers, type WalkSettings } from './nameserver-walk.js';
@@ -50,6 +52,8 @@ export class SystemResolver implements ResolverPlugin {
   readonly #limiter: ConcurrencyLimiter;
   readonly #inflight = new SharedQueries<PluginAnswer>();
   readonly #hosts: HostsTable | undefined;
+  /** A hosts-file answer in the query trace. */
+  readonly #hostsFile: ServerAttempt;
   #rotation = 0;
   #closed = false;
 
@@ -64,6 +68,12 @@ export class SystemResolver implements ResolverPlugin {
     this.priority = options.priority ?? DEFAULT_SYSTEM_PRIORITY;
     this.#limiter = new ConcurrencyLimiter(this.settings.maxInFlight);
     this.#hosts = this.settings.useHosts ? new HostsTable(readOptionalFile(this.settings.hostsFile)) : undefined;
+    this.#hostsFile = {
+      server: `hosts file ${this.settings.hostsFile}`,
+      transport: 'file',
+      outcome: 'answer',
+      rcode: 0,
+    };
     const s = this.settings;
     this.#walk = {
       nameservers: s.nameservers,
@@ -161,7 +171,8 @@ export class SystemResolver implements ResolverPlugin {
     const fromHosts = this.#hosts?.answer(query, this.settings.hostsTtl);
     if (fromHosts) {
       this.#stats.hostsAnswers++;
-      return Promise.resolve({ rcode: Rcode.NOERROR, secure: false, bogus: false, answer: fromHosts });
+      const answer: PluginAnswer = { rcode: Rcode.NOERROR, secure: false, bogus: false, answer: fromHosts };
+      return Promise.resolve(queryChannel.hasSubscribers ? { ...answer, servers: [this.#hostsFile] } : answer);
     }
     const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
     const { joined, promise } = this.#inflight.joinLazy(key, signal, (shared) => this.#ask(query, shared));

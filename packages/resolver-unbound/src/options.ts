@@ -23,6 +23,7 @@ import {
 import { UnboundOptionError } from './errors.js';
 import { defaultRootAnchors } from './trust-anchors.js';
 import type { UnboundContext } from './unbound-context.js';
+import type { UpstreamPlan } from './upstream.js';
 
 /** A zone asked of its own servers (libunbound's stub-zone). */
 export interface StubZone {
@@ -113,6 +114,8 @@ export interface ContextPlan {
    * as soon as a context is made, so that validated questions find it cached or in flight.
    */
   readonly anchorZones: readonly string[];
+  /** Stub zones and forwarders, for the query trace (libunbound does not say whom it asked). */
+  readonly upstream: UpstreamPlan;
 }
 
 /** Checks `options` and lists the steps that configure a context with them, in libunbound's order. */
@@ -153,8 +156,10 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
   const hosts = fileOption(options.hosts, DEFAULT_HOSTS_FILE, 'hosts');
   if (hosts) steps.push({ option: 'hosts', apply: (ctx) => ctx.setHosts(hosts) });
   // Forwarders first, then resolv.conf's: libunbound asks them in the order they were added.
+  const upstream = { stubZones: [] as { zone: string; addresses: string[] }[], forwarders: [] as string[] };
   list(options.nameservers, 'nameservers').forEach((server, i) => {
     const address = unboundAddress(server, `nameservers[${i}]`);
+    upstream.forwarders.push(address);
     steps.push({ option: `nameservers[${i}]`, apply: (ctx) => ctx.setForward(address) });
   });
   const resolvConf = fileOption(options.resolvConf, DEFAULT_RESOLV_CONF, 'resolvConf');
@@ -166,9 +171,12 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     const zone = zoneName(stub.name, `${label}.name`);
     const addresses = list(stub.addresses, `${label}.addresses`);
     if (addresses.length === 0) throw new UnboundOptionError(`${label}.addresses`, 'needs at least one address');
+    const stubAddresses: string[] = [];
+    upstream.stubZones.push({ zone, addresses: stubAddresses });
     addresses.forEach((address, j) => {
       const where = `${label}.addresses[${j}]`;
       const normalized = unboundAddress(address, where);
+      stubAddresses.push(normalized);
       steps.push({ option: where, apply: (ctx) => ctx.setStub(zone, normalized, stub.prime ?? false) });
     });
   });
@@ -232,6 +240,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     maxInFlight: positiveInteger(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, 'maxInFlight'),
     anchorSource,
     anchorZones: anchorZones(options),
+    upstream: { ...upstream, resolvConf },
   };
 }
 

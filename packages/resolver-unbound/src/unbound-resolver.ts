@@ -11,7 +11,10 @@ import {
   type DnsQuery,
   type PluginAnswer,
   type ResolverPlugin,
+  type ServerAttempt,
+  withServers,
 } from '@dnscore/core/plugin';
+import { queryChannel } from '@dnscore/core/diagnostics';
 import { toPluginAnswer, toResolveError } from './answer.js';
 import { loadUnboundBinding, type UnboundBinding } from './binding.js';
 import { createContext } from './context.js';
@@ -19,6 +22,7 @@ import { probeDnssecSupport, type DnssecSupport } from './dnssec-support.js';
 import { UnboundOptionError, UnboundUnavailableError } from './errors.js';
 import { planContext, type ContextPlan, type UnboundOptions } from './options.js';
 import { LibunboundError, type UnboundContext } from './unbound-context.js';
+import { Upstream } from './upstream.js';
 
 /** One probe per libunbound build: what it can validate does not change while the process runs. */
 const supportOf = new WeakMap<object, Promise<DnssecSupport>>();
@@ -30,6 +34,8 @@ export class UnboundResolver implements ResolverPlugin {
   readonly #limiter: ConcurrencyLimiter;
   #options: UnboundOptions;
   #plan: ContextPlan;
+  /** Made at the first traced query of a configuration (it may read resolv.conf). */
+  #upstream: Upstream | undefined;
   #context: UnboundContext | undefined;
   /** Contexts replaced by reload() that still answer questions asked before it. */
   readonly #retired = new Set<UnboundContext>();
@@ -129,6 +135,7 @@ export class UnboundResolver implements ResolverPlugin {
       if (old) this.#retire(old);
     }
     this.#plan = plan;
+    this.#upstream = undefined;
     this.#options = options;
     this.#limiter.limit = plan.maxInFlight;
   }
@@ -150,13 +157,21 @@ export class UnboundResolver implements ResolverPlugin {
       release();
       throw new StateError('resolve() after close()');
     }
+    // For the trace, only while someone listens: what libunbound was set to ask.
+    const asked = queryChannel.hasSubscribers ? this.#asked(query) : undefined;
     let work: Promise<PluginAnswer>;
     try {
       work = context.resolve(query.name, query.type, query.class, signal).then(
-        (raw) => toPluginAnswer(query, raw, requireSecure),
+        (raw) => {
+          const answer = toPluginAnswer(query, raw, requireSecure);
+          return asked ? { ...answer, servers: [{ ...asked, outcome: 'answer', rcode: answer.rcode }] } : answer;
+        },
         (error: unknown) => {
           // AbortError and StateError pass as they are; libunbound's own errors are mapped.
-          throw error instanceof LibunboundError ? toResolveError(query, error) : error;
+          const failure = error instanceof LibunboundError ? toResolveError(query, error) : error;
+          if (asked && failure instanceof Error)
+            withServers(failure, [{ ...asked, outcome: 'error', error: failure.message }]);
+          throw failure;
         },
       );
     } catch (error) {
@@ -166,6 +181,11 @@ export class UnboundResolver implements ResolverPlugin {
     // The slot is given back when the question settles: answered, failed, cancelled or closed.
     void work.then(release, release);
     return work;
+  }
+
+  #asked(query: DnsQuery): Pick<ServerAttempt, 'server' | 'transport'> {
+    this.#upstream ??= new Upstream(this.#plan.upstream);
+    return { server: this.#upstream.describe(query), transport: 'libunbound' };
   }
 
   /** Resolves when every question handed to libunbound has settled. */

@@ -26,6 +26,7 @@ export {
   type MemoryPenaltyStoreOptions,
   type PenaltyStore,
   type PenaltyEntry,
+  type PenaltyLeaveReason,
   type PenaltyReason,
 } from './penalty-store.js';
 export {

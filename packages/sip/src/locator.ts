@@ -257,7 +257,10 @@ export class SipLocator implements CursorHost {
     const passed = this.#passedOver(options.failedNaptrs);
     if (options.stepThrough !== true) {
       const planned = this.#planned(input, options.signal, passed);
-      if (planned !== undefined) return Promise.resolve(planned);
+      if (planned !== undefined)
+        return sipLocateChannel.hasSubscribers
+          ? sipLocateChannel.tracePromise(async () => planned, { uri: planned.uri.text, planned: true })
+          : Promise.resolve(planned);
     }
     return this.#walk(input, options, passed);
   }

@@ -3,7 +3,9 @@
  * dst_blocklist, reSIProcate's TupleMarkManager, PJSIP's failed-server list). Each entry keeps
  * its reason. How long each reason keeps a server out is the failover policy's choice; the box
  * clamps every duration (a hostile Retry-After cannot ban a server for ever) and keeps entries
- * in a PenaltyStore (this process's memory by default). Entries expire on their own.
+ * in a PenaltyStore (this process's memory by default). Entries expire on their own; the
+ * `leave` event of an expiry comes at the first read of the box after it (no timers: the box
+ * is read whenever targets are ordered, which is when an expiry starts to matter).
  */
 import { InvalidArgumentError, checkNonNegativeNumber, systemClock, type Clock } from '@dnscore/core';
 import { penaltyChannel } from '@dnscore/core/diagnostics';
@@ -70,6 +72,9 @@ export class PenaltyBox {
         clock: this.#clock,
         ...(options.maxEntries !== undefined ? { maxEntries: options.maxEntries } : {}),
       });
+    this.store.watchLeaves?.((entry, reason) => {
+      if (penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'leave', entry, reason });
+    });
   }
 
   /**
@@ -109,14 +114,12 @@ export class PenaltyBox {
 
   /** Takes a destination out (it answered, or an operator removed it). Returns whether it was in. */
   clear(destination: Destination): boolean {
-    const entry = this.store.clear(destinationKey(destination));
-    if (entry && penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'leave', entry, reason: 'cleared' });
-    return entry !== undefined;
+    return cleared(this.store.clear(destinationKey(destination)));
   }
 
   /** Empties the box. */
   clearAll(): void {
-    for (const entry of this.store.entries()) this.store.clear(keyOf(entry));
+    for (const entry of this.store.entries()) cleared(this.store.clear(keyOf(entry)));
   }
 
   /** Entries in the box now, ending first first: the operator's list. */
@@ -127,6 +130,12 @@ export class PenaltyBox {
   get size(): number {
     return this.store.entries().length;
   }
+}
+
+/** Says an entry taken out (only while someone listens); true when there was one. */
+function cleared(entry: PenaltyEntry | undefined): boolean {
+  if (entry && penaltyChannel.hasSubscribers) penaltyChannel.publish({ event: 'leave', entry, reason: 'cleared' });
+  return entry !== undefined;
 }
 
 /** "udp 203.0.113.11 5060": the identity of a destination, address normalized. */

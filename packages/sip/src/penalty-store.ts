@@ -36,6 +36,9 @@ export interface PenaltyEntry {
   readonly detail: string;
 }
 
+/** Why an entry left a store without clear(): its `until` passed, or a full store pushed it out. */
+export type PenaltyLeaveReason = 'expired' | 'evicted';
+
 /**
  * get/mark/clear with expiry. Keys are `destinationKey()`s. A store never returns an entry whose
  * `until` has passed, and `mark` keeps the later end when the key is already there (so
@@ -50,6 +53,11 @@ export interface PenaltyStore {
   clear(key: string): PenaltyEntry | undefined;
   /** The live entries, in any order. */
   entries(): readonly PenaltyEntry[];
+  /**
+   * Optional: the box calls it once, to hear of entries that leave on their own. Expiry is
+   * noticed lazily, at the first read after `until` (no timers).
+   */
+  watchLeaves?(listener: (entry: PenaltyEntry, reason: PenaltyLeaveReason) => void): void;
 }
 
 export interface MemoryPenaltyStoreOptions {
@@ -63,6 +71,7 @@ export class MemoryPenaltyStore implements PenaltyStore {
   readonly #entries = new Map<string, PenaltyEntry>();
   readonly #maxEntries: number;
   readonly #clock: Clock;
+  #onLeave: ((entry: PenaltyEntry, reason: PenaltyLeaveReason) => void) | undefined;
 
   constructor(options: MemoryPenaltyStoreOptions = {}) {
     this.#maxEntries = checkPositiveInteger(
@@ -76,9 +85,14 @@ export class MemoryPenaltyStore implements PenaltyStore {
     const entry = this.#entries.get(key);
     if (entry && entry.until <= this.#clock.now()) {
       this.#entries.delete(key);
+      this.#onLeave?.(entry, 'expired');
       return undefined;
     }
     return entry;
+  }
+
+  watchLeaves(listener: (entry: PenaltyEntry, reason: PenaltyLeaveReason) => void): void {
+    this.#onLeave = listener;
   }
 
   mark(key: string, entry: PenaltyEntry): PenaltyEntry {
@@ -103,11 +117,16 @@ export class MemoryPenaltyStore implements PenaltyStore {
 
   #trim(): void {
     const now = this.#clock.now();
-    for (const [key, entry] of this.#entries) if (entry.until <= now) this.#entries.delete(key);
+    for (const [key, entry] of this.#entries) {
+      if (entry.until > now) continue;
+      this.#entries.delete(key);
+      this.#onLeave?.(entry, 'expired');
+    }
     while (this.#entries.size > this.#maxEntries) {
       let first: [string, PenaltyEntry] | undefined;
       for (const pair of this.#entries) if (!first || pair[1].until < first[1].until) first = pair;
       this.#entries.delete(first![0]);
+      this.#onLeave?.(first![1], 'evicted');
     }
   }
 }

@@ -5,7 +5,9 @@
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHANNELS, sipLocateChannel, type SipLocateTraceContext } from '@dnscore/core/diagnostics';
-import { lines, setup } from './support/fixtures.js';
+import * as sip from '@dnscore/sip';
+import { DnsCore, ZoneResolver, seededRandom, withCache } from '@dnscore/core';
+import { ALL_ZONES, lines, setup } from './support/fixtures.js';
 
 const URI = 'sip:bob@biloxi.example;transport=udp';
 const SIP2 = { transport: 'udp', address: '203.0.113.12', port: 5060, host: 'sip2.biloxi.example' };
@@ -162,6 +164,92 @@ describe('failover, penalty box and affinity events', () => {
           reason: 'cleared',
         },
       ],
+    ]);
+  });
+});
+
+/** A destination as the penalty box takes it. */
+const udp = (d: { address: string; port: number }) => ({ transport: 'udp' as const, address: d.address, port: d.port });
+
+describe('penalty box: leaving on its own', () => {
+  it('says an entry expired at the first read after its end, with the reason it was in, once', async () => {
+    const { locator, clock } = setup();
+    const seen = listen([CHANNELS.penalty]);
+    const box = locator.penaltyBox;
+    box.markFailed(udp(SIP1), { retryAfter: 30, reason: 'retry-after', detail: '503, Retry-After 30 s' });
+    box.markFailed(udp(SIP2), { durationMs: 90_000, reason: 'timeout' });
+    const entry1 = { ...where(SIP1), until: 1_700_000_000_000 + 30_000, reason: 'retry-after' };
+    clock.advance(30_000);
+    // Nothing reads the box: nothing is said yet (no timer).
+    expect(seen.map(([, m]) => (m as { event: string }).event)).toEqual(['enter', 'enter']);
+    // Ordering targets reads the box: the expiry is said then.
+    const cursor = locator.cursor(URI);
+    const first = await cursor.next();
+    expect(where(first!.target)).toEqual(where(SIP1));
+    expect(seen.slice(2)).toEqual([
+      [CHANNELS.penalty, { event: 'leave', entry: { ...entry1, detail: '503, Retry-After 30 s' }, reason: 'expired' }],
+    ]);
+    expect(box.isPenalized(udp(SIP1))).toBe(false);
+    expect(seen).toHaveLength(3);
+    clock.advance(60_000);
+    expect(box.entries()).toEqual([]);
+    expect(seen.slice(3)).toEqual([
+      [
+        CHANNELS.penalty,
+        {
+          event: 'leave',
+          entry: { ...where(SIP2), until: 1_700_000_000_000 + 90_000, reason: 'timeout', detail: 'timeout' },
+          reason: 'expired',
+        },
+      ],
+    ]);
+  });
+
+  it('says an entry pushed out of a full box (evicted), and each entry clearAll() takes out', () => {
+    const { PenaltyBox } = sip;
+    let now = 1_000;
+    const box = new PenaltyBox({ maxEntries: 1, clock: { now: () => now } });
+    const seen = listen([CHANNELS.penalty]);
+    box.markFailed(udp(SIP1), { durationMs: 5_000, reason: 'timeout' });
+    box.markFailed(udp(SIP2), { durationMs: 9_000, reason: 'transport-error' });
+    now += 1;
+    box.markFailed(udp(BACKUP), { durationMs: 9_000, reason: 'manual' });
+    box.clearAll();
+    expect(seen.map(([, m]) => [(m as { event: string }).event, (m as { reason: string }).reason])).toEqual([
+      ['enter', 'timeout'],
+      ['leave', 'evicted'],
+      ['enter', 'transport-error'],
+      ['leave', 'evicted'],
+      ['enter', 'manual'],
+      ['leave', 'cleared'],
+    ]);
+    expect((seen[1]![1] as { entry: { address: string } }).entry.address).toBe(SIP1.address);
+  });
+});
+
+describe('dnscore:sip:locate from a target plan', () => {
+  it('traces a location answered from its target plan too, marked planned', async () => {
+    const core = new DnsCore([withCache(new ZoneResolver({ files: ALL_ZONES }))], { random: seededRandom(1) });
+    const locator = new sip.SipLocator(core);
+    const seen: [string, boolean | undefined, number | undefined][] = [];
+    const handlers = {
+      start: () => {},
+      end: () => {},
+      asyncStart: () => {},
+      asyncEnd: (ctx: SipLocateTraceContext) => void seen.push([ctx.uri, ctx.planned, ctx.result?.targets.length]),
+      error: () => {},
+    };
+    sipLocateChannel.subscribe(handlers);
+    stops.push(() => sipLocateChannel.unsubscribe(handlers));
+    // The first asks the backend, the second hits the cache (and makes a plan), the third uses it.
+    await locator.resolve(URI);
+    await locator.resolve(URI);
+    const again = await locator.resolve(URI);
+    expect(again.targets).toHaveLength(3);
+    expect(seen).toEqual([
+      [URI, undefined, 3],
+      [URI, undefined, 3],
+      [URI, true, 3],
     ]);
   });
 });

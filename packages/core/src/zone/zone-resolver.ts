@@ -9,11 +9,13 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { throwIfAborted } from '../abort.js';
+import { queryChannel } from '../diagnostics.js';
 import { NotAuthoritativeError, ZoneFileError } from '../errors.js';
 import { formatName, nameKey, parseName, type Labels } from '../names.js';
 import { describeQuery, type DnsQuery } from '../query.js';
 import type { ResolverPlugin } from '../resolver-plugin.js';
 import type { PluginAnswer } from '../plugin-answer.js';
+import type { ServerAttempt } from '../server-attempts.js';
 import { RRType, Rcode, className, typeName } from '../rr-types.js';
 import { parseZone, type ZoneRecord } from './parser.js';
 import { packetName } from './rdata-text.js';
@@ -86,7 +88,16 @@ export class ZoneResolver implements ResolverPlugin {
 
   async resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
     throwIfAborted(signal);
-    return this.answer(query);
+    const answer = this.answer(query);
+    return queryChannel.hasSubscribers ? { ...answer, servers: [this.#asked(query, answer.rcode)] } : answer;
+  }
+
+  /** For the trace: the file of the zone that holds the name (a zone given as text has none). */
+  #asked(query: DnsQuery, rcode: number): ServerAttempt {
+    const zone = this.#zoneFor(query.labels, query.class)!;
+    const file = zone.soa.file;
+    const server = file === '<zone>' ? `zone ${zone.name} (text)` : `zone file ${file}`;
+    return { server, transport: 'file', outcome: 'answer', rcode };
   }
 
   /** The answer, synchronously. */
