@@ -3,24 +3,31 @@
  * node-gyp, no Node headers beyond node-api-headers).
  *
  * One Context per ub_ctx. ub_ctx_async(ctx, 1) at creation: libunbound resolves on a thread
- * of its own instead of forking the process. Results wait on ub_fd(); a watcher thread of
- * this addon poll()s that fd and, when it is readable, asks the JS thread (through a
- * thread-safe function) to call ub_process(), which drains every ready result in one call and
- * runs the callbacks there; the watcher then waits until that is done before polling again.
- * A pipe wakes the watcher on close so it can be joined, and when questions start to wait.
- * The thread-safe function keeps the event loop alive only while queries are in flight
- * (ref/unref).
+ * of its own instead of forking the process. A watcher thread of this addon does every call
+ * that talks to that thread through its pipes (each costs libunbound half a dozen system
+ * calls): resolve() only queues the question for it (one slot, one wake-up per batch), and it
+ * calls ub_resolve_async; results wait on ub_fd(), which it poll()s, and it calls ub_process()
+ * itself (libunbound runs the callbacks in the thread that calls it, and locks its context for
+ * that). The callbacks append to a queue; the first result in an empty queue asks the JS
+ * thread, through one thread-safe function call, to take the whole queue: one hop per batch,
+ * however many results arrive meanwhile. A pipe wakes the watcher for new questions and on
+ * close. The thread-safe function keeps the event loop alive only while queries are in
+ * flight (ref/unref).
  *
- * A safety net against a lost wakeup: while questions are in flight, the watcher asks the JS
- * thread to run ub_process at least once a second even when ub_fd did not turn readable, and
- * asks again when a request has not been served within that second (ub_process does not
- * block when nothing is ready). The watcher never leaves while the context is open: a failed
- * poll or thread-safe call is tried again after that second, and a result that cannot be kept
- * (out of memory) or a broken pipe to libunbound fails every question in flight (token 0).
+ * Cancel: a question is a slot of the context (id = slot and a reuse count). cancel(id) marks
+ * it cancelled: not sent yet, it never is; sent, ub_cancel stops it (libunbound then never
+ * calls back); a result already on its way is dropped before JS sees it.
+ *
+ * No result is lost to a missed wakeup: ub_fd is level-triggered and ub_process reads until
+ * the pipe is empty, and "the queue is not empty" implies "a call to the JS thread is queued"
+ * (both change under one lock). A failed poll is tried again after a pause; a result that
+ * cannot be kept (out of memory) or a broken pipe to libunbound fails every question in
+ * flight (token 0).
  *
  * JS API: version(), strerror(code), new Context(onResult) with set/add methods that throw
  * Error { code: 'ERR_UNBOUND' } with libunbound's message, resolve(name, type, class, token)
- * -> async id, cancel(async id) -> bool, close(), and the inFlight getter. onResult(token,
+ * -> question id, cancel(question id) -> bool (true: no callback will run for it), close(),
+ * and the inFlight getter. A name libunbound refuses comes back as a result with its error. onResult(token,
  * err, result) runs on the JS thread; token 0 with an error means the context broke and every
  * query in flight failed.
  */
@@ -51,6 +58,30 @@ typedef struct {
   struct ub_result* result;
 } Done;
 
+enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_SENDING, SLOT_SENT, SLOT_CANCELLED };
+
+/* One question from resolve() until its result reaches JS (or it is cancelled). */
+typedef struct {
+  int id;       /* what resolve() returned: the slot's index and its reuse count */
+  int token;    /* the caller's */
+  int async_id; /* libunbound's, once sent */
+  int state;
+  int type;
+  int klass;
+  char* name; /* owned until sent */
+  int next;   /* the next slot in the send queue or the free list, -1 at the end */
+} Slot;
+
+#define SLOT_BITS 20
+#define SLOT_MASK ((1 << SLOT_BITS) - 1)
+
+/* A growable array of results. */
+typedef struct {
+  Done* items;
+  size_t len;
+  size_t cap;
+} Batch;
+
 typedef struct {
   struct ub_ctx* ub;
   napi_env env;
@@ -67,26 +98,85 @@ typedef struct {
   pthread_t watcher;
   int watching;
   int wake[2];
+
+  /* Shared by the watcher and the JS thread, under the lock. */
   pthread_mutex_t lock;
-  pthread_cond_t cond;
-  int calls; /* requests to run ub_process queued for the JS thread and not served yet */
+  Slot* slots;
+  int slots_cap;
+  int free_head;  /* free slots */
+  int send_head;  /* questions queued for ub_resolve_async, in order */
+  int send_tail;
+  unsigned reuse; /* makes ids of a reused slot differ */
+  Batch queue;   /* results waiting for the JS thread */
+  int scheduled; /* a call to the JS thread is queued and has not taken the queue yet */
+  int broken;    /* libunbound's error that fails every question (UB_PIPE, UB_NOMEM), else 0 */
   int stopping;
 
-  int in_flight;
-  int referenced;
-  int busy; /* in_flight > 0, for the watcher (atomic: the JS thread writes it) */
+  /* The watcher's own: the results of the ub_process running now. */
+  Batch fresh;
   int lost; /* results of this ub_process that could not be kept (out of memory) */
 
-  Done* batch;
-  size_t batch_len;
-  size_t batch_cap;
+  /* The JS thread's own. */
+  Batch spare; /* the queue taken last time, emptied, handed back to be filled again */
+  int in_flight;
+  int referenced;
 } Context;
 
 /* libunbound contexts not yet deleted, in every thread of the process (for tests and leaks). */
 static int open_contexts;
 
-/* ub_process runs callbacks synchronously on the JS thread; they append to this context's batch. */
+/* The context whose ub_process runs on this thread (its watcher): the callbacks append to it. */
 static __thread Context* processing;
+
+static int batch_push(Batch* b, Done done) {
+  if (b->len == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 64;
+    Done* grown = realloc(b->items, cap * sizeof(Done));
+    if (!grown) return 0;
+    b->items = grown;
+    b->cap = cap;
+  }
+  b->items[b->len++] = done;
+  return 1;
+}
+
+/* Appends `from` to `to` (swapping when `to` is empty); `from` is left empty. 0: out of memory. */
+static int batch_move(Batch* to, Batch* from) {
+  if (from->len == 0) return 1;
+  if (to->len == 0) {
+    Batch t = *to;
+    *to = *from;
+    *from = t;
+    return 1;
+  }
+  if (to->len + from->len > to->cap) {
+    size_t cap = to->cap;
+    while (cap < to->len + from->len) cap *= 2;
+    Done* grown = realloc(to->items, cap * sizeof(Done));
+    if (!grown) return 0;
+    to->items = grown;
+    to->cap = cap;
+  }
+  memcpy(to->items + to->len, from->items, from->len * sizeof(Done));
+  to->len += from->len;
+  from->len = 0;
+  return 1;
+}
+
+/* Frees the results a batch still holds (a context closed before they were delivered). */
+static void batch_clear(Batch* b) {
+  for (size_t i = 0; i < b->len; i++) {
+    if (b->items[i].result) ub_resolve_free(b->items[i].result);
+  }
+  b->len = 0;
+}
+
+static void batch_free(Batch* b) {
+  batch_clear(b);
+  free(b->items);
+  b->items = NULL;
+  b->cap = 0;
+}
 
 static napi_value throw_unbound(napi_env env, int err) {
   char message[160];
@@ -131,12 +221,6 @@ static char* string_arg(napi_env env, napi_value value) {
 /* Questions in flight keep the event loop alive and the JS callback (with its context) reachable. */
 static void set_loop_ref(Context* c) {
   int want = c->in_flight > 0 && !c->closed;
-  int was_busy = __atomic_exchange_n(&c->busy, want, __ATOMIC_RELAXED);
-  if (want && !was_busy && c->watching) {
-    /* The watcher may sit in an endless poll() from when nothing waited: the net needs its timeout. */
-    ssize_t ignored = write(c->wake[1], "b", 1);
-    (void)ignored;
-  }
   if (want == c->referenced) return;
   uint32_t count;
   if (want) {
@@ -149,47 +233,141 @@ static void set_loop_ref(Context* c) {
   c->referenced = want;
 }
 
-/* How long the watcher trusts ub_fd and the JS thread before it asks for ub_process anyway. */
-#define SAFETY_NET_MS 1000
+/* How long the watcher waits before it tries a failed poll or thread-safe call again. */
+#define RETRY_MS 100
 
-static int busy(Context* c) {
-  return __atomic_load_n(&c->busy, __ATOMIC_RELAXED);
-}
-
-/* Waits on the condition variable for at most `ms`; the lock is held. Returns ETIMEDOUT or 0. */
-static int wait_ms(Context* c, int ms) {
-  struct timespec until;
-  clock_gettime(CLOCK_MONOTONIC, &until);
-  until.tv_sec += ms / 1000;
-  until.tv_nsec += (long)(ms % 1000) * 1000000L;
-  if (until.tv_nsec >= 1000000000L) {
-    until.tv_sec++;
-    until.tv_nsec -= 1000000000L;
+/* A free slot for a new question (lock held), growing the table; -1 when out of memory. */
+static int slot_take(Context* c) {
+  if (c->free_head < 0) {
+    int cap = c->slots_cap ? c->slots_cap * 2 : 64;
+    if (cap > SLOT_MASK + 1) return -1;
+    Slot* grown = realloc(c->slots, (size_t)cap * sizeof(Slot));
+    if (!grown) return -1;
+    for (int i = cap - 1; i >= c->slots_cap; i--) {
+      grown[i] = (Slot){0, 0, 0, SLOT_FREE, 0, 0, NULL, c->free_head};
+      c->free_head = i;
+    }
+    c->slots = grown;
+    c->slots_cap = cap;
   }
-  return pthread_cond_timedwait(&c->cond, &c->lock, &until);
+  int index = c->free_head;
+  c->free_head = c->slots[index].next;
+  c->slots[index].next = -1;
+  c->slots[index].id = (int)(((c->reuse++ & 0x3ff) << SLOT_BITS) | (unsigned)index);
+  return index;
 }
 
-/* A pause that close() cuts short (after a failed poll or thread-safe call). */
-static void pause_watcher(Context* c) {
-  pthread_mutex_lock(&c->lock);
-  if (!c->stopping) wait_ms(c, SAFETY_NET_MS);
-  pthread_mutex_unlock(&c->lock);
+/* Gives a slot back (lock held). */
+static void slot_free(Context* c, int index) {
+  Slot* slot = &c->slots[index];
+  free(slot->name);
+  slot->name = NULL;
+  slot->state = SLOT_FREE;
+  slot->next = c->free_head;
+  c->free_head = index;
 }
 
-enum ask { ASKED, ASK_FAILED, ASK_CLOSING };
+static void on_result(void* mydata, int err, struct ub_result* result) {
+  Context* c = processing;
+  if (!c) {
+    if (result) ub_resolve_free(result);
+    return;
+  }
+  Done done = {(int)(intptr_t)mydata, err, result};
+  if (!batch_push(&c->fresh, done)) {
+    if (result) ub_resolve_free(result);
+    c->lost++;
+  }
+}
 
-/* Queues a request for ub_process on the JS thread. */
-static enum ask ask_js(Context* c) {
+/*
+ * Moves this round's results into the queue and asks the JS thread to take it when no call
+ * is queued yet (a call already queued takes these too). Returns 0 when the watcher should
+ * stop (the environment is closing, or libunbound broke).
+ */
+static int flush(Context* c, int status) {
   pthread_mutex_lock(&c->lock);
-  c->calls++;
+  if (!batch_move(&c->queue, &c->fresh)) {
+    batch_clear(&c->fresh);
+    status = UB_NOMEM;
+  }
+  if (status != UB_NOERROR && !c->broken) c->broken = status;
+  int ask = (c->queue.len > 0 || c->broken) && !c->scheduled;
+  if (ask) c->scheduled = 1;
+  int broken = c->broken;
   pthread_mutex_unlock(&c->lock);
-  napi_status status = napi_call_threadsafe_function(c->tsfn, NULL, napi_tsfn_nonblocking);
-  if (status == napi_ok) return ASKED;
+  while (ask) {
+    napi_status called = napi_call_threadsafe_function(c->tsfn, NULL, napi_tsfn_nonblocking);
+    if (called == napi_ok) break;
+    /* Closing: close() (which settles every question in JS) or the environment's teardown. */
+    if (called == napi_closing) return 0;
+    usleep(RETRY_MS * 1000);
+    pthread_mutex_lock(&c->lock);
+    ask = !c->stopping;
+    pthread_mutex_unlock(&c->lock);
+  }
+  /* A broken context answers nothing more: the JS thread fails its questions and closes it. */
+  return !broken;
+}
+
+/* One ub_process on the watcher thread: every ready result into the queue. */
+static int process_results(Context* c) {
+  c->lost = 0;
+  processing = c;
+  int status = ub_process(c->ub);
+  processing = NULL;
+  if (status == UB_NOERROR && c->lost > 0) status = UB_NOMEM;
+  return flush(c, status);
+}
+
+/* Hands the queued questions to libunbound, in order; a refused one becomes its result. */
+static int send_questions(Context* c) {
   pthread_mutex_lock(&c->lock);
-  c->calls--;
+  int index = c->send_head;
+  c->send_head = c->send_tail = -1;
   pthread_mutex_unlock(&c->lock);
-  /* Closing: close() (which settles every question in JS) or the environment's teardown. */
-  return status == napi_closing ? ASK_CLOSING : ASK_FAILED;
+  int status = UB_NOERROR;
+  while (index >= 0) {
+    pthread_mutex_lock(&c->lock);
+    Slot* slot = &c->slots[index];
+    int next = slot->next;
+    slot->next = -1;
+    if (slot->state == SLOT_CANCELLED) {
+      slot_free(c, index);
+      pthread_mutex_unlock(&c->lock);
+      index = next;
+      continue;
+    }
+    slot->state = SLOT_SENDING;
+    char* name = slot->name;
+    slot->name = NULL;
+    int type = slot->type, klass = slot->klass;
+    pthread_mutex_unlock(&c->lock);
+
+    int async_id = 0;
+    int err = ub_resolve_async(c->ub, name, type, klass, (void*)(intptr_t)index, on_result, &async_id);
+    free(name);
+
+    pthread_mutex_lock(&c->lock);
+    slot = &c->slots[index]; /* the table may have grown meanwhile */
+    int cancelled = slot->state == SLOT_CANCELLED;
+    if (err != UB_NOERROR) {
+      if (cancelled) slot_free(c, index);
+      else if (!batch_push(&c->fresh, (Done){index, err, NULL})) status = UB_NOMEM;
+    } else {
+      slot->async_id = async_id;
+      if (!cancelled) slot->state = SLOT_SENT;
+    }
+    pthread_mutex_unlock(&c->lock);
+    /* Cancelled while it was being sent: stop it now (no callback runs before ub_process, here). */
+    if (err == UB_NOERROR && cancelled && ub_cancel(c->ub, async_id) == UB_NOERROR) {
+      pthread_mutex_lock(&c->lock);
+      slot_free(c, index);
+      pthread_mutex_unlock(&c->lock);
+    }
+    index = next;
+  }
+  return c->fresh.len > 0 || status != UB_NOERROR ? flush(c, status) : 1;
 }
 
 static void* watch(void* arg) {
@@ -200,34 +378,23 @@ static void* watch(void* arg) {
   fds[1].fd = c->wake[0];
   fds[1].events = POLLIN;
   for (;;) {
-    /* Wait until the JS thread served the requests; past the net's time with questions waiting, ask again. */
-    int again = 0;
+    fds[0].revents = fds[1].revents = 0;
+    int ready = poll(fds, 2, -1);
     pthread_mutex_lock(&c->lock);
-    while (c->calls > 0 && !c->stopping && !again) {
-      if (wait_ms(c, SAFETY_NET_MS) == ETIMEDOUT && c->calls > 0 && busy(c)) again = 1;
-    }
     int stop = c->stopping;
     pthread_mutex_unlock(&c->lock);
     if (stop) break;
-    if (!again) {
-      fds[0].revents = fds[1].revents = 0;
-      int ready = poll(fds, 2, busy(c) ? SAFETY_NET_MS : -1);
-      if (ready < 0) {
-        if (errno != EINTR) pause_watcher(c); /* e.g. ENOMEM: leaving would strand the questions */
-        continue;
-      }
-      if (fds[1].revents) {
-        char drain[16];
-        while (read(c->wake[0], drain, sizeof drain) > 0) {
-        }
-        continue;
-      }
-      /* Timed out: ask anyway while questions wait (a readiness missed must not stall them). */
-      if (!fds[0].revents && !busy(c)) continue;
+    if (ready < 0) {
+      if (errno != EINTR) usleep(RETRY_MS * 1000); /* e.g. ENOMEM: leaving would strand the questions */
+      continue;
     }
-    enum ask asked = ask_js(c);
-    if (asked == ASK_CLOSING) break;
-    if (asked == ASK_FAILED) pause_watcher(c);
+    if (fds[1].revents) {
+      char drain[64];
+      while (read(c->wake[0], drain, sizeof drain) > 0) {
+      }
+    }
+    if (!send_questions(c)) break;
+    if (fds[0].revents && !process_results(c)) break;
   }
   return NULL;
 }
@@ -240,7 +407,6 @@ static void shutdown_context(Context* c) {
   if (c->watching) {
     pthread_mutex_lock(&c->lock);
     c->stopping = 1;
-    pthread_cond_signal(&c->cond);
     pthread_mutex_unlock(&c->lock);
     ssize_t ignored = write(c->wake[1], "x", 1);
     (void)ignored;
@@ -251,6 +417,15 @@ static void shutdown_context(Context* c) {
   if (!c->poisoned) ub_ctx_delete(c->ub);
   c->ub = NULL;
   c->in_flight = 0;
+  /* Results not delivered: close() settles their questions in JS. */
+  batch_free(&c->queue);
+  batch_free(&c->fresh);
+  batch_free(&c->spare);
+  for (int i = 0; i < c->slots_cap; i++) free(c->slots[i].name);
+  free(c->slots);
+  c->slots = NULL;
+  c->slots_cap = 0;
+  c->free_head = c->send_head = c->send_tail = -1;
   close(c->wake[0]);
   close(c->wake[1]);
 }
@@ -258,8 +433,6 @@ static void shutdown_context(Context* c) {
 static void release_owner(Context* c) {
   if (--c->owners > 0) return;
   pthread_mutex_destroy(&c->lock);
-  pthread_cond_destroy(&c->cond);
-  free(c->batch);
   free(c);
 }
 
@@ -309,30 +482,6 @@ static void on_wrapper_finalize(napi_env env, void* data, void* hint) {
   Context* c = data;
   close_context(c);
   release_owner(c);
-}
-
-static void on_result(void* mydata, int err, struct ub_result* result) {
-  Context* c = processing;
-  if (!c) {
-    if (result) ub_resolve_free(result);
-    return;
-  }
-  /* resolve() keeps room for every query in flight; grown here should it not (never dropped silently). */
-  if (c->batch_len == c->batch_cap) {
-    size_t cap = c->batch_cap ? c->batch_cap * 2 : 64;
-    Done* grown = realloc(c->batch, cap * sizeof(Done));
-    if (!grown) {
-      if (result) ub_resolve_free(result);
-      c->lost++;
-      return;
-    }
-    c->batch = grown;
-    c->batch_cap = cap;
-  }
-  c->batch[c->batch_len].token = (int)(intptr_t)mydata;
-  c->batch[c->batch_len].err = err;
-  c->batch[c->batch_len].result = result;
-  c->batch_len++;
 }
 
 static napi_value buffer_copy(napi_env env, const void* data, size_t length) {
@@ -406,34 +555,44 @@ static napi_value result_object(napi_env env, struct ub_result* r) {
 }
 
 /*
- * One ub_process: every ready result, delivered to JS in order. Returns ub_process's status,
- * or UB_NOMEM when a result could not be kept: its question would never settle otherwise.
+ * On the JS thread: takes every result queued so far and delivers them in order; results that
+ * arrive meanwhile ask for another call. When libunbound broke, every question fails (token 0).
  */
-static int drain(napi_env env, napi_value on_result_fn, Context* c) {
-  c->batch_len = 0;
-  c->lost = 0;
-  processing = c;
-  int status = ub_process(c->ub);
-  processing = NULL;
-  if (status == UB_NOERROR && c->lost > 0) status = UB_NOMEM;
-  /* The batch is taken: a resolve() from a callback below grows a new one. */
-  size_t count = c->batch_len;
-  Done* batch = c->batch;
-  size_t batch_cap = c->batch_cap;
-  c->batch = NULL;
-  c->batch_cap = 0;
-  c->batch_len = 0;
+static void call_js(napi_env env, napi_value unused, void* context, void* data) {
+  (void)data;
+  (void)unused;
+  Context* c = context;
+  if (!env || c->closed) return;
+  pthread_mutex_lock(&c->lock);
+  Batch taken = c->queue;
+  c->queue = c->spare;
+  c->scheduled = 0;
+  int broken = c->broken;
+  /* Slots to tokens; a result of a cancelled question is dropped here (token 0). */
+  int delivered = 0;
+  for (size_t i = 0; i < taken.len; i++) {
+    int index = taken.items[i].token;
+    Slot* slot = &c->slots[index];
+    taken.items[i].token = slot->state == SLOT_CANCELLED ? 0 : slot->token;
+    if (taken.items[i].token) delivered++;
+    slot_free(c, index);
+  }
+  pthread_mutex_unlock(&c->lock);
+  c->spare = (Batch){NULL, 0, 0};
 
-  c->in_flight -= (int)count;
-  if (c->in_flight < 0 || status != UB_NOERROR) c->in_flight = 0;
+  /* Taken before the callbacks, which may make the reference weak again. */
+  napi_value on_result_fn = NULL;
+  if (c->on_result) napi_get_reference_value(env, c->on_result, &on_result_fn);
+  c->in_flight -= delivered;
+  if (c->in_flight < 0 || broken) c->in_flight = 0;
   set_loop_ref(c);
 
   napi_value undefined;
   napi_get_undefined(env, &undefined);
-  for (size_t i = 0; i < count; i++) {
-    Done* done = &batch[i];
-    /* A close() from an earlier callback drops the rest: their queries were settled by it. */
-    if (!c->closed && on_result_fn) {
+  for (size_t i = 0; i < taken.len; i++) {
+    Done* done = &taken.items[i];
+    /* A close() from an earlier callback drops the rest: their questions were settled by it. */
+    if (done->token && !c->closed && on_result_fn) {
       napi_value args[3];
       args[0] = int32(env, done->token);
       args[1] = int32(env, done->err);
@@ -444,48 +603,14 @@ static int drain(napi_env env, napi_value on_result_fn, Context* c) {
     }
     if (done->result) ub_resolve_free(done->result);
   }
-  /* A resolve() from a callback made a new batch meanwhile: keep the larger one. */
-  if (c->batch == NULL || c->batch_cap < batch_cap) {
-    free(c->batch);
-    c->batch = batch;
-    c->batch_cap = batch_cap;
-  } else {
-    free(batch);
-  }
-  return status;
-}
-
-/* Rounds of ub_process per wakeup at most: results that arrive while others are delivered. */
-#define MAX_DRAINS 16
-
-/*
- * On the JS thread, when the watcher saw ub_fd readable. The watcher waits meanwhile, so the
- * results that libunbound writes while a batch is delivered are taken here (ub_poll), without
- * another round through the watcher; then the watcher polls again.
- */
-static void call_js(napi_env env, napi_value unused, void* context, void* data) {
-  (void)data;
-  (void)unused;
-  Context* c = context;
-  if (!env || c->closed) return;
-  /* Taken before the drain, which may make the reference weak again. */
-  napi_value on_result_fn = NULL;
-  if (c->on_result) napi_get_reference_value(env, c->on_result, &on_result_fn);
-  int status = drain(env, on_result_fn, c);
-  for (int round = 1; status == UB_NOERROR && !c->closed && round < MAX_DRAINS && ub_poll(c->ub); round++) {
-    status = drain(env, on_result_fn, c);
-  }
-  if (c->closed) return; /* close() stopped the watcher */
-  pthread_mutex_lock(&c->lock);
-  if (c->calls > 0) c->calls--;
-  /* The pipe to libunbound's thread broke, or a result was lost: every question fails below. */
-  if (status != UB_NOERROR) c->stopping = 1;
-  pthread_cond_signal(&c->cond);
-  pthread_mutex_unlock(&c->lock);
-  if (status != UB_NOERROR && on_result_fn) {
-    napi_value undefined, ignored;
-    napi_get_undefined(env, &undefined);
-    napi_value args[3] = {int32(env, 0), int32(env, status), undefined};
+  taken.len = 0;
+  /* The emptied array is filled again next time (a close() meanwhile freed the others). */
+  if (c->closed) free(taken.items);
+  else if (c->spare.items == NULL) c->spare = taken;
+  else free(taken.items);
+  if (broken && !c->closed && on_result_fn) {
+    napi_value args[3] = {int32(env, 0), int32(env, broken), undefined};
+    napi_value ignored;
     napi_call_function(env, undefined, on_result_fn, 3, args, &ignored);
   }
 }
@@ -526,12 +651,7 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
     return throw_unbound(env, err != UB_NOERROR ? err : UB_SOCKET);
   }
   pthread_mutex_init(&c->lock, NULL);
-  /* Monotonic: the watcher's timed waits do not jump with the wall clock. */
-  pthread_condattr_t cond_attr;
-  pthread_condattr_init(&cond_attr);
-  pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
-  pthread_cond_init(&c->cond, &cond_attr);
-  pthread_condattr_destroy(&cond_attr);
+  c->free_head = c->send_head = c->send_tail = -1;
   napi_value name;
   napi_create_string_utf8(env, "libunbound results", NAPI_AUTO_LENGTH, &name);
   if (napi_create_reference(env, argv[0], 0, &c->on_result) != napi_ok ||
@@ -670,30 +790,43 @@ static napi_value resolve(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "resolve(name, type, class, token > 0)");
     return NULL;
   }
-  if (c->batch_cap < (size_t)c->in_flight + 1) {
-    size_t cap = c->batch_cap ? c->batch_cap : 64;
-    while (cap < (size_t)c->in_flight + 1) cap *= 2;
-    Done* grown = realloc(c->batch, cap * sizeof(Done));
-    if (!grown) return throw_unbound(env, UB_NOMEM);
-    c->batch = grown;
-    c->batch_cap = cap;
-  }
   char* name = string_arg(env, argv[0]);
   if (!name) return NULL;
-  int async_id = 0;
-  int err = ub_resolve_async(c->ub, name, type, klass, (void*)(intptr_t)token, on_result, &async_id);
-  free(name);
-  if (err != UB_NOERROR) return throw_unbound(env, err);
   if (!c->watching) {
     if (pthread_create(&c->watcher, NULL, watch, c) != 0) {
-      ub_cancel(c->ub, async_id);
+      free(name);
       return throw_unbound(env, UB_NOMEM);
     }
     c->watching = 1;
   }
+  pthread_mutex_lock(&c->lock);
+  int index = slot_take(c);
+  if (index < 0) {
+    pthread_mutex_unlock(&c->lock);
+    free(name);
+    return throw_unbound(env, UB_NOMEM);
+  }
+  Slot* slot = &c->slots[index];
+  slot->token = token;
+  slot->state = SLOT_QUEUED;
+  slot->name = name;
+  slot->type = type;
+  slot->klass = klass;
+  slot->async_id = 0;
+  int first = c->send_head < 0;
+  if (first) c->send_head = index;
+  else c->slots[c->send_tail].next = index;
+  c->send_tail = index;
+  int id = slot->id;
+  pthread_mutex_unlock(&c->lock);
+  /* One wake-up per batch: the watcher takes every question queued when it wakes. */
+  if (first) {
+    ssize_t ignored = write(c->wake[1], "q", 1);
+    (void)ignored;
+  }
   c->in_flight++;
   set_loop_ref(c);
-  return int32(env, async_id);
+  return int32(env, id);
 }
 
 static napi_value cancel(napi_env env, napi_callback_info info) {
@@ -701,17 +834,34 @@ static napi_value cancel(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   Context* c = unwrap(env, info, &argc, argv);
   if (!c) return NULL;
-  int32_t async_id;
-  if (argc < 1 || napi_get_value_int32(env, argv[0], &async_id) != napi_ok) {
-    napi_throw_type_error(env, NULL, "cancel(asyncId)");
+  int32_t id;
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &id) != napi_ok) {
+    napi_throw_type_error(env, NULL, "cancel(id)");
     return NULL;
   }
   if (c->closed) return boolean(env, 0);
-  /* UB_NOID: the answer is already out (delivered or in the batch being delivered). */
-  int cancelled = ub_cancel(c->ub, async_id) == UB_NOERROR;
-  if (cancelled && c->in_flight > 0) c->in_flight--;
+  pthread_mutex_lock(&c->lock);
+  int index = id & SLOT_MASK;
+  Slot* slot = index < c->slots_cap ? &c->slots[index] : NULL;
+  /* Delivered already (its slot free or reused), or cancelled before: nothing to do. */
+  if (id < 0 || !slot || slot->id != id || slot->state == SLOT_FREE || slot->state == SLOT_CANCELLED) {
+    pthread_mutex_unlock(&c->lock);
+    return boolean(env, 0);
+  }
+  /* Queued or being sent: the watcher drops it. Sent: ub_cancel below. */
+  int sent = slot->state == SLOT_SENT;
+  int async_id = slot->async_id;
+  slot->state = SLOT_CANCELLED;
+  pthread_mutex_unlock(&c->lock);
+  /* UB_NOID: the result is on its way to the queue; it is dropped there and frees the slot. */
+  if (sent && ub_cancel(c->ub, async_id) == UB_NOERROR) {
+    pthread_mutex_lock(&c->lock);
+    slot_free(c, index);
+    pthread_mutex_unlock(&c->lock);
+  }
+  if (c->in_flight > 0) c->in_flight--;
   set_loop_ref(c);
-  return boolean(env, cancelled);
+  return boolean(env, 1);
 }
 
 static napi_value close_method(napi_env env, napi_callback_info info) {

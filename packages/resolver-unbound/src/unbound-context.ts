@@ -5,15 +5,14 @@
  * rejects with the core's AbortError at once and libunbound never calls back for it.
  * Identical questions in flight are merged by libunbound's mesh (one query on the wire).
  */
-import { StateError, abortError } from '@dnscore/core/plugin';
+import { StateError, abortError, mayAbort, onAbort } from '@dnscore/core/plugin';
 import type { NativeContext, UnboundAddon, UnboundResultRaw } from './binding.js';
 
 interface Pending {
-  readonly asyncId: number;
   readonly resolve: (result: UnboundResultRaw) => void;
   readonly reject: (error: Error) => void;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: (() => void) | undefined;
+  /** Leaves the signal's listeners; undefined when the question cannot be aborted. */
+  forget: (() => void) | undefined;
 }
 
 /** libunbound's error number as the Error the resolver maps ("libunbound: ... (-7)", code ERR_UNBOUND). */
@@ -116,16 +115,18 @@ export class UnboundContext {
       return Promise.reject(this.#fromNative(error));
     }
     return new Promise<UnboundResultRaw>((resolve, reject) => {
-      const onAbort = signal
-        ? (): void => {
-            if (!this.#pending.delete(token)) return;
-            this.#native.cancel(asyncId);
-            reject(abortError(signal));
-            this.#closeIfRetired();
-          }
-        : undefined;
-      this.#pending.set(token, { asyncId, resolve, reject, signal, onAbort });
-      if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
+      const pending: Pending = { resolve, reject, forget: undefined };
+      this.#pending.set(token, pending);
+      // One listener per signal however many questions wait on it (onAbort); none on a
+      // signal that never aborts (the core's default), so a burst adds no listeners at all.
+      if (mayAbort(signal)) {
+        pending.forget = onAbort(signal, () => {
+          if (!this.#pending.delete(token)) return;
+          this.#native.cancel(asyncId);
+          reject(abortError(signal));
+          this.#closeIfRetired();
+        });
+      }
     });
   }
 
@@ -137,7 +138,7 @@ export class UnboundContext {
     if (!this.#native.closed) this.#native.close();
     for (const [token, pending] of [...this.#pending]) {
       this.#pending.delete(token);
-      pending.signal?.removeEventListener('abort', pending.onAbort!);
+      pending.forget?.();
       pending.reject(error);
     }
   }
@@ -166,7 +167,7 @@ export class UnboundContext {
     const pending = this.#pending.get(token);
     if (!pending) return; // cancelled, or settled by close(): nothing of ours to touch
     this.#pending.delete(token);
-    if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
+    pending.forget?.();
     if (err !== 0 || !result) pending.reject(this.#error(err));
     else pending.resolve(result);
     this.#closeIfRetired();
