@@ -2,34 +2,37 @@
  * dnscore's libunbound addon: asynchronous libunbound through pure Node-API (no libuv, no
  * node-gyp, no Node headers beyond node-api-headers).
  *
- * One Context per ub_ctx. ub_ctx_async(ctx, 1) at creation: libunbound resolves on a thread
- * of its own instead of forking the process. A watcher thread of this addon does every call
- * that talks to that thread through its pipes (each costs libunbound half a dozen system
- * calls): resolve() only queues the question for it (one slot, one wake-up per batch), and it
- * calls ub_resolve_async; results wait on ub_fd(), which it poll()s, and it calls ub_process()
- * itself (libunbound runs the callbacks in the thread that calls it, and locks its context for
- * that). The callbacks append to a queue; the first result in an empty queue asks the JS
- * thread, through one thread-safe function call, to take the whole queue: one hop per batch,
- * however many results arrive meanwhile. A pipe wakes the watcher for new questions and on
- * close. The thread-safe function keeps the event loop alive only while queries are in
- * flight (ref/unref).
+ * One Context per ub_ctx, made with libunbound's event API (ub_ctx_create_ub_event) on an
+ * event base of this addon (event_base.c), which one thread of the addon runs: the resolver
+ * thread. It does every libunbound call that resolves: ub_resolve_event (an answer libunbound
+ * has cached, or local data, comes back inside that call), ub_cancel, and the sockets and
+ * timers of the questions that go out. libunbound starts no thread and no process of its own,
+ * and no question or result crosses a pipe inside libunbound. ub_ctx_async(ctx, 1) is still
+ * set: the context never forks.
+ *
+ * resolve() only queues the question for the resolver thread (a slot; the thread is woken by
+ * a pipe once per batch). Results are copied into a queue; the first result in an empty queue
+ * asks the JS thread, through one thread-safe function call, to take the whole queue: one hop
+ * per batch, however many results arrive meanwhile. The thread-safe function keeps the event
+ * loop alive only while questions are in flight (ref/unref).
+ *
+ * No result is lost to a missed wakeup: "the queue is not empty" implies "a call to the JS
+ * thread is queued" (both change under one lock), and "a question or cancel is queued"
+ * implies "the wake pipe is readable". A result that cannot be kept (out of memory) fails
+ * every question in flight (token 0).
  *
  * Cancel: a question is a slot of the context (id = slot and a reuse count). cancel(id) marks
- * it cancelled: not sent yet, it never is; sent, ub_cancel stops it (libunbound then never
- * calls back); a result already on its way is dropped before JS sees it.
- *
- * No result is lost to a missed wakeup: ub_fd is level-triggered and ub_process reads until
- * the pipe is empty, and "the queue is not empty" implies "a call to the JS thread is queued"
- * (both change under one lock). A failed poll is tried again after a pause; a result that
- * cannot be kept (out of memory) or a broken pipe to libunbound fails every question in
- * flight (token 0).
+ * it cancelled: not sent yet, it never is; sent, the resolver thread calls ub_cancel (libunbound
+ * then never calls back); a result already on its way is dropped before JS sees it.
  *
  * JS API: version(), strerror(code), new Context(onResult) with set/add methods that throw
  * Error { code: 'ERR_UNBOUND' } with libunbound's message, resolve(name, type, class, token)
  * -> question id, cancel(question id) -> bool (true: no callback will run for it), close(),
- * and the inFlight getter. A name libunbound refuses comes back as a result with its error. onResult(token,
- * err, result) runs on the JS thread; token 0 with an error means the context broke and every
- * query in flight failed.
+ * and the inFlight getter. onResult(token, err, rcode, packet, sec, whyBogus, rateLimited)
+ * runs on the JS thread, as libunbound's event callback has it: err is libunbound's error
+ * (0: resolved), rcode the DNS rcode of a failure (0: `packet` holds the answer), sec 0
+ * insecure, 1 bogus, 2 secure. Token 0 with an error: the context broke, every question in
+ * flight failed.
  */
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
@@ -37,34 +40,48 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unbound-event.h>
 #include <unbound.h>
 #include <unistd.h>
+
+#include "event_base.h"
 
 #define CHECK(call)                                                                                        \
   do {                                                                                                     \
     if ((call) != napi_ok) return NULL;                                                                    \
   } while (0)
 
+/* One result, copied out of libunbound's buffers. */
 typedef struct {
-  int token;
+  int slot; /* the question's slot; its token once taken by the JS thread (0: dropped) */
   int err;
-  struct ub_result* result;
+  int rcode;
+  int sec;
+  int rate_limited;
+  uint8_t* packet; /* NULL when rcode is not 0 */
+  int packet_len;
+  char* why_bogus;
 } Done;
 
-enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_SENDING, SLOT_SENT, SLOT_CANCELLED };
+/* A growable array of results. */
+typedef struct {
+  Done* items;
+  size_t len;
+  size_t cap;
+} Batch;
+
+enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_SENT, SLOT_CANCELLED };
 
 /* One question from resolve() until its result reaches JS (or it is cancelled). */
 typedef struct {
   int id;       /* what resolve() returned: the slot's index and its reuse count */
   int token;    /* the caller's */
-  int async_id; /* libunbound's, once sent */
+  int async_id; /* libunbound's, once sent (0 for an answer given inside ub_resolve_event) */
   int state;
   int type;
   int klass;
@@ -75,15 +92,15 @@ typedef struct {
 #define SLOT_BITS 20
 #define SLOT_MASK ((1 << SLOT_BITS) - 1)
 
-/* A growable array of results. */
+/* A cancel for the resolver thread: the slot and the id it had then. */
 typedef struct {
-  Done* items;
-  size_t len;
-  size_t cap;
-} Batch;
+  int index;
+  int id;
+} CancelRequest;
 
 typedef struct {
   struct ub_ctx* ub;
+  EventBase events;
   napi_env env;
   napi_threadsafe_function tsfn;
   /* onResult: weak while idle (the JS side may drop the context), strong while questions wait. */
@@ -95,26 +112,29 @@ typedef struct {
   int closed;
   int owners; /* the JS wrapper and the thread-safe function; freed when both are gone */
 
-  pthread_t watcher;
-  int watching;
+  pthread_t thread;
+  int running;
   int wake[2];
 
-  /* Shared by the watcher and the JS thread, under the lock. */
+  /* Shared by the resolver thread and the JS thread, under the lock. */
   pthread_mutex_t lock;
   Slot* slots;
   int slots_cap;
   int free_head;  /* free slots */
-  int send_head;  /* questions queued for ub_resolve_async, in order */
+  int send_head;  /* questions queued for ub_resolve_event, in order */
   int send_tail;
   unsigned reuse; /* makes ids of a reused slot differ */
+  CancelRequest* cancels;
+  int n_cancels;
+  int cap_cancels;
   Batch queue;   /* results waiting for the JS thread */
   int scheduled; /* a call to the JS thread is queued and has not taken the queue yet */
-  int broken;    /* libunbound's error that fails every question (UB_PIPE, UB_NOMEM), else 0 */
+  int broken;    /* libunbound's error that fails every question (UB_NOMEM), else 0 */
   int stopping;
 
-  /* The watcher's own: the results of the ub_process running now. */
+  /* The resolver thread's own: results of this round, before they join the queue. */
   Batch fresh;
-  int lost; /* results of this ub_process that could not be kept (out of memory) */
+  int lost; /* results of this round that could not be kept (out of memory) */
 
   /* The JS thread's own. */
   Batch spare; /* the queue taken last time, emptied, handed back to be filled again */
@@ -125,58 +145,8 @@ typedef struct {
 /* libunbound contexts not yet deleted, in every thread of the process (for tests and leaks). */
 static int open_contexts;
 
-/* The context whose ub_process runs on this thread (its watcher): the callbacks append to it. */
-static __thread Context* processing;
-
-static int batch_push(Batch* b, Done done) {
-  if (b->len == b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 64;
-    Done* grown = realloc(b->items, cap * sizeof(Done));
-    if (!grown) return 0;
-    b->items = grown;
-    b->cap = cap;
-  }
-  b->items[b->len++] = done;
-  return 1;
-}
-
-/* Appends `from` to `to` (swapping when `to` is empty); `from` is left empty. 0: out of memory. */
-static int batch_move(Batch* to, Batch* from) {
-  if (from->len == 0) return 1;
-  if (to->len == 0) {
-    Batch t = *to;
-    *to = *from;
-    *from = t;
-    return 1;
-  }
-  if (to->len + from->len > to->cap) {
-    size_t cap = to->cap;
-    while (cap < to->len + from->len) cap *= 2;
-    Done* grown = realloc(to->items, cap * sizeof(Done));
-    if (!grown) return 0;
-    to->items = grown;
-    to->cap = cap;
-  }
-  memcpy(to->items + to->len, from->items, from->len * sizeof(Done));
-  to->len += from->len;
-  from->len = 0;
-  return 1;
-}
-
-/* Frees the results a batch still holds (a context closed before they were delivered). */
-static void batch_clear(Batch* b) {
-  for (size_t i = 0; i < b->len; i++) {
-    if (b->items[i].result) ub_resolve_free(b->items[i].result);
-  }
-  b->len = 0;
-}
-
-static void batch_free(Batch* b) {
-  batch_clear(b);
-  free(b->items);
-  b->items = NULL;
-  b->cap = 0;
-}
+/* The context whose resolver thread this is: libunbound's callbacks append to it. */
+static __thread Context* resolving;
 
 static napi_value throw_unbound(napi_env env, int err) {
   char message[160];
@@ -218,23 +188,61 @@ static char* string_arg(napi_env env, napi_value value) {
   return text;
 }
 
-/* Questions in flight keep the event loop alive and the JS callback (with its context) reachable. */
-static void set_loop_ref(Context* c) {
-  int want = c->in_flight > 0 && !c->closed;
-  if (want == c->referenced) return;
-  uint32_t count;
-  if (want) {
-    if (!c->tsfn_released) napi_ref_threadsafe_function(c->env, c->tsfn);
-    if (c->on_result) napi_reference_ref(c->env, c->on_result, &count);
-  } else {
-    if (!c->tsfn_released) napi_unref_threadsafe_function(c->env, c->tsfn);
-    if (c->on_result) napi_reference_unref(c->env, c->on_result, &count);
-  }
-  c->referenced = want;
+
+static void done_free(Done* done) {
+  free(done->packet);
+  free(done->why_bogus);
+  done->packet = NULL;
+  done->why_bogus = NULL;
 }
 
-/* How long the watcher waits before it tries a failed poll or thread-safe call again. */
-#define RETRY_MS 100
+static int batch_push(Batch* b, Done done) {
+  if (b->len == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 64;
+    Done* grown = realloc(b->items, cap * sizeof(Done));
+    if (!grown) return 0;
+    b->items = grown;
+    b->cap = cap;
+  }
+  b->items[b->len++] = done;
+  return 1;
+}
+
+/* Appends `from` to `to` (swapping when `to` is empty); `from` is left empty. 0: out of memory. */
+static int batch_move(Batch* to, Batch* from) {
+  if (from->len == 0) return 1;
+  if (to->len == 0) {
+    Batch t = *to;
+    *to = *from;
+    *from = t;
+    return 1;
+  }
+  if (to->len + from->len > to->cap) {
+    size_t cap = to->cap;
+    while (cap < to->len + from->len) cap *= 2;
+    Done* grown = realloc(to->items, cap * sizeof(Done));
+    if (!grown) return 0;
+    to->items = grown;
+    to->cap = cap;
+  }
+  memcpy(to->items + to->len, from->items, from->len * sizeof(Done));
+  to->len += from->len;
+  from->len = 0;
+  return 1;
+}
+
+/* Frees the results a batch still holds (a context closed before they were delivered). */
+static void batch_clear(Batch* b) {
+  for (size_t i = 0; i < b->len; i++) done_free(&b->items[i]);
+  b->len = 0;
+}
+
+static void batch_free(Batch* b) {
+  batch_clear(b);
+  free(b->items);
+  b->items = NULL;
+  b->cap = 0;
+}
 
 /* A free slot for a new question (lock held), growing the table; -1 when out of memory. */
 static int slot_take(Context* c) {
@@ -267,25 +275,59 @@ static void slot_free(Context* c, int index) {
   c->free_head = index;
 }
 
-static void on_result(void* mydata, int err, struct ub_result* result) {
-  Context* c = processing;
-  if (!c) {
-    if (result) ub_resolve_free(result);
-    return;
+/* Questions in flight keep the event loop alive and the JS callback (with its context) reachable. */
+static void set_loop_ref(Context* c) {
+  int want = c->in_flight > 0 && !c->closed;
+  if (want == c->referenced) return;
+  uint32_t count;
+  if (want) {
+    if (!c->tsfn_released) napi_ref_threadsafe_function(c->env, c->tsfn);
+    if (c->on_result) napi_reference_ref(c->env, c->on_result, &count);
+  } else {
+    if (!c->tsfn_released) napi_unref_threadsafe_function(c->env, c->tsfn);
+    if (c->on_result) napi_reference_unref(c->env, c->on_result, &count);
   }
-  Done done = {(int)(intptr_t)mydata, err, result};
-  if (!batch_push(&c->fresh, done)) {
-    if (result) ub_resolve_free(result);
+  c->referenced = want;
+}
+
+/* How long the resolver thread waits before it tries a failed poll or thread-safe call again. */
+#define RETRY_MS 100
+
+/* libunbound's answer (ub_event_callback_type), on the resolver thread: copied, its buffers are libunbound's. */
+static void on_answer(void* mydata, int rcode, void* packet, int packet_len, int sec, char* why_bogus,
+                      int rate_limited) {
+  Context* c = resolving;
+  if (!c) return; /* ub_ctx_delete failing what is in flight: close() settled it in JS */
+  Done done = {(int)(intptr_t)mydata, 0, rcode, sec, rate_limited, NULL, 0, NULL};
+  int ok = 1;
+  if (rcode == 0 && packet && packet_len > 0) {
+    done.packet = malloc((size_t)packet_len);
+    if (done.packet) {
+      memcpy(done.packet, packet, (size_t)packet_len);
+      done.packet_len = packet_len;
+    } else {
+      ok = 0;
+    }
+  }
+  if (why_bogus) {
+    done.why_bogus = strdup(why_bogus);
+    if (!done.why_bogus) ok = 0;
+  }
+  if (!ok || !batch_push(&c->fresh, done)) {
+    done_free(&done);
     c->lost++;
   }
 }
 
 /*
  * Moves this round's results into the queue and asks the JS thread to take it when no call
- * is queued yet (a call already queued takes these too). Returns 0 when the watcher should
- * stop (the environment is closing, or libunbound broke).
+ * is queued yet (a call already queued takes these too). Returns 0 when the thread should
+ * stop (the environment is closing, or a result was lost).
  */
-static int flush(Context* c, int status) {
+static int flush(Context* c) {
+  int status = c->lost > 0 ? UB_NOMEM : UB_NOERROR;
+  c->lost = 0;
+  if (c->fresh.len == 0 && status == UB_NOERROR) return 1;
   pthread_mutex_lock(&c->lock);
   if (!batch_move(&c->queue, &c->fresh)) {
     batch_clear(&c->fresh);
@@ -310,23 +352,8 @@ static int flush(Context* c, int status) {
   return !broken;
 }
 
-/* One ub_process on the watcher thread: every ready result into the queue. */
-static int process_results(Context* c) {
-  c->lost = 0;
-  processing = c;
-  int status = ub_process(c->ub);
-  processing = NULL;
-  if (status == UB_NOERROR && c->lost > 0) status = UB_NOMEM;
-  return flush(c, status);
-}
-
 /* Hands the queued questions to libunbound, in order; a refused one becomes its result. */
-static int send_questions(Context* c) {
-  pthread_mutex_lock(&c->lock);
-  int index = c->send_head;
-  c->send_head = c->send_tail = -1;
-  pthread_mutex_unlock(&c->lock);
-  int status = UB_NOERROR;
+static void send_questions(Context* c, int index) {
   while (index >= 0) {
     pthread_mutex_lock(&c->lock);
     Slot* slot = &c->slots[index];
@@ -338,83 +365,113 @@ static int send_questions(Context* c) {
       index = next;
       continue;
     }
-    slot->state = SLOT_SENDING;
+    /* Sent from here on: a cancel now goes through ub_cancel (on this thread, after this call). */
+    slot->state = SLOT_SENT;
     char* name = slot->name;
     slot->name = NULL;
     int type = slot->type, klass = slot->klass;
     pthread_mutex_unlock(&c->lock);
 
     int async_id = 0;
-    int err = ub_resolve_async(c->ub, name, type, klass, (void*)(intptr_t)index, on_result, &async_id);
+    int err = ub_resolve_event(c->ub, name, type, klass, (void*)(intptr_t)index, on_answer, &async_id);
     free(name);
 
     pthread_mutex_lock(&c->lock);
-    slot = &c->slots[index]; /* the table may have grown meanwhile */
-    int cancelled = slot->state == SLOT_CANCELLED;
-    if (err != UB_NOERROR) {
-      if (cancelled) slot_free(c, index);
-      else if (!batch_push(&c->fresh, (Done){index, err, NULL})) status = UB_NOMEM;
-    } else {
-      slot->async_id = async_id;
-      if (!cancelled) slot->state = SLOT_SENT;
-    }
+    c->slots[index].async_id = async_id; /* the table may have grown meanwhile */
     pthread_mutex_unlock(&c->lock);
-    /* Cancelled while it was being sent: stop it now (no callback runs before ub_process, here). */
-    if (err == UB_NOERROR && cancelled && ub_cancel(c->ub, async_id) == UB_NOERROR) {
-      pthread_mutex_lock(&c->lock);
-      slot_free(c, index);
-      pthread_mutex_unlock(&c->lock);
+    if (err != UB_NOERROR) {
+      Done done = {index, err, 0, 0, 0, NULL, 0, NULL};
+      if (!batch_push(&c->fresh, done)) c->lost++;
     }
     index = next;
   }
-  return c->fresh.len > 0 || status != UB_NOERROR ? flush(c, status) : 1;
 }
 
-static void* watch(void* arg) {
+/* Stops the questions cancelled after they were sent; libunbound then never calls back for them. */
+static void send_cancels(Context* c, CancelRequest* cancels, int count) {
+  for (int i = 0; i < count; i++) {
+    pthread_mutex_lock(&c->lock);
+    Slot* slot = &c->slots[cancels[i].index];
+    /* Delivered and reused since, or answered inside ub_resolve_event (async id 0): nothing to stop. */
+    int live = slot->id == cancels[i].id && slot->state == SLOT_CANCELLED && slot->async_id != 0;
+    int async_id = slot->async_id;
+    pthread_mutex_unlock(&c->lock);
+    /* UB_NOID: its result is in this thread's results already, dropped on delivery (freeing the slot). */
+    if (live && ub_cancel(c->ub, async_id) == UB_NOERROR) {
+      pthread_mutex_lock(&c->lock);
+      slot_free(c, cancels[i].index);
+      pthread_mutex_unlock(&c->lock);
+    }
+  }
+}
+
+static void* resolver_thread(void* arg) {
   Context* c = arg;
-  struct pollfd fds[2];
-  fds[0].fd = ub_fd(c->ub);
-  fds[0].events = POLLIN;
-  fds[1].fd = c->wake[0];
-  fds[1].events = POLLIN;
+  resolving = c;
+  CancelRequest* cancels = NULL;
+  int cap_cancels = 0;
   for (;;) {
-    fds[0].revents = fds[1].revents = 0;
-    int ready = poll(fds, 2, -1);
     pthread_mutex_lock(&c->lock);
     int stop = c->stopping;
+    int questions = c->send_head;
+    c->send_head = c->send_tail = -1;
+    int n_cancels = c->n_cancels;
+    if (n_cancels > cap_cancels) {
+      CancelRequest* grown = realloc(cancels, (size_t)n_cancels * sizeof(CancelRequest));
+      if (grown) {
+        cancels = grown;
+        cap_cancels = n_cancels;
+      } else {
+        n_cancels = cap_cancels; /* the rest next round */
+      }
+    }
+    if (n_cancels > 0) {
+      memcpy(cancels, c->cancels, (size_t)n_cancels * sizeof(CancelRequest));
+      memmove(c->cancels, c->cancels + n_cancels, (size_t)(c->n_cancels - n_cancels) * sizeof(CancelRequest));
+      c->n_cancels -= n_cancels;
+    }
     pthread_mutex_unlock(&c->lock);
     if (stop) break;
-    if (ready < 0) {
-      if (errno != EINTR) usleep(RETRY_MS * 1000); /* e.g. ENOMEM: leaving would strand the questions */
-      continue;
-    }
-    if (fds[1].revents) {
+    send_cancels(c, cancels, n_cancels);
+    send_questions(c, questions);
+    if (!flush(c)) break;
+    int woken = dispatch_events(&c->events, c->wake[0]);
+    if (woken < 0) usleep(RETRY_MS * 1000); /* e.g. ENOMEM: leaving would strand the questions */
+    if (woken > 0) {
       char drain[64];
       while (read(c->wake[0], drain, sizeof drain) > 0) {
       }
     }
-    if (!send_questions(c)) break;
-    if (fds[0].revents && !process_results(c)) break;
+    if (!flush(c)) break;
   }
+  free(cancels);
+  resolving = NULL;
   return NULL;
 }
 
-/* Stops the watcher and frees libunbound's context; idempotent, JS thread only. */
+static void wake(Context* c) {
+  ssize_t ignored = write(c->wake[1], "w", 1);
+  (void)ignored;
+}
+
+/* Stops the resolver thread and frees libunbound's context; idempotent, JS thread only. */
 static void shutdown_context(Context* c) {
   if (c->closed) return;
   c->closed = 1;
   __atomic_sub_fetch(&open_contexts, 1, __ATOMIC_RELAXED);
-  if (c->watching) {
+  if (c->running) {
     pthread_mutex_lock(&c->lock);
     c->stopping = 1;
     pthread_mutex_unlock(&c->lock);
-    ssize_t ignored = write(c->wake[1], "x", 1);
-    (void)ignored;
-    pthread_join(c->watcher, NULL);
-    c->watching = 0;
+    wake(c);
+    pthread_join(c->thread, NULL);
+    c->running = 0;
   }
-  /* Deleting joins libunbound's thread; queries in flight are dropped without callbacks. */
-  if (!c->poisoned) ub_ctx_delete(c->ub);
+  /* Questions in flight are dropped (libunbound fails them into on_answer, which ignores them here). */
+  if (!c->poisoned) {
+    ub_ctx_delete(c->ub);
+    event_base_release(&c->events);
+  }
   c->ub = NULL;
   c->in_flight = 0;
   /* Results not delivered: close() settles their questions in JS. */
@@ -423,8 +480,10 @@ static void shutdown_context(Context* c) {
   batch_free(&c->spare);
   for (int i = 0; i < c->slots_cap; i++) free(c->slots[i].name);
   free(c->slots);
+  free(c->cancels);
   c->slots = NULL;
-  c->slots_cap = 0;
+  c->cancels = NULL;
+  c->slots_cap = c->n_cancels = c->cap_cancels = 0;
   c->free_head = c->send_head = c->send_tail = -1;
   close(c->wake[0]);
   close(c->wake[1]);
@@ -510,53 +569,10 @@ static napi_value int32(napi_env env, int number) {
   return value;
 }
 
-/* struct ub_result as a plain object, the shape of UnboundResultRaw. */
-static napi_value result_object(napi_env env, struct ub_result* r) {
-  napi_value data;
-  size_t count = 0;
-  while (r->data && r->data[count]) count++;
-  CHECK(napi_create_array_with_length(env, count, &data));
-  for (size_t i = 0; i < count; i++) {
-    napi_value item = buffer_copy(env, r->data[i], (size_t)r->len[i]);
-    if (!item) return NULL;
-    napi_set_element(env, data, (uint32_t)i, item);
-  }
-  napi_value packet;
-  /* With no reply (a dead server), libunbound's thread hands over a bare header without a
-   * question: no packet, as ub_resolve gives. */
-  const unsigned char* bytes = r->answer_packet;
-  int questions = r->answer_len >= 12 ? (bytes[4] << 8) | bytes[5] : 0;
-  if (r->answer_packet && r->answer_len > 12 && questions > 0) {
-    packet = buffer_copy(env, r->answer_packet, (size_t)r->answer_len);
-    if (!packet) return NULL;
-  } else {
-    napi_get_null(env, &packet);
-  }
-  napi_value object;
-  CHECK(napi_create_object(env, &object));
-  napi_property_descriptor fields[] = {
-    {"qname", NULL, NULL, NULL, NULL, string_or_null(env, r->qname), napi_enumerable, NULL},
-    {"qtype", NULL, NULL, NULL, NULL, int32(env, r->qtype), napi_enumerable, NULL},
-    {"qclass", NULL, NULL, NULL, NULL, int32(env, r->qclass), napi_enumerable, NULL},
-    {"data", NULL, NULL, NULL, NULL, data, napi_enumerable, NULL},
-    {"canonName", NULL, NULL, NULL, NULL, string_or_null(env, r->canonname), napi_enumerable, NULL},
-    {"rcode", NULL, NULL, NULL, NULL, int32(env, r->rcode), napi_enumerable, NULL},
-    {"answerPacket", NULL, NULL, NULL, NULL, packet, napi_enumerable, NULL},
-    {"haveData", NULL, NULL, NULL, NULL, boolean(env, r->havedata), napi_enumerable, NULL},
-    {"nxDomain", NULL, NULL, NULL, NULL, boolean(env, r->nxdomain), napi_enumerable, NULL},
-    {"secure", NULL, NULL, NULL, NULL, boolean(env, r->secure), napi_enumerable, NULL},
-    {"bogus", NULL, NULL, NULL, NULL, boolean(env, r->bogus), napi_enumerable, NULL},
-    {"whyBogus", NULL, NULL, NULL, NULL, string_or_null(env, r->why_bogus), napi_enumerable, NULL},
-    {"wasRateLimited", NULL, NULL, NULL, NULL, boolean(env, r->was_ratelimited), napi_enumerable, NULL},
-    {"ttl", NULL, NULL, NULL, NULL, int32(env, r->ttl), napi_enumerable, NULL},
-  };
-  CHECK(napi_define_properties(env, object, sizeof fields / sizeof fields[0], fields));
-  return object;
-}
 
 /*
  * On the JS thread: takes every result queued so far and delivers them in order; results that
- * arrive meanwhile ask for another call. When libunbound broke, every question fails (token 0).
+ * arrive meanwhile ask for another call. When a result was lost, every question fails (token 0).
  */
 static void call_js(napi_env env, napi_value unused, void* context, void* data) {
   (void)data;
@@ -571,10 +587,10 @@ static void call_js(napi_env env, napi_value unused, void* context, void* data) 
   /* Slots to tokens; a result of a cancelled question is dropped here (token 0). */
   int delivered = 0;
   for (size_t i = 0; i < taken.len; i++) {
-    int index = taken.items[i].token;
+    int index = taken.items[i].slot;
     Slot* slot = &c->slots[index];
-    taken.items[i].token = slot->state == SLOT_CANCELLED ? 0 : slot->token;
-    if (taken.items[i].token) delivered++;
+    taken.items[i].slot = slot->state == SLOT_CANCELLED ? 0 : slot->token;
+    if (taken.items[i].slot) delivered++;
     slot_free(c, index);
   }
   pthread_mutex_unlock(&c->lock);
@@ -587,21 +603,26 @@ static void call_js(napi_env env, napi_value unused, void* context, void* data) 
   if (c->in_flight < 0 || broken) c->in_flight = 0;
   set_loop_ref(c);
 
-  napi_value undefined;
+  napi_value undefined, null;
   napi_get_undefined(env, &undefined);
+  napi_get_null(env, &null);
   for (size_t i = 0; i < taken.len; i++) {
     Done* done = &taken.items[i];
     /* A close() from an earlier callback drops the rest: their questions were settled by it. */
-    if (done->token && !c->closed && on_result_fn) {
-      napi_value args[3];
-      args[0] = int32(env, done->token);
+    if (done->slot && !c->closed && on_result_fn) {
+      napi_value args[7];
+      args[0] = int32(env, done->slot);
       args[1] = int32(env, done->err);
-      args[2] = done->result ? result_object(env, done->result) : undefined;
-      if (!args[2]) args[2] = undefined;
+      args[2] = int32(env, done->rcode);
+      args[3] = done->packet ? buffer_copy(env, done->packet, (size_t)done->packet_len) : null;
+      if (!args[3]) args[3] = null;
+      args[4] = int32(env, done->sec);
+      args[5] = string_or_null(env, done->why_bogus);
+      args[6] = boolean(env, done->rate_limited);
       napi_value ignored;
-      napi_call_function(env, undefined, on_result_fn, 3, args, &ignored);
+      napi_call_function(env, undefined, on_result_fn, 7, args, &ignored);
     }
-    if (done->result) ub_resolve_free(done->result);
+    done_free(done);
   }
   taken.len = 0;
   /* The emptied array is filled again next time (a close() meanwhile freed the others). */
@@ -609,9 +630,9 @@ static void call_js(napi_env env, napi_value unused, void* context, void* data) 
   else if (c->spare.items == NULL) c->spare = taken;
   else free(taken.items);
   if (broken && !c->closed && on_result_fn) {
-    napi_value args[3] = {int32(env, 0), int32(env, broken), undefined};
+    napi_value args[7] = {int32(env, 0), int32(env, broken), int32(env, 0), null, int32(env, 0), null, boolean(env, 0)};
     napi_value ignored;
-    napi_call_function(env, undefined, on_result_fn, 3, args, &ignored);
+    napi_call_function(env, undefined, on_result_fn, 7, args, &ignored);
   }
 }
 
@@ -638,12 +659,14 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
   Context* c = calloc(1, sizeof(Context));
   if (!c) return throw_unbound(env, UB_NOMEM);
   c->env = env;
-  c->ub = ub_ctx_create();
+  event_base_init(&c->events);
+  c->ub = ub_ctx_create_ub_event(&c->events.super);
   if (!c->ub) {
     free(c);
     return throw_unbound(env, UB_NOMEM);
   }
-  /* A thread, not a forked process: forking a Node process is never right. */
+  /* Never a forked process (event contexts do not fork; the flag also makes ub_cancel keep
+   * the query until libunbound is done with it). */
   int err = ub_ctx_async(c->ub, 1);
   if (err != UB_NOERROR || pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
     ub_ctx_delete(c->ub);
@@ -792,12 +815,12 @@ static napi_value resolve(napi_env env, napi_callback_info info) {
   }
   char* name = string_arg(env, argv[0]);
   if (!name) return NULL;
-  if (!c->watching) {
-    if (pthread_create(&c->watcher, NULL, watch, c) != 0) {
+  if (!c->running) {
+    if (pthread_create(&c->thread, NULL, resolver_thread, c) != 0) {
       free(name);
       return throw_unbound(env, UB_NOMEM);
     }
-    c->watching = 1;
+    c->running = 1;
   }
   pthread_mutex_lock(&c->lock);
   int index = slot_take(c);
@@ -819,11 +842,8 @@ static napi_value resolve(napi_env env, napi_callback_info info) {
   c->send_tail = index;
   int id = slot->id;
   pthread_mutex_unlock(&c->lock);
-  /* One wake-up per batch: the watcher takes every question queued when it wakes. */
-  if (first) {
-    ssize_t ignored = write(c->wake[1], "q", 1);
-    (void)ignored;
-  }
+  /* One wake-up per batch: the resolver thread takes every question queued when it wakes. */
+  if (first) wake(c);
   c->in_flight++;
   set_loop_ref(c);
   return int32(env, id);
@@ -848,17 +868,27 @@ static napi_value cancel(napi_env env, napi_callback_info info) {
     pthread_mutex_unlock(&c->lock);
     return boolean(env, 0);
   }
-  /* Queued or being sent: the watcher drops it. Sent: ub_cancel below. */
+  /* Queued: the resolver thread drops it. Sent: it calls ub_cancel. Either way no result reaches JS. */
   int sent = slot->state == SLOT_SENT;
-  int async_id = slot->async_id;
   slot->state = SLOT_CANCELLED;
-  pthread_mutex_unlock(&c->lock);
-  /* UB_NOID: the result is on its way to the queue; it is dropped there and frees the slot. */
-  if (sent && ub_cancel(c->ub, async_id) == UB_NOERROR) {
-    pthread_mutex_lock(&c->lock);
-    slot_free(c, index);
-    pthread_mutex_unlock(&c->lock);
+  int first = 0;
+  if (sent) {
+    if (c->n_cancels == c->cap_cancels) {
+      int cap = c->cap_cancels ? c->cap_cancels * 2 : 16;
+      CancelRequest* grown = realloc(c->cancels, (size_t)cap * sizeof(CancelRequest));
+      /* Without room, libunbound finishes the query and its result is dropped on delivery. */
+      if (grown) {
+        c->cancels = grown;
+        c->cap_cancels = cap;
+      }
+    }
+    if (c->n_cancels < c->cap_cancels) {
+      first = c->n_cancels == 0;
+      c->cancels[c->n_cancels++] = (CancelRequest){index, id};
+    }
   }
+  pthread_mutex_unlock(&c->lock);
+  if (first) wake(c);
   if (c->in_flight > 0) c->in_flight--;
   set_loop_ref(c);
   return boolean(env, 1);

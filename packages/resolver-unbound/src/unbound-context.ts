@@ -1,14 +1,18 @@
 /**
  * One asynchronous libunbound context of the addon as promises: each question is a
- * ub_resolve_async whose answer comes back on the JS thread (the addon's watcher thread sees
- * ub_fd readable, ub_process runs here). Aborting a question calls ub_cancel: its promise
+ * ub_resolve_event on the addon's thread, whose answer comes back on the JS thread in a batch
+ * with the others ready then. Aborting a question calls ub_cancel: its promise
  * rejects with the core's AbortError at once and libunbound never calls back for it.
  * Identical questions in flight are merged by libunbound's mesh (one query on the wire).
  */
 import { StateError, abortError, mayAbort, onAbort } from '@dnscore/core/plugin';
 import type { NativeContext, UnboundAddon, UnboundResultRaw } from './binding.js';
+import { eventResult } from './event-result.js';
 
 interface Pending {
+  readonly name: string;
+  readonly type: number;
+  readonly rrclass: number;
   readonly resolve: (result: UnboundResultRaw) => void;
   readonly reject: (error: Error) => void;
   /** Leaves the signal's listeners; undefined when the question cannot be aborted. */
@@ -36,8 +40,15 @@ export class UnboundContext {
   readonly #addon: UnboundAddon;
   readonly #native: NativeContext;
   /** Held here: the addon holds it weakly while no question waits, so a dropped context is collected. */
-  readonly #onResult = (token: number, err: number, result: UnboundResultRaw | undefined): void =>
-    this.#settle(token, err, result);
+  readonly #onResult = (
+    token: number,
+    err: number,
+    rcode: number,
+    packet: Uint8Array | null,
+    sec: number,
+    whyBogus: string | null,
+    rateLimited: boolean,
+  ): void => this.#settle(token, err, rcode, packet, sec, whyBogus, rateLimited);
   readonly #pending = new Map<number, Pending>();
   #token = 0;
   #retiring = false;
@@ -108,21 +119,21 @@ export class UnboundContext {
     if (this.#native.closed || this.#retiring)
       return Promise.reject(new StateError('the libunbound context is closed'));
     const token = this.#nextToken();
-    let asyncId: number;
+    let id: number;
     try {
-      asyncId = this.#native.resolve(name, type, rrclass, token);
+      id = this.#native.resolve(name, type, rrclass, token);
     } catch (error) {
       return Promise.reject(this.#fromNative(error));
     }
     return new Promise<UnboundResultRaw>((resolve, reject) => {
-      const pending: Pending = { resolve, reject, forget: undefined };
+      const pending: Pending = { name, type, rrclass, resolve, reject, forget: undefined };
       this.#pending.set(token, pending);
       // One listener per signal however many questions wait on it (onAbort); none on a
       // signal that never aborts (the core's default), so a burst adds no listeners at all.
       if (mayAbort(signal)) {
         pending.forget = onAbort(signal, () => {
           if (!this.#pending.delete(token)) return;
-          this.#native.cancel(asyncId);
+          this.#native.cancel(id);
           reject(abortError(signal));
           this.#closeIfRetired();
         });
@@ -159,7 +170,15 @@ export class UnboundContext {
     return this.#token;
   }
 
-  #settle(token: number, err: number, result: UnboundResultRaw | undefined): void {
+  #settle(
+    token: number,
+    err: number,
+    rcode: number,
+    packet: Uint8Array | null,
+    sec: number,
+    whyBogus: string | null,
+    rateLimited: boolean,
+  ): void {
     if (token === 0) {
       this.close(this.#error(err));
       return;
@@ -168,8 +187,12 @@ export class UnboundContext {
     if (!pending) return; // cancelled, or settled by close(): nothing of ours to touch
     this.#pending.delete(token);
     pending.forget?.();
-    if (err !== 0 || !result) pending.reject(this.#error(err));
-    else pending.resolve(result);
+    if (err !== 0) pending.reject(this.#error(err));
+    else {
+      pending.resolve(
+        eventResult(pending.name, pending.type, pending.rrclass, rcode, packet, sec, whyBogus, rateLimited),
+      );
+    }
     this.#closeIfRetired();
   }
 

@@ -67,9 +67,26 @@ describe('UnboundContext', () => {
     expect(context.inFlight).toBe(0);
   });
 
-  it('a result has every field of ub_result', async () => {
+  it('a result has every field of ub_result (read from the event callback and its packet)', async () => {
     const result = await local().resolve('goose.feathers', 1, 1);
-    expect({ ...result, answerPacket: result.answerPacket && result.answerPacket.length > 12 }).toEqual({
+    const { qname, qtype, qclass, data, canonName, rcode, haveData, nxDomain, secure, bogus, whyBogus } = result;
+    const { wasRateLimited, ttl, answerPacket } = result;
+    expect({
+      qname,
+      qtype,
+      qclass,
+      data,
+      canonName,
+      rcode,
+      answerPacket: answerPacket && answerPacket.length > 12,
+      haveData,
+      nxDomain,
+      secure,
+      bogus,
+      whyBogus,
+      wasRateLimited,
+      ttl,
+    }).toEqual({
       qname: 'goose.feathers',
       qtype: 1,
       qclass: 1,

@@ -146,17 +146,17 @@ describe('resolve_sync_off_nominal and resolve_async_off_nominal', () => {
   });
 
   it('a libunbound error is an error with libunbound message, never a made-up FORMERR', async () => {
-    // No source port left to send from: libunbound cannot start its resolving thread and
-    // ub_resolve_async fails with UB_NOMEM (libunbound's word for any failed setup of it).
+    // No source port left to send from: libunbound cannot set up its resolver and
+    // ub_resolve_event fails with UB_INITFAIL.
     const resolver = feathers({ options: { 'outgoing-port-avoid': '0-65535' } });
     const error = await resolver.resolve(makeQuery('goose.feathers', 'A'), signal()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnboundResolveError);
     expect(error).toMatchObject({
       code: 'DNS_ERR_UNBOUND',
       definite: false,
-      libunboundMessage: 'libunbound: out of memory (-2)',
-      libunboundCode: -2,
-      message: 'goose.feathers IN A: libunbound returned no result: libunbound: out of memory (-2)',
+      libunboundMessage: 'libunbound: initialization failure (-7)',
+      libunboundCode: -7,
+      message: 'goose.feathers IN A: libunbound returned no result: libunbound: initialization failure (-7)',
     });
     expect(resolver.inFlight).toBe(0);
   });

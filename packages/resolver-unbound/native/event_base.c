@@ -1,0 +1,314 @@
+/* The poll() event base of event_base.h. */
+#define _GNU_SOURCE
+#include "event_base.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+struct Event {
+  struct ub_event super; /* first: libunbound sees a struct ub_event* */
+  EventBase* base;
+  int fd;
+  short bits; /* UB_EV_READ, UB_EV_WRITE, UB_EV_TIMEOUT, UB_EV_PERSIST */
+  void (*cb)(int, short, void*);
+  void* arg;
+  int slot;           /* index in base->active, -1 when not added */
+  int has_deadline;   /* added with a timeout */
+  uint64_t deadline;  /* microseconds, monotonic */
+  uint64_t timeout;   /* the timeout itself, to arm a persistent event again */
+  unsigned serial;    /* counts add() and del(): a due event changed meanwhile is not run */
+  int dead;           /* freed during a dispatch */
+  Event* next_dead;
+};
+
+struct Ready {
+  Event* event;
+  unsigned serial;
+  short fired;
+};
+
+static uint64_t now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void deactivate(Event* ev) {
+  ev->serial++;
+  ev->has_deadline = 0;
+  if (ev->slot < 0) return;
+  EventBase* base = ev->base;
+  Event* last = base->active[--base->n_active];
+  base->active[ev->slot] = last;
+  last->slot = ev->slot;
+  ev->slot = -1;
+}
+
+static int activate(Event* ev, struct timeval* tv) {
+  EventBase* base = ev->base;
+  ev->serial++;
+  if (ev->slot < 0) {
+    if (base->n_active == base->cap_active) {
+      int cap = base->cap_active ? base->cap_active * 2 : 64;
+      Event** grown = realloc(base->active, (size_t)cap * sizeof(Event*));
+      if (!grown) return -1;
+      base->active = grown;
+      base->cap_active = cap;
+    }
+    ev->slot = base->n_active;
+    base->active[base->n_active++] = ev;
+  }
+  ev->has_deadline = tv != NULL;
+  if (tv) {
+    ev->timeout = (uint64_t)tv->tv_sec * 1000000u + (uint64_t)tv->tv_usec;
+    ev->deadline = now_us() + ev->timeout;
+  }
+  return 0;
+}
+
+static void ev_add_bits(struct ub_event* ev, short bits) {
+  ((Event*)ev)->bits |= bits;
+}
+
+static void ev_del_bits(struct ub_event* ev, short bits) {
+  ((Event*)ev)->bits &= (short)~bits;
+}
+
+static void ev_set_fd(struct ub_event* ev, int fd) {
+  ((Event*)ev)->fd = fd;
+}
+
+static void ev_free(struct ub_event* uev) {
+  Event* ev = (Event*)uev;
+  if (!ev) return;
+  deactivate(ev);
+  if (ev->base->dispatching) {
+    ev->dead = 1;
+    ev->next_dead = ev->base->dead;
+    ev->base->dead = ev;
+  } else {
+    free(ev);
+  }
+}
+
+static int ev_add(struct ub_event* ev, struct timeval* tv) {
+  return activate((Event*)ev, tv);
+}
+
+static int ev_del(struct ub_event* ev) {
+  deactivate((Event*)ev);
+  return 0;
+}
+
+static int ev_add_timer(struct ub_event* uev, struct ub_event_base* base, void (*cb)(int, short, void*), void* arg,
+                        struct timeval* tv) {
+  (void)base;
+  Event* ev = (Event*)uev;
+  deactivate(ev);
+  ev->cb = cb;
+  ev->arg = arg;
+  ev->fd = -1;
+  ev->bits = UB_EV_TIMEOUT;
+  return activate(ev, tv);
+}
+
+static int ev_del_timer(struct ub_event* ev) {
+  deactivate((Event*)ev);
+  return 0;
+}
+
+/* Signals and Windows events: libunbound never asks for them here. */
+static int ev_signal(struct ub_event* ev, struct timeval* tv) {
+  (void)ev;
+  (void)tv;
+  return -1;
+}
+
+static int ev_del_signal(struct ub_event* ev) {
+  (void)ev;
+  return -1;
+}
+
+static void ev_unregister_wsaevent(struct ub_event* ev) {
+  (void)ev;
+}
+
+static void ev_tcp_wouldblock(struct ub_event* ev, int bit) {
+  (void)ev;
+  (void)bit;
+}
+
+static struct ub_event_vmt event_vmt = {
+  ev_add_bits, ev_del_bits, ev_set_fd, ev_free,   ev_add,
+  ev_del,      ev_add_timer, ev_del_timer, ev_signal, ev_del_signal,
+  ev_unregister_wsaevent, ev_tcp_wouldblock,
+};
+
+static void base_free(struct ub_event_base* base) {
+  (void)base; /* the owner releases it (event_base_release) */
+}
+
+static int base_dispatch(struct ub_event_base* base) {
+  (void)base; /* not called with ub_resolve_event: the owner runs dispatch_events() */
+  return -1;
+}
+
+static int base_loopexit(struct ub_event_base* base, struct timeval* tv) {
+  (void)base;
+  (void)tv;
+  return 0;
+}
+
+static struct ub_event* base_new_event(struct ub_event_base* ubase, int fd, short bits, void (*cb)(int, short, void*),
+                                       void* arg) {
+  Event* ev = calloc(1, sizeof(Event));
+  if (!ev) return NULL;
+  ev->super.magic = UB_EVENT_MAGIC;
+  ev->super.vmt = &event_vmt;
+  ev->base = (EventBase*)ubase;
+  ev->fd = fd;
+  ev->bits = bits;
+  ev->cb = cb;
+  ev->arg = arg;
+  ev->slot = -1;
+  return &ev->super;
+}
+
+static struct ub_event* base_new_signal(struct ub_event_base* base, int fd, void (*cb)(int, short, void*), void* arg) {
+  (void)base;
+  (void)fd;
+  (void)cb;
+  (void)arg;
+  return NULL;
+}
+
+static struct ub_event* base_register_wsaevent(struct ub_event_base* base, void* wsaevent,
+                                               void (*cb)(int, short, void*), void* arg) {
+  (void)base;
+  (void)wsaevent;
+  (void)cb;
+  (void)arg;
+  return NULL;
+}
+
+static struct ub_event_base_vmt base_vmt = {
+  base_free, base_dispatch, base_loopexit, base_new_event, base_new_signal, base_register_wsaevent,
+};
+
+void event_base_init(EventBase* base) {
+  memset(base, 0, sizeof *base);
+  base->super.magic = UB_EVENT_MAGIC;
+  base->super.vmt = &base_vmt;
+}
+
+static void release_dead(EventBase* base) {
+  while (base->dead) {
+    Event* ev = base->dead;
+    base->dead = ev->next_dead;
+    free(ev);
+  }
+}
+
+void event_base_release(EventBase* base) {
+  release_dead(base);
+  free(base->active);
+  free(base->fds);
+  free(base->fd_events);
+  free(base->ready);
+  base->active = NULL;
+  base->fds = NULL;
+  base->fd_events = NULL;
+  base->ready = NULL;
+  base->n_active = base->cap_active = base->cap_fds = base->cap_ready = 0;
+}
+
+static int grow(EventBase* base, int need) {
+  if (need > base->cap_fds) {
+    int cap = base->cap_fds ? base->cap_fds : 64;
+    while (cap < need) cap *= 2;
+    struct pollfd* fds = realloc(base->fds, (size_t)cap * sizeof(struct pollfd));
+    if (!fds) return 0;
+    base->fds = fds;
+    Event** events = realloc(base->fd_events, (size_t)cap * sizeof(Event*));
+    if (!events) return 0;
+    base->fd_events = events;
+    base->cap_fds = cap;
+  }
+  if (need > base->cap_ready) {
+    int cap = base->cap_ready ? base->cap_ready : 64;
+    while (cap < need) cap *= 2;
+    struct Ready* ready = realloc(base->ready, (size_t)cap * sizeof(struct Ready));
+    if (!ready) return 0;
+    base->ready = ready;
+    base->cap_ready = cap;
+  }
+  return 1;
+}
+
+int dispatch_events(EventBase* base, int extra_fd) {
+  /* Room for every active event twice (its fd and its deadline may both be due) and the caller's fd. */
+  if (!grow(base, 2 * base->n_active + 1)) {
+    errno = ENOMEM;
+    return -1;
+  }
+  int n = 0;
+  base->fds[n].fd = extra_fd;
+  base->fds[n].events = POLLIN;
+  base->fds[n].revents = 0;
+  base->fd_events[n++] = NULL;
+  uint64_t nearest = UINT64_MAX;
+  for (int i = 0; i < base->n_active; i++) {
+    Event* ev = base->active[i];
+    if (ev->has_deadline && ev->deadline < nearest) nearest = ev->deadline;
+    short want = (short)(((ev->bits & UB_EV_READ) ? POLLIN : 0) | ((ev->bits & UB_EV_WRITE) ? POLLOUT : 0));
+    if (ev->fd < 0 || !want) continue;
+    base->fds[n].fd = ev->fd;
+    base->fds[n].events = want;
+    base->fds[n].revents = 0;
+    base->fd_events[n++] = ev;
+  }
+  int timeout = -1;
+  if (nearest != UINT64_MAX) {
+    uint64_t now = now_us();
+    timeout = nearest <= now ? 0 : (int)((nearest - now + 999) / 1000);
+  }
+  if (poll(base->fds, (nfds_t)n, timeout) < 0) return errno == EINTR ? 0 : -1;
+
+  uint64_t now = now_us();
+  int due = 0;
+  for (int i = 1; i < n; i++) {
+    short revents = base->fds[i].revents;
+    if (!revents) continue;
+    Event* ev = base->fd_events[i];
+    short fired = 0;
+    if ((ev->bits & UB_EV_READ) && (revents & (POLLIN | POLLHUP | POLLERR))) fired |= UB_EV_READ;
+    if ((ev->bits & UB_EV_WRITE) && (revents & (POLLOUT | POLLHUP | POLLERR))) fired |= UB_EV_WRITE;
+    if (fired) base->ready[due++] = (struct Ready){ev, ev->serial, fired};
+  }
+  for (int i = 0; i < base->n_active; i++) {
+    Event* ev = base->active[i];
+    if (ev->has_deadline && ev->deadline <= now) base->ready[due++] = (struct Ready){ev, ev->serial, UB_EV_TIMEOUT};
+  }
+
+  base->dispatching = 1;
+  for (int i = 0; i < due; i++) {
+    Event* ev = base->ready[i].event;
+    /* Freed, deleted or added again by an earlier callback of this round: not due any more. */
+    if (ev->dead || ev->slot < 0 || ev->serial != base->ready[i].serial) continue;
+    if (!(ev->bits & UB_EV_PERSIST)) {
+      deactivate(ev);
+    } else if (ev->has_deadline) {
+      ev->deadline = now + ev->timeout;
+      ev->serial++; /* fired once this round: its deadline entry, if any, is not run too */
+    } else {
+      ev->serial++;
+    }
+    ev->cb(ev->fd, base->ready[i].fired, ev->arg);
+  }
+  base->dispatching = 0;
+  release_dead(base);
+  return base->fds[0].revents ? 1 : 0;
+}
