@@ -4,6 +4,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/epoll.h>
+#endif
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
@@ -16,6 +20,8 @@ struct Event {
   void (*cb)(int, short, void*);
   void* arg;
   int slot;           /* index in base->active, -1 when not added */
+  int watched_fd;     /* the fd registered with epoll, -1 when none */
+  short watched;      /* and the bits it is registered for */
   int has_deadline;   /* added with a timeout */
   uint64_t deadline;  /* microseconds, monotonic */
   uint64_t timeout;   /* the timeout itself, to arm a persistent event again */
@@ -36,9 +42,40 @@ static uint64_t now_us(void) {
   return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* Keeps epoll's registration of an event's fd in step with what it waits for (none when inactive). */
+static void watch_fd(Event* ev, int active) {
+#ifdef __linux__
+  EventBase* base = ev->base;
+  if (base->epoll_fd < 0) return;
+  short want = active && ev->fd >= 0 ? (short)(ev->bits & (UB_EV_READ | UB_EV_WRITE)) : 0;
+  int fd = want ? ev->fd : -1;
+  if (fd == ev->watched_fd && want == ev->watched) return;
+  if (ev->watched_fd >= 0 && ev->watched_fd != fd) {
+    /* The fd may be closed already (epoll forgot it then). */
+    epoll_ctl(base->epoll_fd, EPOLL_CTL_DEL, ev->watched_fd, NULL);
+    ev->watched_fd = -1;
+    ev->watched = 0;
+  }
+  if (fd < 0) return;
+  struct epoll_event event = {0};
+  event.events = ((want & UB_EV_READ) ? EPOLLIN : 0) | ((want & UB_EV_WRITE) ? EPOLLOUT : 0);
+  event.data.ptr = ev;
+  int op = ev->watched_fd == fd ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  if (epoll_ctl(base->epoll_fd, op, fd, &event) != 0 && op == EPOLL_CTL_ADD && errno == EEXIST) {
+    epoll_ctl(base->epoll_fd, EPOLL_CTL_MOD, fd, &event);
+  }
+  ev->watched_fd = fd;
+  ev->watched = want;
+#else
+  (void)ev;
+  (void)active;
+#endif
+}
+
 static void deactivate(Event* ev) {
   ev->serial++;
   ev->has_deadline = 0;
+  watch_fd(ev, 0);
   if (ev->slot < 0) return;
   EventBase* base = ev->base;
   Event* last = base->active[--base->n_active];
@@ -61,6 +98,7 @@ static int activate(Event* ev, struct timeval* tv) {
     ev->slot = base->n_active;
     base->active[base->n_active++] = ev;
   }
+  watch_fd(ev, 1);
   ev->has_deadline = tv != NULL;
   if (tv) {
     ev->timeout = (uint64_t)tv->tv_sec * 1000000u + (uint64_t)tv->tv_usec;
@@ -174,6 +212,7 @@ static struct ub_event* base_new_event(struct ub_event_base* ubase, int fd, shor
   ev->cb = cb;
   ev->arg = arg;
   ev->slot = -1;
+  ev->watched_fd = -1;
   return &ev->super;
 }
 
@@ -198,10 +237,25 @@ static struct ub_event_base_vmt base_vmt = {
   base_free, base_dispatch, base_loopexit, base_new_event, base_new_signal, base_register_wsaevent,
 };
 
-void event_base_init(EventBase* base) {
+int event_base_init(EventBase* base, int extra_fd) {
   memset(base, 0, sizeof *base);
   base->super.magic = UB_EVENT_MAGIC;
   base->super.vmt = &base_vmt;
+  base->extra_fd = extra_fd;
+  base->epoll_fd = -1;
+#ifdef __linux__
+  base->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (base->epoll_fd < 0) return -1;
+  struct epoll_event event = {0};
+  event.events = EPOLLIN;
+  event.data.ptr = NULL;
+  if (epoll_ctl(base->epoll_fd, EPOLL_CTL_ADD, extra_fd, &event) != 0) {
+    close(base->epoll_fd);
+    base->epoll_fd = -1;
+    return -1;
+  }
+#endif
+  return 0;
 }
 
 static void release_dead(EventBase* base) {
@@ -214,6 +268,8 @@ static void release_dead(EventBase* base) {
 
 void event_base_release(EventBase* base) {
   release_dead(base);
+  if (base->epoll_fd >= 0) close(base->epoll_fd);
+  base->epoll_fd = -1;
   free(base->active);
   free(base->fds);
   free(base->fd_events);
@@ -248,46 +304,77 @@ static int grow(EventBase* base, int need) {
   return 1;
 }
 
-int dispatch_events(EventBase* base, int extra_fd) {
-  /* Room for every active event twice (its fd and its deadline may both be due) and the caller's fd. */
-  if (!grow(base, 2 * base->n_active + 1)) {
-    errno = ENOMEM;
-    return -1;
-  }
-  int n = 0;
-  base->fds[n].fd = extra_fd;
-  base->fds[n].events = POLLIN;
-  base->fds[n].revents = 0;
-  base->fd_events[n++] = NULL;
+/* The nearest deadline's distance in ms for poll/epoll_wait (-1: none). */
+static int wait_ms(EventBase* base) {
   uint64_t nearest = UINT64_MAX;
   for (int i = 0; i < base->n_active; i++) {
     Event* ev = base->active[i];
     if (ev->has_deadline && ev->deadline < nearest) nearest = ev->deadline;
-    short want = (short)(((ev->bits & UB_EV_READ) ? POLLIN : 0) | ((ev->bits & UB_EV_WRITE) ? POLLOUT : 0));
-    if (ev->fd < 0 || !want) continue;
-    base->fds[n].fd = ev->fd;
-    base->fds[n].events = want;
+  }
+  if (nearest == UINT64_MAX) return -1;
+  uint64_t now = now_us();
+  return nearest <= now ? 0 : (int)((nearest - now + 999) / 1000);
+}
+
+int dispatch_events(EventBase* base, int now_only) {
+  /* Room for every active event twice (its fd and its deadline may both be due) and the extra fd. */
+  if (!grow(base, 2 * base->n_active + 1)) {
+    errno = ENOMEM;
+    return -1;
+  }
+  int woken = 0;
+  int due = 0;
+#ifdef __linux__
+  if (base->epoll_fd >= 0) {
+    /* epoll_event and pollfd arrays share the room grown above (an epoll_event is 12 bytes). */
+    struct epoll_event* ready = (struct epoll_event*)base->fd_events;
+    int max = (int)((size_t)base->cap_fds * sizeof(Event*) / sizeof(struct epoll_event));
+    int n = epoll_wait(base->epoll_fd, ready, max, now_only ? 0 : wait_ms(base));
+    if (n < 0) return errno == EINTR ? 0 : -1;
+    for (int i = 0; i < n; i++) {
+      Event* ev = ready[i].data.ptr;
+      if (!ev) {
+        woken = 1;
+        continue;
+      }
+      uint32_t revents = ready[i].events;
+      short fired = 0;
+      if ((ev->bits & UB_EV_READ) && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))) fired |= UB_EV_READ;
+      if ((ev->bits & UB_EV_WRITE) && (revents & (EPOLLOUT | EPOLLHUP | EPOLLERR))) fired |= UB_EV_WRITE;
+      if (fired) base->ready[due++] = (struct Ready){ev, ev->serial, fired};
+    }
+  } else
+#endif
+  {
+    int n = 0;
+    base->fds[n].fd = base->extra_fd;
+    base->fds[n].events = POLLIN;
     base->fds[n].revents = 0;
-    base->fd_events[n++] = ev;
+    base->fd_events[n++] = NULL;
+    for (int i = 0; i < base->n_active; i++) {
+      Event* ev = base->active[i];
+      short want = (short)(((ev->bits & UB_EV_READ) ? POLLIN : 0) | ((ev->bits & UB_EV_WRITE) ? POLLOUT : 0));
+      if (ev->fd < 0 || !want) continue;
+      base->fds[n].fd = ev->fd;
+      base->fds[n].events = want;
+      base->fds[n].revents = 0;
+      base->fd_events[n++] = ev;
+    }
+    if (poll(base->fds, (nfds_t)n, now_only ? 0 : wait_ms(base)) < 0) return errno == EINTR ? 0 : -1;
+    woken = base->fds[0].revents != 0;
+    for (int i = 1; i < n; i++) {
+      short revents = base->fds[i].revents;
+      if (!revents) continue;
+      Event* ev = base->fd_events[i];
+      short fired = 0;
+      if ((ev->bits & UB_EV_READ) && (revents & (POLLIN | POLLHUP | POLLERR))) fired |= UB_EV_READ;
+      if ((ev->bits & UB_EV_WRITE) && (revents & (POLLOUT | POLLHUP | POLLERR))) fired |= UB_EV_WRITE;
+      if (fired) base->ready[due++] = (struct Ready){ev, ev->serial, fired};
+    }
   }
-  int timeout = -1;
-  if (nearest != UINT64_MAX) {
-    uint64_t now = now_us();
-    timeout = nearest <= now ? 0 : (int)((nearest - now + 999) / 1000);
-  }
-  if (poll(base->fds, (nfds_t)n, timeout) < 0) return errno == EINTR ? 0 : -1;
 
   uint64_t now = now_us();
-  int due = 0;
-  for (int i = 1; i < n; i++) {
-    short revents = base->fds[i].revents;
-    if (!revents) continue;
-    Event* ev = base->fd_events[i];
-    short fired = 0;
-    if ((ev->bits & UB_EV_READ) && (revents & (POLLIN | POLLHUP | POLLERR))) fired |= UB_EV_READ;
-    if ((ev->bits & UB_EV_WRITE) && (revents & (POLLOUT | POLLHUP | POLLERR))) fired |= UB_EV_WRITE;
-    if (fired) base->ready[due++] = (struct Ready){ev, ev->serial, fired};
-  }
+
   for (int i = 0; i < base->n_active; i++) {
     Event* ev = base->active[i];
     if (ev->has_deadline && ev->deadline <= now) base->ready[due++] = (struct Ready){ev, ev->serial, UB_EV_TIMEOUT};
@@ -310,5 +397,5 @@ int dispatch_events(EventBase* base, int extra_fd) {
   }
   base->dispatching = 0;
   release_dead(base);
-  return base->fds[0].revents ? 1 : 0;
+  return woken;
 }

@@ -352,9 +352,18 @@ static int flush(Context* c) {
   return !broken;
 }
 
-/* Hands the queued questions to libunbound, in order; a refused one becomes its result. */
-static void send_questions(Context* c, int index) {
-  while (index >= 0) {
+/*
+ * Questions sent per round at most: between rounds the answers that came back are read and
+ * handed to JS, so a burst's first answers do not wait until the last question is sent.
+ */
+#define SEND_CHUNK 64
+
+/*
+ * Hands up to SEND_CHUNK questions of the backlog to libunbound, in order (a refused one
+ * becomes its result); returns the backlog's new head (-1: all sent).
+ */
+static int send_questions(Context* c, int index) {
+  for (int sent = 0; index >= 0 && sent < SEND_CHUNK; sent++) {
     pthread_mutex_lock(&c->lock);
     Slot* slot = &c->slots[index];
     int next = slot->next;
@@ -385,6 +394,7 @@ static void send_questions(Context* c, int index) {
     }
     index = next;
   }
+  return index;
 }
 
 /* Stops the questions cancelled after they were sent; libunbound then never calls back for them. */
@@ -410,11 +420,17 @@ static void* resolver_thread(void* arg) {
   resolving = c;
   CancelRequest* cancels = NULL;
   int cap_cancels = 0;
+  /* Questions taken from the send queue and not sent yet (linked through their slots). */
+  int backlog = -1, backlog_tail = -1;
   for (;;) {
     pthread_mutex_lock(&c->lock);
     int stop = c->stopping;
-    int questions = c->send_head;
-    c->send_head = c->send_tail = -1;
+    if (c->send_head >= 0) {
+      if (backlog < 0) backlog = c->send_head;
+      else c->slots[backlog_tail].next = c->send_head;
+      backlog_tail = c->send_tail;
+      c->send_head = c->send_tail = -1;
+    }
     int n_cancels = c->n_cancels;
     if (n_cancels > cap_cancels) {
       CancelRequest* grown = realloc(cancels, (size_t)n_cancels * sizeof(CancelRequest));
@@ -433,9 +449,11 @@ static void* resolver_thread(void* arg) {
     pthread_mutex_unlock(&c->lock);
     if (stop) break;
     send_cancels(c, cancels, n_cancels);
-    send_questions(c, questions);
+    backlog = send_questions(c, backlog);
+    if (backlog < 0) backlog_tail = -1;
     if (!flush(c)) break;
-    int woken = dispatch_events(&c->events, c->wake[0]);
+    /* With questions still to send, only what is ready now: no waiting. */
+    int woken = dispatch_events(&c->events, backlog >= 0);
     if (woken < 0) usleep(RETRY_MS * 1000); /* e.g. ENOMEM: leaving would strand the questions */
     if (woken > 0) {
       char drain[64];
@@ -659,19 +677,27 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
   Context* c = calloc(1, sizeof(Context));
   if (!c) return throw_unbound(env, UB_NOMEM);
   c->env = env;
-  event_base_init(&c->events);
-  c->ub = ub_ctx_create_ub_event(&c->events.super);
-  if (!c->ub) {
+  if (pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    free(c);
+    return throw_unbound(env, UB_SOCKET);
+  }
+  if (event_base_init(&c->events, c->wake[0]) != 0 || !(c->ub = ub_ctx_create_ub_event(&c->events.super))) {
+    event_base_release(&c->events);
+    close(c->wake[0]);
+    close(c->wake[1]);
     free(c);
     return throw_unbound(env, UB_NOMEM);
   }
   /* Never a forked process (event contexts do not fork; the flag also makes ub_cancel keep
    * the query until libunbound is done with it). */
   int err = ub_ctx_async(c->ub, 1);
-  if (err != UB_NOERROR || pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+  if (err != UB_NOERROR) {
     ub_ctx_delete(c->ub);
+    event_base_release(&c->events);
+    close(c->wake[0]);
+    close(c->wake[1]);
     free(c);
-    return throw_unbound(env, err != UB_NOERROR ? err : UB_SOCKET);
+    return throw_unbound(env, err);
   }
   pthread_mutex_init(&c->lock, NULL);
   c->free_head = c->send_head = c->send_tail = -1;
@@ -682,6 +708,7 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
         napi_ok) {
     if (c->on_result) napi_delete_reference(env, c->on_result);
     ub_ctx_delete(c->ub);
+    event_base_release(&c->events);
     close(c->wake[0]);
     close(c->wake[1]);
     free(c);
