@@ -2,8 +2,9 @@
  * A small event base for libunbound's pluggable event API (unbound-event.h), run by one thread
  * with epoll (Linux) or poll(): libunbound's sockets and timers live here instead of on a
  * thread of libunbound's own. epoll because a burst keeps a thousand sockets open at once, and
- * poll() would scan them all for every few answers that arrive. Events follow libevent's rules, which libunbound expects: an event that is not
- * persistent is removed before its callback runs; a persistent one with a timeout has the
+ * poll() would scan them all for every few answers that arrive. Events follow libevent's
+ * rules, which libunbound expects: an event that is not persistent is removed before its
+ * callback runs; a persistent one with a timeout has the
  * timeout armed again each time it fires. Callbacks may add, delete and free any event,
  * including the one running: an event freed during a dispatch is freed after it.
  *

@@ -415,9 +415,21 @@ static void send_cancels(Context* c, CancelRequest* cancels, int count) {
   }
 }
 
+/*
+ * libunbound makes its worker (the outgoing sockets' table, buffers, the mesh: milliseconds,
+ * more with a large outgoing-range) in the first ub_resolve_event, before it reads the name:
+ * a name with an empty label makes it stop right there (UB_SYNTAX), so the worker is ready
+ * before the first real question instead of delaying it.
+ */
+static void make_worker(Context* c) {
+  int ignored = 0;
+  (void)ub_resolve_event(c->ub, "..", 1, 1, NULL, on_answer, &ignored);
+}
+
 static void* resolver_thread(void* arg) {
   Context* c = arg;
   resolving = c;
+  make_worker(c);
   CancelRequest* cancels = NULL;
   int cap_cancels = 0;
   /* Questions taken from the send queue and not sent yet (linked through their slots). */
@@ -465,6 +477,14 @@ static void* resolver_thread(void* arg) {
   free(cancels);
   resolving = NULL;
   return NULL;
+}
+
+/* Starts the resolver thread once (JS thread). 0: no thread could be made. */
+static int start(Context* c) {
+  if (c->running) return 1;
+  if (pthread_create(&c->thread, NULL, resolver_thread, c) != 0) return 0;
+  c->running = 1;
+  return 1;
 }
 
 static void wake(Context* c) {
@@ -842,12 +862,9 @@ static napi_value resolve(napi_env env, napi_callback_info info) {
   }
   char* name = string_arg(env, argv[0]);
   if (!name) return NULL;
-  if (!c->running) {
-    if (pthread_create(&c->thread, NULL, resolver_thread, c) != 0) {
-      free(name);
-      return throw_unbound(env, UB_NOMEM);
-    }
-    c->running = 1;
+  if (!start(c)) {
+    free(name);
+    return throw_unbound(env, UB_NOMEM);
   }
   pthread_mutex_lock(&c->lock);
   int index = slot_take(c);
@@ -921,6 +938,16 @@ static napi_value cancel(napi_env env, napi_callback_info info) {
   return boolean(env, 1);
 }
 
+/* Starts the resolver thread, which makes libunbound's worker now (after the configuration is final). */
+static napi_value warm(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  Context* c = unwrap(env, info, &argc, NULL);
+  if (!c) return NULL;
+  if (c->closed) return throw_state(env, "the libunbound context is closed");
+  if (!start(c)) return throw_unbound(env, UB_NOMEM);
+  return NULL;
+}
+
 static napi_value close_method(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   Context* c = unwrap(env, info, &argc, NULL);
@@ -979,6 +1006,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     METHOD("removeZone", zone_remove),
     METHOD("resolve", resolve),
     METHOD("cancel", cancel),
+    METHOD("warm", warm),
     METHOD("close", close_method),
     {"inFlight", NULL, NULL, in_flight, NULL, NULL, napi_default, NULL},
     {"closed", NULL, NULL, closed, NULL, NULL, napi_default, NULL},

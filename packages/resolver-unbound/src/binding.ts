@@ -64,6 +64,8 @@ export interface NativeContext {
   resolve(name: string, type: number, rrclass: number, token: number): number;
   /** True when the question was in flight: no callback will run for it (ub_cancel when sent). */
   cancel(id: number): boolean;
+  /** Starts the addon's thread, which makes libunbound's worker now rather than at the first question. */
+  warm(): void;
   /** Stops the addon's thread and deletes the ub_ctx; queries in flight get no callback. */
   close(): void;
   readonly inFlight: number;

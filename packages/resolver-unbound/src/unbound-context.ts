@@ -92,6 +92,14 @@ export class UnboundContext {
   }
 
   /**
+   * Makes libunbound's worker (sockets' table, buffers, mesh) now, on the addon's thread, so
+   * the first question does not wait for it. Only once the configuration is final.
+   */
+  warm(): void {
+    this.#native.warm();
+  }
+
+  /**
    * Asks the DNSKEY of each zone (the trust anchors') now, so that validated questions find
    * the key validated and cached when their answers come, instead of each one's validator
    * asking for it then: a cold validated question saves a round trip. The answers only fill
