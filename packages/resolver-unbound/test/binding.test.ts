@@ -27,7 +27,7 @@ import {
   loadUnboundBinding,
   unboundAvailability,
 } from '../src/binding.js';
-import { UnboundResolver, resolverOnBinding } from '../src/unbound-resolver.js';
+import { resolverOnBinding } from '../src/unbound-resolver.js';
 import { UnboundUnavailableError } from '../src/errors.js';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../scripts/build-addon.mjs', import.meta.url));
