@@ -11,14 +11,15 @@
  * set: the context never forks.
  *
  * resolve() only queues the question for the resolver thread (a slot; the thread is woken by
- * a pipe once per batch). Results are copied into a queue; the first result in an empty queue
+ * a pipe only when it sleeps, once per sleep). Results are copied into a queue; the first result in an empty queue
  * asks the JS thread, through one thread-safe function call, to take the whole queue: one hop
  * per batch, however many results arrive meanwhile. The thread-safe function keeps the event
  * loop alive only while questions are in flight (ref/unref).
  *
  * No result is lost to a missed wakeup: "the queue is not empty" implies "a call to the JS
- * thread is queued" (both change under one lock), and "a question or cancel is queued"
- * implies "the wake pipe is readable". A result that cannot be kept (out of memory) fails
+ * thread is queued" (both change under one lock), and the resolver thread sleeps only after
+ * it found no question or cancel queued, under the lock that queueing one takes: from then on
+ * the first new one writes the wake pipe. A result that cannot be kept (out of memory) fails
  * every question in flight (token 0).
  *
  * Cancel: a question is a slot of the context (id = slot and a reuse count). cancel(id) marks
@@ -131,6 +132,8 @@ typedef struct {
   int scheduled; /* a call to the JS thread is queued and has not taken the queue yet */
   int broken;    /* libunbound's error that fails every question (UB_NOMEM), else 0 */
   int stopping;
+  int asleep;    /* the resolver thread waits for events: a new question must wake it */
+  int wake_sent; /* and the wake pipe was written since it went to sleep */
 
   /* The resolver thread's own: results of this round, before they join the queue. */
   Batch fresh;
@@ -464,8 +467,21 @@ static void* resolver_thread(void* arg) {
     backlog = send_questions(c, backlog);
     if (backlog < 0) backlog_tail = -1;
     if (!flush(c)) break;
-    /* With questions still to send, only what is ready now: no waiting. */
-    int woken = dispatch_events(&c->events, backlog >= 0);
+    /* With questions still to send, only what is ready now: no waiting. Otherwise asleep, so
+     * that resolve() and cancel() write the wake pipe (only then: a write is a system call). */
+    int now_only = backlog >= 0;
+    if (!now_only) {
+      pthread_mutex_lock(&c->lock);
+      now_only = c->send_head >= 0 || c->n_cancels > 0 || c->stopping;
+      c->asleep = !now_only;
+      pthread_mutex_unlock(&c->lock);
+    }
+    int woken = dispatch_events(&c->events, now_only);
+    if (!now_only) {
+      pthread_mutex_lock(&c->lock);
+      c->asleep = c->wake_sent = 0;
+      pthread_mutex_unlock(&c->lock);
+    }
     if (woken < 0) usleep(RETRY_MS * 1000); /* e.g. ENOMEM: leaving would strand the questions */
     if (woken > 0) {
       char drain[64];
@@ -484,6 +500,13 @@ static int start(Context* c) {
   if (c->running) return 1;
   if (pthread_create(&c->thread, NULL, resolver_thread, c) != 0) return 0;
   c->running = 1;
+  return 1;
+}
+
+/* Whether the resolver thread sleeps and nobody woke it yet (lock held); it counts as woken then. */
+static int must_wake(Context* c) {
+  if (!c->asleep || c->wake_sent) return 0;
+  c->wake_sent = 1;
   return 1;
 }
 
@@ -880,14 +903,14 @@ static napi_value resolve(napi_env env, napi_callback_info info) {
   slot->type = type;
   slot->klass = klass;
   slot->async_id = 0;
-  int first = c->send_head < 0;
-  if (first) c->send_head = index;
+  if (c->send_head < 0) c->send_head = index;
   else c->slots[c->send_tail].next = index;
   c->send_tail = index;
   int id = slot->id;
+  int wake_it = must_wake(c);
   pthread_mutex_unlock(&c->lock);
-  /* One wake-up per batch: the resolver thread takes every question queued when it wakes. */
-  if (first) wake(c);
+  /* At most one wake-up per sleep: the resolver thread takes every question queued when it wakes. */
+  if (wake_it) wake(c);
   c->in_flight++;
   set_loop_ref(c);
   return int32(env, id);
@@ -927,8 +950,8 @@ static napi_value cancel(napi_env env, napi_callback_info info) {
       }
     }
     if (c->n_cancels < c->cap_cancels) {
-      first = c->n_cancels == 0;
       c->cancels[c->n_cancels++] = (CancelRequest){index, id};
+      first = must_wake(c);
     }
   }
   pthread_mutex_unlock(&c->lock);
