@@ -412,9 +412,10 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
     method:
       "dnscore's libunbound backend runs on an addon of its own: libunbound's event API on an event base of the " +
       "addon, run by one thread of the addon that calls ub_resolve_event (an answer from libunbound's cache comes " +
-      'back inside that call) and hands the answers to the JS thread in batches; cancel is ub_cancel. The npm `unbound` binding (0.4.3) runs a blocking ub_resolve ' +
-      "per question on libuv's thread pool (16 threads here). Both are set up alike: stub zones to nsd, QNAME " +
-      'minimisation off, no validation, infra-cache-max-rtt 1000. The cached answer counts A lookups answered from ' +
+      'back inside that call) and hands the answers to the JS thread in batches; cancel is ub_cancel. The npm ' +
+      "`unbound` binding (0.4.3) runs a blocking ub_resolve per question on libuv's thread pool (16 threads " +
+      'here). Both are set up alike: stub zones to nsd, QNAME minimisation off, no validation, ' +
+      'infra-cache-max-rtt 1000. The cached answer counts A lookups answered from ' +
       "libunbound's cache (dnscore without its own cache: the answer packet is parsed by the core each time), beside " +
       'node:dns asking the unbound daemon and dnscore with its core cache. The cold burst asks 1,000 distinct names ' +
       'at once through the delaying proxy (a fresh context or resolver per run); the dead zone is a stub to a UDP ' +
