@@ -128,6 +128,21 @@ describe('stress: no result is lost', { timeout: 120_000 }, () => {
     resolver.close();
   });
 
+  it('over TCP (tcp-upstream): 300 questions at once, each answered (connect, write and read events)', async () => {
+    const resolver = new UnboundResolver({
+      ...options(),
+      options: { 'do-not-query-localhost': 'no', 'tcp-upstream': 'yes' },
+    });
+    const answers = await Promise.all(
+      Array.from({ length: NAMES }, (_, i) =>
+        resolver.resolve(makeQuery(`n${i}.stress.test`, 'A'), new AbortController().signal),
+      ),
+    );
+    expect(answers.map(addresses)).toEqual(Array.from({ length: NAMES }, (_, i) => [address(i)]));
+    expect(resolver.inFlight).toBe(0);
+    resolver.close();
+  });
+
   it('close() with thousands in flight settles every question (StateError), none twice', async () => {
     const resolver = new UnboundResolver({ ...options(), maxInFlight: 4096 });
     const outcomes = Array.from({ length: 3000 }, (_, i) =>
