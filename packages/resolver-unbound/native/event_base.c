@@ -281,26 +281,28 @@ void event_base_release(EventBase* base) {
   base->n_active = base->cap_active = base->cap_fds = base->cap_ready = 0;
 }
 
-static int grow(EventBase* base, int need) {
-  if (need > base->cap_fds) {
-    int cap = base->cap_fds ? base->cap_fds : 64;
-    while (cap < need) cap *= 2;
-    struct pollfd* fds = realloc(base->fds, (size_t)cap * sizeof(struct pollfd));
-    if (!fds) return 0;
-    base->fds = fds;
-    Event** events = realloc(base->fd_events, (size_t)cap * sizeof(Event*));
-    if (!events) return 0;
-    base->fd_events = events;
-    base->cap_fds = cap;
-  }
-  if (need > base->cap_ready) {
-    int cap = base->cap_ready ? base->cap_ready : 64;
-    while (cap < need) cap *= 2;
-    struct Ready* ready = realloc(base->ready, (size_t)cap * sizeof(struct Ready));
-    if (!ready) return 0;
-    base->ready = ready;
-    base->cap_ready = cap;
-  }
+static int grow_fds(EventBase* base, int need) {
+  if (need <= base->cap_fds) return 1;
+  int cap = base->cap_fds ? base->cap_fds : 64;
+  while (cap < need) cap *= 2;
+  struct pollfd* fds = realloc(base->fds, (size_t)cap * sizeof(struct pollfd));
+  if (!fds) return 0;
+  base->fds = fds;
+  Event** events = realloc(base->fd_events, (size_t)cap * sizeof(Event*));
+  if (!events) return 0;
+  base->fd_events = events;
+  base->cap_fds = cap;
+  return 1;
+}
+
+static int grow_ready(EventBase* base, int need) {
+  if (need <= base->cap_ready) return 1;
+  int cap = base->cap_ready ? base->cap_ready : 64;
+  while (cap < need) cap *= 2;
+  struct Ready* ready = realloc(base->ready, (size_t)cap * sizeof(struct Ready));
+  if (!ready) return 0;
+  base->ready = ready;
+  base->cap_ready = cap;
   return 1;
 }
 
@@ -316,9 +318,31 @@ static int wait_ms(EventBase* base) {
   return nearest <= now ? 0 : (int)((nearest - now + 999) / 1000);
 }
 
-int dispatch_events(EventBase* base, int now_only) {
-  /* Room for every active event twice (its fd and its deadline may both be due) and the extra fd. */
-  if (!grow(base, 2 * base->n_active + 1)) {
+/* The wait itself, without the lock: another thread may use libunbound meanwhile (frees deferred). */
+static int wait_unlocked(EventBase* base, pthread_mutex_t* lock, int (*wait)(EventBase*, int), int timeout) {
+  base->dispatching = 1;
+  pthread_mutex_unlock(lock);
+  int n = wait(base, timeout);
+  int saved = errno;
+  pthread_mutex_lock(lock);
+  errno = saved;
+  return n;
+}
+
+#ifdef __linux__
+static int epoll_wait_base(EventBase* base, int timeout) {
+  int max = (int)((size_t)base->cap_fds * sizeof(Event*) / sizeof(struct epoll_event));
+  return epoll_wait(base->epoll_fd, (struct epoll_event*)base->fd_events, max, timeout);
+}
+#endif
+
+static int poll_base(EventBase* base, int timeout) {
+  return poll(base->fds, (nfds_t)base->n_fds, timeout);
+}
+
+int dispatch_events(EventBase* base, int now_only, pthread_mutex_t* lock) {
+  /* Room for every active event's fd and the extra fd (due events: counted after the wait). */
+  if (!grow_fds(base, base->n_active + 1)) {
     errno = ENOMEM;
     return -1;
   }
@@ -328,15 +352,26 @@ int dispatch_events(EventBase* base, int now_only) {
   if (base->epoll_fd >= 0) {
     /* epoll_event and pollfd arrays share the room grown above (an epoll_event is 12 bytes). */
     struct epoll_event* ready = (struct epoll_event*)base->fd_events;
-    int max = (int)((size_t)base->cap_fds * sizeof(Event*) / sizeof(struct epoll_event));
-    int n = epoll_wait(base->epoll_fd, ready, max, now_only ? 0 : wait_ms(base));
-    if (n < 0) return errno == EINTR ? 0 : -1;
+    int n = now_only ? epoll_wait_base(base, 0) : wait_unlocked(base, lock, epoll_wait_base, wait_ms(base));
+    if (n < 0) {
+      base->dispatching = 0;
+      release_dead(base);
+      return errno == EINTR ? 0 : -1;
+    }
+    /* Events added while the lock was released may be due too: room for all of them. */
+    if (!grow_ready(base, n + base->n_active)) {
+      base->dispatching = 0;
+      release_dead(base);
+      errno = ENOMEM;
+      return -1;
+    }
     for (int i = 0; i < n; i++) {
       Event* ev = ready[i].data.ptr;
       if (!ev) {
         woken = 1;
         continue;
       }
+      if (ev->dead || ev->slot < 0) continue; /* freed or deleted while the lock was released */
       uint32_t revents = ready[i].events;
       short fired = 0;
       if ((ev->bits & UB_EV_READ) && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))) fired |= UB_EV_READ;
@@ -360,12 +395,25 @@ int dispatch_events(EventBase* base, int now_only) {
       base->fds[n].revents = 0;
       base->fd_events[n++] = ev;
     }
-    if (poll(base->fds, (nfds_t)n, now_only ? 0 : wait_ms(base)) < 0) return errno == EINTR ? 0 : -1;
+    base->n_fds = n;
+    int polled = now_only ? poll_base(base, 0) : wait_unlocked(base, lock, poll_base, wait_ms(base));
+    if (polled < 0) {
+      base->dispatching = 0;
+      release_dead(base);
+      return errno == EINTR ? 0 : -1;
+    }
     woken = base->fds[0].revents != 0;
+    if (!grow_ready(base, n + base->n_active)) {
+      base->dispatching = 0;
+      release_dead(base);
+      errno = ENOMEM;
+      return -1;
+    }
     for (int i = 1; i < n; i++) {
       short revents = base->fds[i].revents;
       if (!revents) continue;
       Event* ev = base->fd_events[i];
+      if (ev->dead || ev->slot < 0) continue; /* freed or deleted while the lock was released */
       short fired = 0;
       if ((ev->bits & UB_EV_READ) && (revents & (POLLIN | POLLHUP | POLLERR))) fired |= UB_EV_READ;
       if ((ev->bits & UB_EV_WRITE) && (revents & (POLLOUT | POLLHUP | POLLERR))) fired |= UB_EV_WRITE;

@@ -8,13 +8,15 @@
  * timeout armed again each time it fires. Callbacks may add, delete and free any event,
  * including the one running: an event freed during a dispatch is freed after it.
  *
- * One thread only: the thread that runs dispatch_events() and calls ub_resolve_event/ub_cancel
- * (before that thread starts and after it ends, the thread that owns the context).
+ * Not thread-safe by itself: every call into libunbound and this base happens under one lock
+ * (the caller's), which dispatch_events() releases only while it waits; an event freed by
+ * another thread meanwhile is freed after the round, as during callbacks.
  */
 #ifndef DNSCORE_EVENT_BASE_H
 #define DNSCORE_EVENT_BASE_H
 
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <unbound-event.h>
 
@@ -33,6 +35,7 @@ typedef struct {
   struct pollfd* fds;
   Event** fd_events;
   int cap_fds;
+  int n_fds;
   /* Events due in this round: the event, its activation count then, and the bits that fired. */
   struct Ready* ready;
   int cap_ready;
@@ -45,10 +48,11 @@ int event_base_init(EventBase* base, int extra_fd);
 void event_base_release(EventBase* base);
 
 /*
- * One round: waits until the extra fd or an event's fd is ready or the nearest deadline
- * passes (`now_only`: does not wait), then runs the callbacks of what is due. Returns 1 when
- * the extra fd was readable, 0 when not, -1 when the wait failed (errno set).
+ * One round, with `lock` held: waits until the extra fd or an event's fd is ready or the
+ * nearest deadline passes (`now_only`: does not wait; `lock` is released during the wait),
+ * then runs the callbacks of what is due. Returns 1 when the extra fd was readable, 0 when
+ * not, -1 when the wait failed (errno set).
  */
-int dispatch_events(EventBase* base, int now_only);
+int dispatch_events(EventBase* base, int now_only, pthread_mutex_t* lock);
 
 #endif

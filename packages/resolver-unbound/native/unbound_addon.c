@@ -117,6 +117,13 @@ typedef struct {
   int running;
   int wake[2];
 
+  /*
+   * Every call into libunbound and the event base, and `fresh` and `lost` below. The resolver
+   * thread holds it except while it waits for events; the JS thread takes it only when it is
+   * free (then the resolver thread waits), to ask libunbound itself (resolve()).
+   */
+  pthread_mutex_t ub_lock;
+
   /* Shared by the resolver thread and the JS thread, under the lock. */
   pthread_mutex_t lock;
   Slot* slots;
@@ -135,7 +142,7 @@ typedef struct {
   int asleep;    /* the resolver thread waits for events: a new question must wake it */
   int wake_sent; /* and the wake pipe was written since it went to sleep */
 
-  /* The resolver thread's own: results of this round, before they join the queue. */
+  /* Under ub_lock: results of this round, before they join the queue. */
   Batch fresh;
   int lost; /* results of this round that could not be kept (out of memory) */
 
@@ -148,8 +155,12 @@ typedef struct {
 /* libunbound contexts not yet deleted, in every thread of the process (for tests and leaks). */
 static int open_contexts;
 
-/* The context whose resolver thread this is: libunbound's callbacks append to it. */
+/* The context whose libunbound this thread calls now: libunbound's callbacks append to it. */
 static __thread Context* resolving;
+
+/* On the JS thread, during its own ub_resolve_event: that question's slot, and its answer if it came at once. */
+static __thread int direct_index = -1;
+static __thread Done direct_done;
 
 static napi_value throw_unbound(napi_env env, int err) {
   char message[160];
@@ -316,6 +327,14 @@ static void on_answer(void* mydata, int rcode, void* packet, int packet_len, int
     done.why_bogus = strdup(why_bogus);
     if (!done.why_bogus) ok = 0;
   }
+  if (done.slot == direct_index) {
+    if (!ok) {
+      done_free(&done);
+      done.err = UB_NOMEM;
+    }
+    direct_done = done;
+    return;
+  }
   if (!ok || !batch_push(&c->fresh, done)) {
     done_free(&done);
     c->lost++;
@@ -432,6 +451,7 @@ static void make_worker(Context* c) {
 static void* resolver_thread(void* arg) {
   Context* c = arg;
   resolving = c;
+  pthread_mutex_lock(&c->ub_lock);
   make_worker(c);
   CancelRequest* cancels = NULL;
   int cap_cancels = 0;
@@ -476,7 +496,7 @@ static void* resolver_thread(void* arg) {
       c->asleep = !now_only;
       pthread_mutex_unlock(&c->lock);
     }
-    int woken = dispatch_events(&c->events, now_only);
+    int woken = dispatch_events(&c->events, now_only, &c->ub_lock);
     if (!now_only) {
       pthread_mutex_lock(&c->lock);
       c->asleep = c->wake_sent = 0;
@@ -490,6 +510,7 @@ static void* resolver_thread(void* arg) {
     }
     if (!flush(c)) break;
   }
+  pthread_mutex_unlock(&c->ub_lock);
   free(cancels);
   resolving = NULL;
   return NULL;
@@ -553,6 +574,7 @@ static void shutdown_context(Context* c) {
 static void release_owner(Context* c) {
   if (--c->owners > 0) return;
   pthread_mutex_destroy(&c->lock);
+  pthread_mutex_destroy(&c->ub_lock);
   free(c);
 }
 
@@ -743,6 +765,7 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
     return throw_unbound(env, err);
   }
   pthread_mutex_init(&c->lock, NULL);
+  pthread_mutex_init(&c->ub_lock, NULL);
   c->free_head = c->send_head = c->send_tail = -1;
   napi_value name;
   napi_create_string_utf8(env, "libunbound results", NAPI_AUTO_LENGTH, &name);
@@ -870,6 +893,72 @@ static napi_value set_stub(napi_env env, napi_callback_info info) {
   return setup_result(env, c, err);
 }
 
+/* libunbound's answer given inside ub_resolve_event, as resolve() returns it: [err, rcode, packet, sec, whyBogus, rateLimited]. */
+static napi_value answer_array(napi_env env, Done* done) {
+  napi_value array, null;
+  napi_get_null(env, &null);
+  if (napi_create_array_with_length(env, 6, &array) != napi_ok) return NULL;
+  napi_value packet = done->packet ? buffer_copy(env, done->packet, (size_t)done->packet_len) : null;
+  napi_value items[6] = {int32(env, done->err), int32(env, done->rcode), packet ? packet : null,
+                         int32(env, done->sec), string_or_null(env, done->why_bogus), boolean(env, done->rate_limited)};
+  for (uint32_t i = 0; i < 6; i++) napi_set_element(env, array, i, items[i]);
+  return array;
+}
+
+/*
+ * resolve() on the JS thread, with ub_lock taken (the resolver thread waits): an answer
+ * libunbound has cached, or local data, comes back inside ub_resolve_event and is returned at
+ * once, without a hop to any thread; otherwise the question is in flight as if the resolver
+ * thread had sent it, and that thread is woken to wait for its sockets and timers too.
+ */
+static napi_value resolve_here(napi_env env, Context* c, char* name, int type, int klass, int token) {
+  pthread_mutex_lock(&c->lock);
+  int index = slot_take(c);
+  if (index >= 0) {
+    Slot* slot = &c->slots[index];
+    slot->token = token;
+    slot->state = SLOT_SENT;
+    slot->async_id = 0;
+  }
+  pthread_mutex_unlock(&c->lock);
+  if (index < 0) {
+    pthread_mutex_unlock(&c->ub_lock);
+    free(name);
+    return throw_unbound(env, UB_NOMEM);
+  }
+  direct_index = index;
+  direct_done = (Done){-1, 0, 0, 0, 0, NULL, 0, NULL};
+  resolving = c;
+  int async_id = 0;
+  int err = ub_resolve_event(c->ub, name, type, klass, (void*)(intptr_t)index, on_answer, &async_id);
+  resolving = NULL;
+  direct_index = -1;
+  free(name);
+  Done done = direct_done;
+  direct_done.packet = NULL;
+  direct_done.why_bogus = NULL;
+  if (err != UB_NOERROR) done = (Done){index, err, 0, 0, 0, NULL, 0, NULL};
+  int answered = done.slot == index;
+  pthread_mutex_lock(&c->lock);
+  int id = c->slots[index].id;
+  if (answered) slot_free(c, index);
+  else c->slots[index].async_id = async_id;
+  int wake_it = !answered && must_wake(c);
+  pthread_mutex_unlock(&c->lock);
+  /* Answers to other questions that this call completed (questions merged with this one). */
+  (void)flush(c);
+  pthread_mutex_unlock(&c->ub_lock);
+  if (wake_it) wake(c);
+  if (answered) {
+    napi_value result = answer_array(env, &done);
+    done_free(&done);
+    return result;
+  }
+  c->in_flight++;
+  set_loop_ref(c);
+  return int32(env, id);
+}
+
 static napi_value resolve(napi_env env, napi_callback_info info) {
   size_t argc = 4;
   napi_value argv[4];
@@ -889,6 +978,8 @@ static napi_value resolve(napi_env env, napi_callback_info info) {
     free(name);
     return throw_unbound(env, UB_NOMEM);
   }
+  /* The resolver thread waits for events: ask libunbound here, at once. */
+  if (pthread_mutex_trylock(&c->ub_lock) == 0) return resolve_here(env, c, name, type, klass, token);
   pthread_mutex_lock(&c->lock);
   int index = slot_take(c);
   if (index < 0) {

@@ -45,6 +45,12 @@ export type NativeResultCallback = (
 ) => void;
 
 /**
+ * An answer resolve() got inside its own call (libunbound's cache or local data, or libunbound's
+ * error): [err, rcode, packet, sec, whyBogus, rateLimited], as NativeResultCallback has them.
+ */
+export type NativeAnswer = readonly [number, number, Uint8Array | null, number, string | null, boolean];
+
+/**
  * A libunbound context (ub_ctx) of the addon, on libunbound's event API run by a thread of the
  * addon (never a forked process: ub_ctx_async(ctx, 1)).
  */
@@ -58,10 +64,11 @@ export interface NativeContext {
   addTrustAnchorFile(file: string): void;
   removeZone(name: string): void;
   /**
-   * Queues the question for the addon's thread (ub_resolve_event); returns its id. A name
-   * libunbound refuses comes back as a result with libunbound's error.
+   * Asks libunbound (ub_resolve_event): here when the addon's thread waits for events, else
+   * through that thread. Returns the question's id, or the answer when it came inside the call
+   * (then no callback runs for it). A name libunbound refuses comes back with libunbound's error.
    */
-  resolve(name: string, type: number, rrclass: number, token: number): number;
+  resolve(name: string, type: number, rrclass: number, token: number): number | NativeAnswer;
   /** True when the question was in flight: no callback will run for it (ub_cancel when sent). */
   cancel(id: number): boolean;
   /** Starts the addon's thread, which makes libunbound's worker now rather than at the first question. */

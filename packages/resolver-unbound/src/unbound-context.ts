@@ -6,7 +6,7 @@
  * Identical questions in flight are merged by libunbound's mesh (one query on the wire).
  */
 import { StateError, abortError, mayAbort, onAbort } from '@dnscore/core/plugin';
-import type { NativeContext, UnboundAddon, UnboundResultRaw } from './binding.js';
+import type { NativeAnswer, NativeContext, UnboundAddon, UnboundResultRaw } from './binding.js';
 import { eventResult } from './event-result.js';
 
 interface Pending {
@@ -127,12 +127,19 @@ export class UnboundContext {
     if (this.#native.closed || this.#retiring)
       return Promise.reject(new StateError('the libunbound context is closed'));
     const token = this.#nextToken();
-    let id: number;
+    let sent: number | NativeAnswer;
     try {
-      id = this.#native.resolve(name, type, rrclass, token);
+      sent = this.#native.resolve(name, type, rrclass, token);
     } catch (error) {
       return Promise.reject(this.#fromNative(error));
     }
+    if (typeof sent !== 'number') {
+      // Answered inside the call (libunbound's cache, local data, or libunbound's error).
+      const [err, rcode, packet, sec, whyBogus, rateLimited] = sent;
+      if (err !== 0) return Promise.reject(this.#error(err));
+      return Promise.resolve(eventResult(name, type, rrclass, rcode, packet, sec, whyBogus, rateLimited));
+    }
+    const id = sent;
     return new Promise<UnboundResultRaw>((resolve, reject) => {
       const pending: Pending = { name, type, rrclass, resolve, reject, forget: undefined };
       this.#pending.set(token, pending);
