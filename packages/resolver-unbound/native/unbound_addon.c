@@ -893,7 +893,8 @@ static napi_value set_stub(napi_env env, napi_callback_info info) {
   return setup_result(env, c, err);
 }
 
-/* libunbound's answer given inside ub_resolve_event, as resolve() returns it: [err, rcode, packet, sec, whyBogus, rateLimited]. */
+/* libunbound's answer given inside ub_resolve_event, as resolve() returns it:
+ * [err, rcode, packet, sec, whyBogus, rateLimited]. */
 static napi_value answer_array(napi_env env, Done* done) {
   napi_value array, null;
   napi_get_null(env, &null);

@@ -120,7 +120,7 @@ describe('UnboundContext', () => {
     expect(context.inFlight).toBe(0);
   });
 
-  it('local answers come back inside resolve() or through the callback, each once; cancel after that is false', async () => {
+  it('local answers come back inside resolve() or through the callback, each once', async () => {
     // The native context directly, to see every callback libunbound makes.
     const calls: number[] = [];
     const onResult = (token: number): void => {
@@ -210,7 +210,7 @@ describe('UnboundContext against a server (a relay holds queries on the wire)', 
     await proxy?.close();
   });
 
-  it('cancel racing answers from the server: each question settles once, a cancelled one never calls back', async () => {
+  it('cancel racing answers from the server: each settles once, a cancelled one never calls back', async () => {
     const calls: number[] = [];
     const onResult = (token: number): void => {
       calls.push(token);
