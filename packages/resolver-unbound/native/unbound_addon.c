@@ -10,11 +10,15 @@
  * and no question or result crosses a pipe inside libunbound. ub_ctx_async(ctx, 1) is still
  * set: the context never forks.
  *
- * resolve() only queues the question for the resolver thread (a slot; the thread is woken by
- * a pipe only when it sleeps, once per sleep). Results are copied into a queue; the first result in an empty queue
- * asks the JS thread, through one thread-safe function call, to take the whole queue: one hop
- * per batch, however many results arrive meanwhile. The thread-safe function keeps the event
- * loop alive only while questions are in flight (ref/unref).
+ * resolve() asks libunbound itself when the resolver thread waits for events (ub_lock, which
+ * guards libunbound and the event base, is free only then): an answer libunbound has cached,
+ * or local data, comes back inside ub_resolve_event and resolve() returns it, without a hop
+ * to any thread; a question that goes out stays in flight like the others. When the resolver
+ * thread is busy, resolve() queues the question for it (a slot; the thread is woken by a pipe
+ * only when it sleeps, once per sleep). Results are copied into a queue; the first result in
+ * an empty queue asks the JS thread, through one thread-safe function call, to take the whole
+ * queue: one hop per batch, however many results arrive meanwhile. The thread-safe function
+ * keeps the event loop alive only while questions are in flight (ref/unref).
  *
  * No result is lost to a missed wakeup: "the queue is not empty" implies "a call to the JS
  * thread is queued" (both change under one lock), and the resolver thread sleeps only after
@@ -28,7 +32,9 @@
  *
  * JS API: version(), strerror(code), new Context(onResult) with set/add methods that throw
  * Error { code: 'ERR_UNBOUND' } with libunbound's message, resolve(name, type, class, token)
- * -> question id, cancel(question id) -> bool (true: no callback will run for it), close(),
+ * -> question id, or the answer when it came inside the call ([err, rcode, packet, sec,
+ * whyBogus, rateLimited]; no callback then), cancel(question id) -> bool (true: no callback
+ * will run for it), warm() (starts the resolver thread, which makes libunbound's worker), close(),
  * and the inFlight getter. onResult(token, err, rcode, packet, sec, whyBogus, rateLimited)
  * runs on the JS thread, as libunbound's event callback has it: err is libunbound's error
  * (0: resolved), rcode the DNS rcode of a failure (0: `packet` holds the answer), sec 0
