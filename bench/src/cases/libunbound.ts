@@ -1,5 +1,5 @@
 /**
- * Part 8: dnscore's own libunbound addon (asynchronous: libunbound's thread, ub_fd watched,
+ * Part 8: dnscore's own libunbound addon (libunbound's event API run by a thread of the addon,
  * ub_cancel) against the npm `unbound` binding (a blocking ub_resolve per question on libuv's
  * thread pool) and node:dns: a cached answer, 1,000 distinct cold questions at once, a dead
  * upstream for one zone beside a live one, and memory over 100,000 questions.
@@ -410,11 +410,12 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
     id: 'unbound',
     title: "8. libunbound: dnscore's addon against the npm binding",
     method:
-      "dnscore's libunbound backend runs on an addon of its own: each question is a ub_resolve_async on libunbound's " +
-      'own thread (ub_ctx_async), a watcher thread of the addon polls ub_fd and the JS thread drains every ready ' +
-      'result with one ub_process; cancel is ub_cancel. The npm `unbound` binding (0.4.3) runs a blocking ub_resolve ' +
-      "per question on libuv's thread pool (16 threads here). Both are set up alike: stub zones to nsd, QNAME " +
-      'minimisation off, no validation, infra-cache-max-rtt 1000. The cached answer counts A lookups answered from ' +
+      "dnscore's libunbound backend runs on an addon of its own: libunbound's event API on an event base of the " +
+      "addon, run by one thread of the addon that calls ub_resolve_event (an answer from libunbound's cache comes " +
+      'back inside that call) and hands the answers to the JS thread in batches; cancel is ub_cancel. The npm ' +
+      "`unbound` binding (0.4.3) runs a blocking ub_resolve per question on libuv's thread pool (16 threads " +
+      'here). Both are set up alike: stub zones to nsd, QNAME minimisation off, no validation, ' +
+      'infra-cache-max-rtt 1000. The cached answer counts A lookups answered from ' +
       "libunbound's cache (dnscore without its own cache: the answer packet is parsed by the core each time), beside " +
       'node:dns asking the unbound daemon and dnscore with its core cache. The cold burst asks 1,000 distinct names ' +
       'at once through the delaying proxy (a fresh context or resolver per run); the dead zone is a stub to a UDP ' +

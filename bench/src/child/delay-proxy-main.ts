@@ -2,7 +2,10 @@
  * A delaying DNS proxy, run in a process of its own so that the code being measured never
  * delays it: each query (UDP, or TCP with its two-byte length) is forwarded to the upstream
  * server at once and its answer handed back `delay` ms after the query arrived, as a server
- * `delay` ms away would answer. Controlled over the fork IPC channel:
+ * `delay` ms away would answer. UDP goes upstream over one socket, each query under an ID of
+ * the proxy's (put back in the answer), and both UDP sockets have large receive buffers: a
+ * burst of 1,000 queries at once is relayed in a few milliseconds instead of overflowing the
+ * front socket while a socket is made per query. Controlled over the fork IPC channel:
  *   { type: 'stats' } -> { type: 'stats', udp, tcp }    queries seen since the last reset
  *   { type: 'reset' } -> { type: 'reset' }
  *   { type: 'delay', ms } -> { type: 'delay', ms }
@@ -17,20 +20,50 @@ let delay = Number(delayText);
 let udpQueries = 0;
 let tcpQueries = 0;
 
-let front = createSocket('udp4');
+/** Large enough for a burst of thousands of queries (the kernel caps it at net.core.rmem_max). */
+const BUFFER_BYTES = 8 * 1024 * 1024;
+/** An answer that never comes frees its ID after this long. */
+const FORGET_MS = 10_000;
+
+const udp = (): ReturnType<typeof createSocket> =>
+  createSocket({ type: 'udp4', recvBufferSize: BUFFER_BYTES, sendBufferSize: BUFFER_BYTES });
+let front = udp();
 front.on('message', onQuery);
+
+interface Waiting {
+  readonly id: number;
+  readonly client: RemoteInfo;
+  readonly arrived: number;
+}
+
+/** Queries relayed upstream and not answered yet, by the proxy's ID. */
+const waiting = new Map<number, Waiting>();
+let lastId = 0;
+const upstream = udp();
+upstream.bind(0, '127.0.0.1');
+upstream.on('message', (answer: Buffer) => {
+  if (answer.length < 12) return;
+  const query = waiting.get(answer.readUInt16BE(0));
+  if (!query) return;
+  waiting.delete(answer.readUInt16BE(0));
+  answer.writeUInt16BE(query.id, 0);
+  later(query.arrived, () => front.send(answer, query.client.port, query.client.address));
+});
+setInterval(() => {
+  const old = performance.now() - FORGET_MS;
+  for (const [id, query] of waiting) if (query.arrived < old) waiting.delete(id);
+}, 1000).unref();
 
 function onQuery(query: Buffer, client: RemoteInfo): void {
   udpQueries++;
+  if (query.length < 12 || waiting.size >= 0xffff) return;
   const arrived = performance.now();
-  const back = createSocket('udp4');
-  const give = setTimeout(() => back.close(), 10_000);
-  back.once('message', (answer: Buffer) => {
-    clearTimeout(give);
-    back.close();
-    later(arrived, () => front.send(answer, client.port, client.address));
-  });
-  back.send(query, upstreamPort, upstreamAddress);
+  do lastId = (lastId + 1) & 0xffff;
+  while (waiting.has(lastId));
+  waiting.set(lastId, { id: query.readUInt16BE(0), client, arrived });
+  const relayed = Buffer.from(query);
+  relayed.writeUInt16BE(lastId, 0);
+  upstream.send(relayed, upstreamPort, upstreamAddress);
 }
 
 /** TCP: each framed query is relayed over its own upstream connection and answered in order of completion. */
@@ -96,7 +129,7 @@ function listen(attempt: number): void {
         process.exit(1);
       }
       front.close(() => {
-        front = createSocket('udp4');
+        front = udp();
         front.on('message', onQuery);
         listen(attempt + 1);
       });

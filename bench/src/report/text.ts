@@ -76,20 +76,22 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
 - **Cold latency (part 1)**: dnscore with the system backend needs one round trip, but it lands at
   1.1-1.2 D, not 1.0 D: each query gets a fresh socket on a random port (RFC 5452), and six sockets,
   six answers checked and six results built cost about 1-2 ms of CPU on this machine; c-ares
-  reuses one socket and parses in C. libunbound adds its thread hand-offs (the question to
-  libunbound's thread, the answer through the addon's watcher) and, with DNSSEC, fetches the
-  zone's DNSKEY; QNAME minimisation (libunbound's default) costs two more round trips
+  reuses one socket and parses in C. libunbound adds one hand-off each way (the question to the
+  addon's resolver thread, which runs libunbound's event API, the answers back in a batch) and,
+  with DNSSEC, its signature checks; QNAME minimisation (libunbound's default) costs two more round trips
   in stub mode, which is why the backend turns it off for one's own servers.
-- **DNSSEC (part 3)**: validation costs one round trip cold (the DNSKEY), the signature checks, and
-  for SIP a second round: a secure answer's additional section is not used (it is not validated),
-  so the targets' addresses are asked. Cold, the addon's questions share libunbound's one
-  asynchronous worker, whose mesh asks the zone's DNSKEY once however many questions wait (the npm
-  binding's blocking \`ub_resolve\` gave every call a worker of its own: six validated questions at
-  once made 12 queries). Warm,
+- **DNSSEC (part 3)**: validation costs the signature checks and, for SIP, a second round: a
+  secure answer's additional section is not used by @dnscore/sip, so the targets' addresses are
+  asked. The zone's DNSKEY costs no round trip of its own: the backend asks the trust anchors'
+  DNSKEY when it is constructed, and the addon makes libunbound's worker then too, so the key is
+  on the wire with the first questions. The addon's questions share one libunbound worker, whose
+  mesh asks the DNSKEY once however many questions wait (the npm binding's blocking
+  \`ub_resolve\` gave every call a worker of its own: six validated questions at once made 12
+  queries). Warm,
   through the core's cache, validated resolutions are slower: the signed packets are larger, and a
   secure SRV answer's targets are asked rather than taken from its additional section. Through
-  libunbound each lookup, cached or not, crosses two threads and its packet is parsed again, which is
-  why the core cache belongs in front of libunbound.
+  libunbound each lookup, cached or not, goes to the addon's thread and back and its packet is parsed
+  again, which is why the core cache belongs in front of libunbound.
 - **Failover (part 4)**: for a 503 or a refused connection the npm \`sip\` stack's first request is
   1-2 ms faster than the bridge's: the bridge's first request resolves with an empty cache (two
   queries on fresh sockets) and walks a failover cursor; both fail over at once, and the bridge's

@@ -2,27 +2,44 @@
  * dnscore's libunbound addon: asynchronous libunbound through pure Node-API (no libuv, no
  * node-gyp, no Node headers beyond node-api-headers).
  *
- * One Context per ub_ctx. ub_ctx_async(ctx, 1) at creation: libunbound resolves on a thread
- * of its own instead of forking the process. Results wait on ub_fd(); a watcher thread of
- * this addon poll()s that fd and, when it is readable, asks the JS thread (through a
- * thread-safe function) to call ub_process(), which drains every ready result in one call and
- * runs the callbacks there; the watcher then waits until that is done before polling again.
- * A pipe wakes the watcher on close so it can be joined, and when questions start to wait.
- * The thread-safe function keeps the event loop alive only while queries are in flight
- * (ref/unref).
+ * One Context per ub_ctx, made with libunbound's event API (ub_ctx_create_ub_event) on an
+ * event base of this addon (event_base.c), which one thread of the addon runs: the resolver
+ * thread. It does every libunbound call that resolves: ub_resolve_event (an answer libunbound
+ * has cached, or local data, comes back inside that call), ub_cancel, and the sockets and
+ * timers of the questions that go out. libunbound starts no thread and no process of its own,
+ * and no question or result crosses a pipe inside libunbound. ub_ctx_async(ctx, 1) is still
+ * set: the context never forks.
  *
- * A safety net against a lost wakeup: while questions are in flight, the watcher asks the JS
- * thread to run ub_process at least once a second even when ub_fd did not turn readable, and
- * asks again when a request has not been served within that second (ub_process does not
- * block when nothing is ready). The watcher never leaves while the context is open: a failed
- * poll or thread-safe call is tried again after that second, and a result that cannot be kept
- * (out of memory) or a broken pipe to libunbound fails every question in flight (token 0).
+ * resolve() asks libunbound itself when the resolver thread waits for events (ub_lock, which
+ * guards libunbound and the event base, is free only then): an answer libunbound has cached,
+ * or local data, comes back inside ub_resolve_event and resolve() returns it, without a hop
+ * to any thread; a question that goes out stays in flight like the others. When the resolver
+ * thread is busy, resolve() queues the question for it (a slot; the thread is woken by a pipe
+ * only when it sleeps, once per sleep). Results are copied into a queue; the first result in
+ * an empty queue asks the JS thread, through one thread-safe function call, to take the whole
+ * queue: one hop per batch, however many results arrive meanwhile. The thread-safe function
+ * keeps the event loop alive only while questions are in flight (ref/unref).
+ *
+ * No result is lost to a missed wakeup: "the queue is not empty" implies "a call to the JS
+ * thread is queued" (both change under one lock), and the resolver thread sleeps only after
+ * it found no question or cancel queued, under the lock that queueing one takes: from then on
+ * the first new one writes the wake pipe. A result that cannot be kept (out of memory) fails
+ * every question in flight (token 0).
+ *
+ * Cancel: a question is a slot of the context (id = slot and a reuse count). cancel(id) marks
+ * it cancelled: not sent yet, it never is; sent, the resolver thread calls ub_cancel (libunbound
+ * then never calls back); a result already on its way is dropped before JS sees it.
  *
  * JS API: version(), strerror(code), new Context(onResult) with set/add methods that throw
  * Error { code: 'ERR_UNBOUND' } with libunbound's message, resolve(name, type, class, token)
- * -> async id, cancel(async id) -> bool, close(), and the inFlight getter. onResult(token,
- * err, result) runs on the JS thread; token 0 with an error means the context broke and every
- * query in flight failed.
+ * -> question id, or the answer when it came inside the call ([err, rcode, packet, sec,
+ * whyBogus, rateLimited]; no callback then), cancel(question id) -> bool (true: no callback
+ * will run for it), warm() (starts the resolver thread, which makes libunbound's worker), close(),
+ * and the inFlight getter. onResult(token, err, rcode, packet, sec, whyBogus, rateLimited)
+ * runs on the JS thread, as libunbound's event callback has it: err is libunbound's error
+ * (0: resolved), rcode the DNS rcode of a failure (0: `packet` holds the answer), sec 0
+ * insecure, 1 bogus, 2 secure. Token 0 with an error: the context broke, every question in
+ * flight failed.
  */
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
@@ -30,29 +47,67 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unbound-event.h>
 #include <unbound.h>
 #include <unistd.h>
+
+#include "event_base.h"
 
 #define CHECK(call)                                                                                        \
   do {                                                                                                     \
     if ((call) != napi_ok) return NULL;                                                                    \
   } while (0)
 
+/* One result, copied out of libunbound's buffers. */
 typedef struct {
-  int token;
+  int slot; /* the question's slot; its token once taken by the JS thread (0: dropped) */
   int err;
-  struct ub_result* result;
+  int rcode;
+  int sec;
+  int rate_limited;
+  uint8_t* packet; /* NULL when rcode is not 0 */
+  int packet_len;
+  char* why_bogus;
 } Done;
+
+/* A growable array of results. */
+typedef struct {
+  Done* items;
+  size_t len;
+  size_t cap;
+} Batch;
+
+enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_SENT, SLOT_CANCELLED };
+
+/* One question from resolve() until its result reaches JS (or it is cancelled). */
+typedef struct {
+  int id;       /* what resolve() returned: the slot's index and its reuse count */
+  int token;    /* the caller's */
+  int async_id; /* libunbound's, once sent (0 for an answer given inside ub_resolve_event) */
+  int state;
+  int type;
+  int klass;
+  char* name; /* owned until sent */
+  int next;   /* the next slot in the send queue or the free list, -1 at the end */
+} Slot;
+
+#define SLOT_BITS 20
+#define SLOT_MASK ((1 << SLOT_BITS) - 1)
+
+/* A cancel for the resolver thread: the slot and the id it had then. */
+typedef struct {
+  int index;
+  int id;
+} CancelRequest;
 
 typedef struct {
   struct ub_ctx* ub;
+  EventBase events;
   napi_env env;
   napi_threadsafe_function tsfn;
   /* onResult: weak while idle (the JS side may drop the context), strong while questions wait. */
@@ -64,29 +119,54 @@ typedef struct {
   int closed;
   int owners; /* the JS wrapper and the thread-safe function; freed when both are gone */
 
-  pthread_t watcher;
-  int watching;
+  pthread_t thread;
+  int running;
   int wake[2];
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  int calls; /* requests to run ub_process queued for the JS thread and not served yet */
-  int stopping;
 
+  /*
+   * Every call into libunbound and the event base, and `fresh` and `lost` below. The resolver
+   * thread holds it except while it waits for events; the JS thread takes it only when it is
+   * free (then the resolver thread waits), to ask libunbound itself (resolve()).
+   */
+  pthread_mutex_t ub_lock;
+
+  /* Shared by the resolver thread and the JS thread, under the lock. */
+  pthread_mutex_t lock;
+  Slot* slots;
+  int slots_cap;
+  int free_head;  /* free slots */
+  int send_head;  /* questions queued for ub_resolve_event, in order */
+  int send_tail;
+  unsigned reuse; /* makes ids of a reused slot differ */
+  CancelRequest* cancels;
+  int n_cancels;
+  int cap_cancels;
+  Batch queue;   /* results waiting for the JS thread */
+  int scheduled; /* a call to the JS thread is queued and has not taken the queue yet */
+  int broken;    /* libunbound's error that fails every question (UB_NOMEM), else 0 */
+  int stopping;
+  int asleep;    /* the resolver thread waits for events: a new question must wake it */
+  int wake_sent; /* and the wake pipe was written since it went to sleep */
+
+  /* Under ub_lock: results of this round, before they join the queue. */
+  Batch fresh;
+  int lost; /* results of this round that could not be kept (out of memory) */
+
+  /* The JS thread's own. */
+  Batch spare; /* the queue taken last time, emptied, handed back to be filled again */
   int in_flight;
   int referenced;
-  int busy; /* in_flight > 0, for the watcher (atomic: the JS thread writes it) */
-  int lost; /* results of this ub_process that could not be kept (out of memory) */
-
-  Done* batch;
-  size_t batch_len;
-  size_t batch_cap;
 } Context;
 
 /* libunbound contexts not yet deleted, in every thread of the process (for tests and leaks). */
 static int open_contexts;
 
-/* ub_process runs callbacks synchronously on the JS thread; they append to this context's batch. */
-static __thread Context* processing;
+/* The context whose libunbound this thread calls now: libunbound's callbacks append to it. */
+static __thread Context* resolving;
+
+/* On the JS thread, during its own ub_resolve_event: that question's slot, and its answer if it came at once. */
+static __thread int direct_index = -1;
+static __thread Done direct_done;
 
 static napi_value throw_unbound(napi_env env, int err) {
   char message[160];
@@ -128,15 +208,96 @@ static char* string_arg(napi_env env, napi_value value) {
   return text;
 }
 
+
+static void done_free(Done* done) {
+  free(done->packet);
+  free(done->why_bogus);
+  done->packet = NULL;
+  done->why_bogus = NULL;
+}
+
+static int batch_push(Batch* b, Done done) {
+  if (b->len == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 64;
+    Done* grown = realloc(b->items, cap * sizeof(Done));
+    if (!grown) return 0;
+    b->items = grown;
+    b->cap = cap;
+  }
+  b->items[b->len++] = done;
+  return 1;
+}
+
+/* Appends `from` to `to` (swapping when `to` is empty); `from` is left empty. 0: out of memory. */
+static int batch_move(Batch* to, Batch* from) {
+  if (from->len == 0) return 1;
+  if (to->len == 0) {
+    Batch t = *to;
+    *to = *from;
+    *from = t;
+    return 1;
+  }
+  if (to->len + from->len > to->cap) {
+    size_t cap = to->cap;
+    while (cap < to->len + from->len) cap *= 2;
+    Done* grown = realloc(to->items, cap * sizeof(Done));
+    if (!grown) return 0;
+    to->items = grown;
+    to->cap = cap;
+  }
+  memcpy(to->items + to->len, from->items, from->len * sizeof(Done));
+  to->len += from->len;
+  from->len = 0;
+  return 1;
+}
+
+/* Frees the results a batch still holds (a context closed before they were delivered). */
+static void batch_clear(Batch* b) {
+  for (size_t i = 0; i < b->len; i++) done_free(&b->items[i]);
+  b->len = 0;
+}
+
+static void batch_free(Batch* b) {
+  batch_clear(b);
+  free(b->items);
+  b->items = NULL;
+  b->cap = 0;
+}
+
+/* A free slot for a new question (lock held), growing the table; -1 when out of memory. */
+static int slot_take(Context* c) {
+  if (c->free_head < 0) {
+    int cap = c->slots_cap ? c->slots_cap * 2 : 64;
+    if (cap > SLOT_MASK + 1) return -1;
+    Slot* grown = realloc(c->slots, (size_t)cap * sizeof(Slot));
+    if (!grown) return -1;
+    for (int i = cap - 1; i >= c->slots_cap; i--) {
+      grown[i] = (Slot){0, 0, 0, SLOT_FREE, 0, 0, NULL, c->free_head};
+      c->free_head = i;
+    }
+    c->slots = grown;
+    c->slots_cap = cap;
+  }
+  int index = c->free_head;
+  c->free_head = c->slots[index].next;
+  c->slots[index].next = -1;
+  c->slots[index].id = (int)(((c->reuse++ & 0x3ff) << SLOT_BITS) | (unsigned)index);
+  return index;
+}
+
+/* Gives a slot back (lock held). */
+static void slot_free(Context* c, int index) {
+  Slot* slot = &c->slots[index];
+  free(slot->name);
+  slot->name = NULL;
+  slot->state = SLOT_FREE;
+  slot->next = c->free_head;
+  c->free_head = index;
+}
+
 /* Questions in flight keep the event loop alive and the JS callback (with its context) reachable. */
 static void set_loop_ref(Context* c) {
   int want = c->in_flight > 0 && !c->closed;
-  int was_busy = __atomic_exchange_n(&c->busy, want, __ATOMIC_RELAXED);
-  if (want && !was_busy && c->watching) {
-    /* The watcher may sit in an endless poll() from when nothing waited: the net needs its timeout. */
-    ssize_t ignored = write(c->wake[1], "b", 1);
-    (void)ignored;
-  }
   if (want == c->referenced) return;
   uint32_t count;
   if (want) {
@@ -149,108 +310,269 @@ static void set_loop_ref(Context* c) {
   c->referenced = want;
 }
 
-/* How long the watcher trusts ub_fd and the JS thread before it asks for ub_process anyway. */
-#define SAFETY_NET_MS 1000
+/* How long the resolver thread waits before it tries a failed poll or thread-safe call again. */
+#define RETRY_MS 100
 
-static int busy(Context* c) {
-  return __atomic_load_n(&c->busy, __ATOMIC_RELAXED);
-}
-
-/* Waits on the condition variable for at most `ms`; the lock is held. Returns ETIMEDOUT or 0. */
-static int wait_ms(Context* c, int ms) {
-  struct timespec until;
-  clock_gettime(CLOCK_MONOTONIC, &until);
-  until.tv_sec += ms / 1000;
-  until.tv_nsec += (long)(ms % 1000) * 1000000L;
-  if (until.tv_nsec >= 1000000000L) {
-    until.tv_sec++;
-    until.tv_nsec -= 1000000000L;
-  }
-  return pthread_cond_timedwait(&c->cond, &c->lock, &until);
-}
-
-/* A pause that close() cuts short (after a failed poll or thread-safe call). */
-static void pause_watcher(Context* c) {
-  pthread_mutex_lock(&c->lock);
-  if (!c->stopping) wait_ms(c, SAFETY_NET_MS);
-  pthread_mutex_unlock(&c->lock);
-}
-
-enum ask { ASKED, ASK_FAILED, ASK_CLOSING };
-
-/* Queues a request for ub_process on the JS thread. */
-static enum ask ask_js(Context* c) {
-  pthread_mutex_lock(&c->lock);
-  c->calls++;
-  pthread_mutex_unlock(&c->lock);
-  napi_status status = napi_call_threadsafe_function(c->tsfn, NULL, napi_tsfn_nonblocking);
-  if (status == napi_ok) return ASKED;
-  pthread_mutex_lock(&c->lock);
-  c->calls--;
-  pthread_mutex_unlock(&c->lock);
-  /* Closing: close() (which settles every question in JS) or the environment's teardown. */
-  return status == napi_closing ? ASK_CLOSING : ASK_FAILED;
-}
-
-static void* watch(void* arg) {
-  Context* c = arg;
-  struct pollfd fds[2];
-  fds[0].fd = ub_fd(c->ub);
-  fds[0].events = POLLIN;
-  fds[1].fd = c->wake[0];
-  fds[1].events = POLLIN;
-  for (;;) {
-    /* Wait until the JS thread served the requests; past the net's time with questions waiting, ask again. */
-    int again = 0;
-    pthread_mutex_lock(&c->lock);
-    while (c->calls > 0 && !c->stopping && !again) {
-      if (wait_ms(c, SAFETY_NET_MS) == ETIMEDOUT && c->calls > 0 && busy(c)) again = 1;
+/* libunbound's answer (ub_event_callback_type), on the resolver thread: copied, its buffers are libunbound's. */
+static void on_answer(void* mydata, int rcode, void* packet, int packet_len, int sec, char* why_bogus,
+                      int rate_limited) {
+  Context* c = resolving;
+  if (!c) return; /* ub_ctx_delete failing what is in flight: close() settled it in JS */
+  Done done = {(int)(intptr_t)mydata, 0, rcode, sec, rate_limited, NULL, 0, NULL};
+  int ok = 1;
+  if (rcode == 0 && packet && packet_len > 0) {
+    done.packet = malloc((size_t)packet_len);
+    if (done.packet) {
+      memcpy(done.packet, packet, (size_t)packet_len);
+      done.packet_len = packet_len;
+    } else {
+      ok = 0;
     }
+  }
+  if (why_bogus) {
+    done.why_bogus = strdup(why_bogus);
+    if (!done.why_bogus) ok = 0;
+  }
+  if (done.slot == direct_index) {
+    if (!ok) {
+      done_free(&done);
+      done.err = UB_NOMEM;
+    }
+    direct_done = done;
+    return;
+  }
+  if (!ok || !batch_push(&c->fresh, done)) {
+    done_free(&done);
+    c->lost++;
+  }
+}
+
+/*
+ * Moves this round's results into the queue and asks the JS thread to take it when no call
+ * is queued yet (a call already queued takes these too). Returns 0 when the thread should
+ * stop (the environment is closing, or a result was lost).
+ */
+static int flush(Context* c) {
+  int status = c->lost > 0 ? UB_NOMEM : UB_NOERROR;
+  c->lost = 0;
+  if (c->fresh.len == 0 && status == UB_NOERROR) return 1;
+  pthread_mutex_lock(&c->lock);
+  if (!batch_move(&c->queue, &c->fresh)) {
+    batch_clear(&c->fresh);
+    status = UB_NOMEM;
+  }
+  if (status != UB_NOERROR && !c->broken) c->broken = status;
+  int ask = (c->queue.len > 0 || c->broken) && !c->scheduled;
+  if (ask) c->scheduled = 1;
+  int broken = c->broken;
+  pthread_mutex_unlock(&c->lock);
+  while (ask) {
+    napi_status called = napi_call_threadsafe_function(c->tsfn, NULL, napi_tsfn_nonblocking);
+    if (called == napi_ok) break;
+    /* Closing: close() (which settles every question in JS) or the environment's teardown. */
+    if (called == napi_closing) return 0;
+    usleep(RETRY_MS * 1000);
+    pthread_mutex_lock(&c->lock);
+    ask = !c->stopping;
+    pthread_mutex_unlock(&c->lock);
+  }
+  /* A broken context answers nothing more: the JS thread fails its questions and closes it. */
+  return !broken;
+}
+
+/*
+ * Questions sent per round at most: between rounds the answers that came back are read and
+ * handed to JS, so a burst's first answers do not wait until the last question is sent.
+ */
+#define SEND_CHUNK 64
+
+/*
+ * Hands up to SEND_CHUNK questions of the backlog to libunbound, in order (a refused one
+ * becomes its result); returns the backlog's new head (-1: all sent).
+ */
+static int send_questions(Context* c, int index) {
+  for (int sent = 0; index >= 0 && sent < SEND_CHUNK; sent++) {
+    pthread_mutex_lock(&c->lock);
+    Slot* slot = &c->slots[index];
+    int next = slot->next;
+    slot->next = -1;
+    if (slot->state == SLOT_CANCELLED) {
+      slot_free(c, index);
+      pthread_mutex_unlock(&c->lock);
+      index = next;
+      continue;
+    }
+    /* Sent from here on: a cancel now goes through ub_cancel (on this thread, after this call). */
+    slot->state = SLOT_SENT;
+    char* name = slot->name;
+    slot->name = NULL;
+    int type = slot->type, klass = slot->klass;
+    pthread_mutex_unlock(&c->lock);
+
+    int async_id = 0;
+    int err = ub_resolve_event(c->ub, name, type, klass, (void*)(intptr_t)index, on_answer, &async_id);
+    free(name);
+
+    pthread_mutex_lock(&c->lock);
+    c->slots[index].async_id = async_id; /* the table may have grown meanwhile */
+    pthread_mutex_unlock(&c->lock);
+    if (err != UB_NOERROR) {
+      Done done = {index, err, 0, 0, 0, NULL, 0, NULL};
+      if (!batch_push(&c->fresh, done)) c->lost++;
+    }
+    index = next;
+  }
+  return index;
+}
+
+/* Stops the questions cancelled after they were sent; libunbound then never calls back for them. */
+static void send_cancels(Context* c, CancelRequest* cancels, int count) {
+  for (int i = 0; i < count; i++) {
+    pthread_mutex_lock(&c->lock);
+    Slot* slot = &c->slots[cancels[i].index];
+    /* Delivered and reused since, or answered inside ub_resolve_event (async id 0): nothing to stop. */
+    int live = slot->id == cancels[i].id && slot->state == SLOT_CANCELLED && slot->async_id != 0;
+    int async_id = slot->async_id;
+    pthread_mutex_unlock(&c->lock);
+    /* UB_NOID: its result is in this thread's results already, dropped on delivery (freeing the slot). */
+    if (live && ub_cancel(c->ub, async_id) == UB_NOERROR) {
+      pthread_mutex_lock(&c->lock);
+      slot_free(c, cancels[i].index);
+      pthread_mutex_unlock(&c->lock);
+    }
+  }
+}
+
+/*
+ * libunbound makes its worker (the outgoing sockets' table, buffers, the mesh: milliseconds,
+ * more with a large outgoing-range) in the first ub_resolve_event, before it reads the name:
+ * a name with an empty label makes it stop right there (UB_SYNTAX), so the worker is ready
+ * before the first real question instead of delaying it.
+ */
+static void make_worker(Context* c) {
+  int ignored = 0;
+  (void)ub_resolve_event(c->ub, "..", 1, 1, NULL, on_answer, &ignored);
+}
+
+static void* resolver_thread(void* arg) {
+  Context* c = arg;
+  resolving = c;
+  pthread_mutex_lock(&c->ub_lock);
+  make_worker(c);
+  CancelRequest* cancels = NULL;
+  int cap_cancels = 0;
+  /* Questions taken from the send queue and not sent yet (linked through their slots). */
+  int backlog = -1, backlog_tail = -1;
+  for (;;) {
+    pthread_mutex_lock(&c->lock);
     int stop = c->stopping;
+    if (c->send_head >= 0) {
+      if (backlog < 0) backlog = c->send_head;
+      else c->slots[backlog_tail].next = c->send_head;
+      backlog_tail = c->send_tail;
+      c->send_head = c->send_tail = -1;
+    }
+    int n_cancels = c->n_cancels;
+    if (n_cancels > cap_cancels) {
+      CancelRequest* grown = realloc(cancels, (size_t)n_cancels * sizeof(CancelRequest));
+      if (grown) {
+        cancels = grown;
+        cap_cancels = n_cancels;
+      } else {
+        n_cancels = cap_cancels; /* the rest next round */
+      }
+    }
+    if (n_cancels > 0) {
+      memcpy(cancels, c->cancels, (size_t)n_cancels * sizeof(CancelRequest));
+      memmove(c->cancels, c->cancels + n_cancels, (size_t)(c->n_cancels - n_cancels) * sizeof(CancelRequest));
+      c->n_cancels -= n_cancels;
+    }
     pthread_mutex_unlock(&c->lock);
     if (stop) break;
-    if (!again) {
-      fds[0].revents = fds[1].revents = 0;
-      int ready = poll(fds, 2, busy(c) ? SAFETY_NET_MS : -1);
-      if (ready < 0) {
-        if (errno != EINTR) pause_watcher(c); /* e.g. ENOMEM: leaving would strand the questions */
-        continue;
-      }
-      if (fds[1].revents) {
-        char drain[16];
-        while (read(c->wake[0], drain, sizeof drain) > 0) {
-        }
-        continue;
-      }
-      /* Timed out: ask anyway while questions wait (a readiness missed must not stall them). */
-      if (!fds[0].revents && !busy(c)) continue;
+    send_cancels(c, cancels, n_cancels);
+    backlog = send_questions(c, backlog);
+    if (backlog < 0) backlog_tail = -1;
+    if (!flush(c)) break;
+    /* With questions still to send, only what is ready now: no waiting. Otherwise asleep, so
+     * that resolve() and cancel() write the wake pipe (only then: a write is a system call). */
+    int now_only = backlog >= 0;
+    if (!now_only) {
+      pthread_mutex_lock(&c->lock);
+      now_only = c->send_head >= 0 || c->n_cancels > 0 || c->stopping;
+      c->asleep = !now_only;
+      pthread_mutex_unlock(&c->lock);
     }
-    enum ask asked = ask_js(c);
-    if (asked == ASK_CLOSING) break;
-    if (asked == ASK_FAILED) pause_watcher(c);
+    int woken = dispatch_events(&c->events, now_only, &c->ub_lock);
+    if (!now_only) {
+      pthread_mutex_lock(&c->lock);
+      c->asleep = c->wake_sent = 0;
+      pthread_mutex_unlock(&c->lock);
+    }
+    if (woken < 0) usleep(RETRY_MS * 1000); /* e.g. ENOMEM: leaving would strand the questions */
+    if (woken > 0) {
+      char drain[64];
+      while (read(c->wake[0], drain, sizeof drain) > 0) {
+      }
+    }
+    if (!flush(c)) break;
   }
+  pthread_mutex_unlock(&c->ub_lock);
+  free(cancels);
+  resolving = NULL;
   return NULL;
 }
 
-/* Stops the watcher and frees libunbound's context; idempotent, JS thread only. */
+/* Starts the resolver thread once (JS thread). 0: no thread could be made. */
+static int start(Context* c) {
+  if (c->running) return 1;
+  if (pthread_create(&c->thread, NULL, resolver_thread, c) != 0) return 0;
+  c->running = 1;
+  return 1;
+}
+
+/* Whether the resolver thread sleeps and nobody woke it yet (lock held); it counts as woken then. */
+static int must_wake(Context* c) {
+  if (!c->asleep || c->wake_sent) return 0;
+  c->wake_sent = 1;
+  return 1;
+}
+
+static void wake(Context* c) {
+  ssize_t ignored = write(c->wake[1], "w", 1);
+  (void)ignored;
+}
+
+/* Stops the resolver thread and frees libunbound's context; idempotent, JS thread only. */
 static void shutdown_context(Context* c) {
   if (c->closed) return;
   c->closed = 1;
   __atomic_sub_fetch(&open_contexts, 1, __ATOMIC_RELAXED);
-  if (c->watching) {
+  if (c->running) {
     pthread_mutex_lock(&c->lock);
     c->stopping = 1;
-    pthread_cond_signal(&c->cond);
     pthread_mutex_unlock(&c->lock);
-    ssize_t ignored = write(c->wake[1], "x", 1);
-    (void)ignored;
-    pthread_join(c->watcher, NULL);
-    c->watching = 0;
+    wake(c);
+    pthread_join(c->thread, NULL);
+    c->running = 0;
   }
-  /* Deleting joins libunbound's thread; queries in flight are dropped without callbacks. */
-  if (!c->poisoned) ub_ctx_delete(c->ub);
+  /* Questions in flight are dropped (libunbound fails them into on_answer, which ignores them here). */
+  if (!c->poisoned) {
+    ub_ctx_delete(c->ub);
+    event_base_release(&c->events);
+  }
   c->ub = NULL;
   c->in_flight = 0;
+  /* Results not delivered: close() settles their questions in JS. */
+  batch_free(&c->queue);
+  batch_free(&c->fresh);
+  batch_free(&c->spare);
+  for (int i = 0; i < c->slots_cap; i++) free(c->slots[i].name);
+  free(c->slots);
+  free(c->cancels);
+  c->slots = NULL;
+  c->cancels = NULL;
+  c->slots_cap = c->n_cancels = c->cap_cancels = 0;
+  c->free_head = c->send_head = c->send_tail = -1;
   close(c->wake[0]);
   close(c->wake[1]);
 }
@@ -258,8 +580,7 @@ static void shutdown_context(Context* c) {
 static void release_owner(Context* c) {
   if (--c->owners > 0) return;
   pthread_mutex_destroy(&c->lock);
-  pthread_cond_destroy(&c->cond);
-  free(c->batch);
+  pthread_mutex_destroy(&c->ub_lock);
   free(c);
 }
 
@@ -311,30 +632,6 @@ static void on_wrapper_finalize(napi_env env, void* data, void* hint) {
   release_owner(c);
 }
 
-static void on_result(void* mydata, int err, struct ub_result* result) {
-  Context* c = processing;
-  if (!c) {
-    if (result) ub_resolve_free(result);
-    return;
-  }
-  /* resolve() keeps room for every query in flight; grown here should it not (never dropped silently). */
-  if (c->batch_len == c->batch_cap) {
-    size_t cap = c->batch_cap ? c->batch_cap * 2 : 64;
-    Done* grown = realloc(c->batch, cap * sizeof(Done));
-    if (!grown) {
-      if (result) ub_resolve_free(result);
-      c->lost++;
-      return;
-    }
-    c->batch = grown;
-    c->batch_cap = cap;
-  }
-  c->batch[c->batch_len].token = (int)(intptr_t)mydata;
-  c->batch[c->batch_len].err = err;
-  c->batch[c->batch_len].result = result;
-  c->batch_len++;
-}
-
 static napi_value buffer_copy(napi_env env, const void* data, size_t length) {
   napi_value buffer;
   void* ignored;
@@ -361,132 +658,70 @@ static napi_value int32(napi_env env, int number) {
   return value;
 }
 
-/* struct ub_result as a plain object, the shape of UnboundResultRaw. */
-static napi_value result_object(napi_env env, struct ub_result* r) {
-  napi_value data;
-  size_t count = 0;
-  while (r->data && r->data[count]) count++;
-  CHECK(napi_create_array_with_length(env, count, &data));
-  for (size_t i = 0; i < count; i++) {
-    napi_value item = buffer_copy(env, r->data[i], (size_t)r->len[i]);
-    if (!item) return NULL;
-    napi_set_element(env, data, (uint32_t)i, item);
-  }
-  napi_value packet;
-  /* With no reply (a dead server), libunbound's thread hands over a bare header without a
-   * question: no packet, as ub_resolve gives. */
-  const unsigned char* bytes = r->answer_packet;
-  int questions = r->answer_len >= 12 ? (bytes[4] << 8) | bytes[5] : 0;
-  if (r->answer_packet && r->answer_len > 12 && questions > 0) {
-    packet = buffer_copy(env, r->answer_packet, (size_t)r->answer_len);
-    if (!packet) return NULL;
-  } else {
-    napi_get_null(env, &packet);
-  }
-  napi_value object;
-  CHECK(napi_create_object(env, &object));
-  napi_property_descriptor fields[] = {
-    {"qname", NULL, NULL, NULL, NULL, string_or_null(env, r->qname), napi_enumerable, NULL},
-    {"qtype", NULL, NULL, NULL, NULL, int32(env, r->qtype), napi_enumerable, NULL},
-    {"qclass", NULL, NULL, NULL, NULL, int32(env, r->qclass), napi_enumerable, NULL},
-    {"data", NULL, NULL, NULL, NULL, data, napi_enumerable, NULL},
-    {"canonName", NULL, NULL, NULL, NULL, string_or_null(env, r->canonname), napi_enumerable, NULL},
-    {"rcode", NULL, NULL, NULL, NULL, int32(env, r->rcode), napi_enumerable, NULL},
-    {"answerPacket", NULL, NULL, NULL, NULL, packet, napi_enumerable, NULL},
-    {"haveData", NULL, NULL, NULL, NULL, boolean(env, r->havedata), napi_enumerable, NULL},
-    {"nxDomain", NULL, NULL, NULL, NULL, boolean(env, r->nxdomain), napi_enumerable, NULL},
-    {"secure", NULL, NULL, NULL, NULL, boolean(env, r->secure), napi_enumerable, NULL},
-    {"bogus", NULL, NULL, NULL, NULL, boolean(env, r->bogus), napi_enumerable, NULL},
-    {"whyBogus", NULL, NULL, NULL, NULL, string_or_null(env, r->why_bogus), napi_enumerable, NULL},
-    {"wasRateLimited", NULL, NULL, NULL, NULL, boolean(env, r->was_ratelimited), napi_enumerable, NULL},
-    {"ttl", NULL, NULL, NULL, NULL, int32(env, r->ttl), napi_enumerable, NULL},
-  };
-  CHECK(napi_define_properties(env, object, sizeof fields / sizeof fields[0], fields));
-  return object;
-}
 
 /*
- * One ub_process: every ready result, delivered to JS in order. Returns ub_process's status,
- * or UB_NOMEM when a result could not be kept: its question would never settle otherwise.
- */
-static int drain(napi_env env, napi_value on_result_fn, Context* c) {
-  c->batch_len = 0;
-  c->lost = 0;
-  processing = c;
-  int status = ub_process(c->ub);
-  processing = NULL;
-  if (status == UB_NOERROR && c->lost > 0) status = UB_NOMEM;
-  /* The batch is taken: a resolve() from a callback below grows a new one. */
-  size_t count = c->batch_len;
-  Done* batch = c->batch;
-  size_t batch_cap = c->batch_cap;
-  c->batch = NULL;
-  c->batch_cap = 0;
-  c->batch_len = 0;
-
-  c->in_flight -= (int)count;
-  if (c->in_flight < 0 || status != UB_NOERROR) c->in_flight = 0;
-  set_loop_ref(c);
-
-  napi_value undefined;
-  napi_get_undefined(env, &undefined);
-  for (size_t i = 0; i < count; i++) {
-    Done* done = &batch[i];
-    /* A close() from an earlier callback drops the rest: their queries were settled by it. */
-    if (!c->closed && on_result_fn) {
-      napi_value args[3];
-      args[0] = int32(env, done->token);
-      args[1] = int32(env, done->err);
-      args[2] = done->result ? result_object(env, done->result) : undefined;
-      if (!args[2]) args[2] = undefined;
-      napi_value ignored;
-      napi_call_function(env, undefined, on_result_fn, 3, args, &ignored);
-    }
-    if (done->result) ub_resolve_free(done->result);
-  }
-  /* A resolve() from a callback made a new batch meanwhile: keep the larger one. */
-  if (c->batch == NULL || c->batch_cap < batch_cap) {
-    free(c->batch);
-    c->batch = batch;
-    c->batch_cap = batch_cap;
-  } else {
-    free(batch);
-  }
-  return status;
-}
-
-/* Rounds of ub_process per wakeup at most: results that arrive while others are delivered. */
-#define MAX_DRAINS 16
-
-/*
- * On the JS thread, when the watcher saw ub_fd readable. The watcher waits meanwhile, so the
- * results that libunbound writes while a batch is delivered are taken here (ub_poll), without
- * another round through the watcher; then the watcher polls again.
+ * On the JS thread: takes every result queued so far and delivers them in order; results that
+ * arrive meanwhile ask for another call. When a result was lost, every question fails (token 0).
  */
 static void call_js(napi_env env, napi_value unused, void* context, void* data) {
   (void)data;
   (void)unused;
   Context* c = context;
   if (!env || c->closed) return;
-  /* Taken before the drain, which may make the reference weak again. */
+  pthread_mutex_lock(&c->lock);
+  Batch taken = c->queue;
+  c->queue = c->spare;
+  c->scheduled = 0;
+  int broken = c->broken;
+  /* Slots to tokens; a result of a cancelled question is dropped here (token 0). */
+  int delivered = 0;
+  for (size_t i = 0; i < taken.len; i++) {
+    int index = taken.items[i].slot;
+    Slot* slot = &c->slots[index];
+    taken.items[i].slot = slot->state == SLOT_CANCELLED ? 0 : slot->token;
+    if (taken.items[i].slot) delivered++;
+    slot_free(c, index);
+  }
+  pthread_mutex_unlock(&c->lock);
+  c->spare = (Batch){NULL, 0, 0};
+
+  /* Taken before the callbacks, which may make the reference weak again. */
   napi_value on_result_fn = NULL;
   if (c->on_result) napi_get_reference_value(env, c->on_result, &on_result_fn);
-  int status = drain(env, on_result_fn, c);
-  for (int round = 1; status == UB_NOERROR && !c->closed && round < MAX_DRAINS && ub_poll(c->ub); round++) {
-    status = drain(env, on_result_fn, c);
+  c->in_flight -= delivered;
+  if (c->in_flight < 0 || broken) c->in_flight = 0;
+  set_loop_ref(c);
+
+  napi_value undefined, null;
+  napi_get_undefined(env, &undefined);
+  napi_get_null(env, &null);
+  for (size_t i = 0; i < taken.len; i++) {
+    Done* done = &taken.items[i];
+    /* A close() from an earlier callback drops the rest: their questions were settled by it. */
+    if (done->slot && !c->closed && on_result_fn) {
+      napi_value args[7];
+      args[0] = int32(env, done->slot);
+      args[1] = int32(env, done->err);
+      args[2] = int32(env, done->rcode);
+      args[3] = done->packet ? buffer_copy(env, done->packet, (size_t)done->packet_len) : null;
+      if (!args[3]) args[3] = null;
+      args[4] = int32(env, done->sec);
+      args[5] = string_or_null(env, done->why_bogus);
+      args[6] = boolean(env, done->rate_limited);
+      napi_value ignored;
+      napi_call_function(env, undefined, on_result_fn, 7, args, &ignored);
+    }
+    done_free(done);
   }
-  if (c->closed) return; /* close() stopped the watcher */
-  pthread_mutex_lock(&c->lock);
-  if (c->calls > 0) c->calls--;
-  /* The pipe to libunbound's thread broke, or a result was lost: every question fails below. */
-  if (status != UB_NOERROR) c->stopping = 1;
-  pthread_cond_signal(&c->cond);
-  pthread_mutex_unlock(&c->lock);
-  if (status != UB_NOERROR && on_result_fn) {
-    napi_value undefined, ignored;
-    napi_get_undefined(env, &undefined);
-    napi_value args[3] = {int32(env, 0), int32(env, status), undefined};
-    napi_call_function(env, undefined, on_result_fn, 3, args, &ignored);
+  taken.len = 0;
+  /* The emptied array is filled again next time (a close() meanwhile freed the others). */
+  if (c->closed) free(taken.items);
+  else if (c->spare.items == NULL) c->spare = taken;
+  else free(taken.items);
+  if (broken && !c->closed && on_result_fn) {
+    napi_value args[7] = {int32(env, 0), int32(env, broken), int32(env, 0), null, int32(env, 0), null, boolean(env, 0)};
+    napi_value ignored;
+    napi_call_function(env, undefined, on_result_fn, 7, args, &ignored);
   }
 }
 
@@ -513,25 +748,31 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
   Context* c = calloc(1, sizeof(Context));
   if (!c) return throw_unbound(env, UB_NOMEM);
   c->env = env;
-  c->ub = ub_ctx_create();
-  if (!c->ub) {
+  if (pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    free(c);
+    return throw_unbound(env, UB_SOCKET);
+  }
+  if (event_base_init(&c->events, c->wake[0]) != 0 || !(c->ub = ub_ctx_create_ub_event(&c->events.super))) {
+    event_base_release(&c->events);
+    close(c->wake[0]);
+    close(c->wake[1]);
     free(c);
     return throw_unbound(env, UB_NOMEM);
   }
-  /* A thread, not a forked process: forking a Node process is never right. */
+  /* Never a forked process (event contexts do not fork; the flag also makes ub_cancel keep
+   * the query until libunbound is done with it). */
   int err = ub_ctx_async(c->ub, 1);
-  if (err != UB_NOERROR || pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+  if (err != UB_NOERROR) {
     ub_ctx_delete(c->ub);
+    event_base_release(&c->events);
+    close(c->wake[0]);
+    close(c->wake[1]);
     free(c);
-    return throw_unbound(env, err != UB_NOERROR ? err : UB_SOCKET);
+    return throw_unbound(env, err);
   }
   pthread_mutex_init(&c->lock, NULL);
-  /* Monotonic: the watcher's timed waits do not jump with the wall clock. */
-  pthread_condattr_t cond_attr;
-  pthread_condattr_init(&cond_attr);
-  pthread_condattr_setclock(&cond_attr, CLOCK_MONOTONIC);
-  pthread_cond_init(&c->cond, &cond_attr);
-  pthread_condattr_destroy(&cond_attr);
+  pthread_mutex_init(&c->ub_lock, NULL);
+  c->free_head = c->send_head = c->send_tail = -1;
   napi_value name;
   napi_create_string_utf8(env, "libunbound results", NAPI_AUTO_LENGTH, &name);
   if (napi_create_reference(env, argv[0], 0, &c->on_result) != napi_ok ||
@@ -539,6 +780,7 @@ static napi_value context_new(napi_env env, napi_callback_info info) {
         napi_ok) {
     if (c->on_result) napi_delete_reference(env, c->on_result);
     ub_ctx_delete(c->ub);
+    event_base_release(&c->events);
     close(c->wake[0]);
     close(c->wake[1]);
     free(c);
@@ -657,6 +899,73 @@ static napi_value set_stub(napi_env env, napi_callback_info info) {
   return setup_result(env, c, err);
 }
 
+/* libunbound's answer given inside ub_resolve_event, as resolve() returns it:
+ * [err, rcode, packet, sec, whyBogus, rateLimited]. */
+static napi_value answer_array(napi_env env, Done* done) {
+  napi_value array, null;
+  napi_get_null(env, &null);
+  if (napi_create_array_with_length(env, 6, &array) != napi_ok) return NULL;
+  napi_value packet = done->packet ? buffer_copy(env, done->packet, (size_t)done->packet_len) : null;
+  napi_value items[6] = {int32(env, done->err), int32(env, done->rcode), packet ? packet : null,
+                         int32(env, done->sec), string_or_null(env, done->why_bogus), boolean(env, done->rate_limited)};
+  for (uint32_t i = 0; i < 6; i++) napi_set_element(env, array, i, items[i]);
+  return array;
+}
+
+/*
+ * resolve() on the JS thread, with ub_lock taken (the resolver thread waits): an answer
+ * libunbound has cached, or local data, comes back inside ub_resolve_event and is returned at
+ * once, without a hop to any thread; otherwise the question is in flight as if the resolver
+ * thread had sent it, and that thread is woken to wait for its sockets and timers too.
+ */
+static napi_value resolve_here(napi_env env, Context* c, char* name, int type, int klass, int token) {
+  pthread_mutex_lock(&c->lock);
+  int index = slot_take(c);
+  if (index >= 0) {
+    Slot* slot = &c->slots[index];
+    slot->token = token;
+    slot->state = SLOT_SENT;
+    slot->async_id = 0;
+  }
+  pthread_mutex_unlock(&c->lock);
+  if (index < 0) {
+    pthread_mutex_unlock(&c->ub_lock);
+    free(name);
+    return throw_unbound(env, UB_NOMEM);
+  }
+  direct_index = index;
+  direct_done = (Done){-1, 0, 0, 0, 0, NULL, 0, NULL};
+  resolving = c;
+  int async_id = 0;
+  int err = ub_resolve_event(c->ub, name, type, klass, (void*)(intptr_t)index, on_answer, &async_id);
+  resolving = NULL;
+  direct_index = -1;
+  free(name);
+  Done done = direct_done;
+  direct_done.packet = NULL;
+  direct_done.why_bogus = NULL;
+  if (err != UB_NOERROR) done = (Done){index, err, 0, 0, 0, NULL, 0, NULL};
+  int answered = done.slot == index;
+  pthread_mutex_lock(&c->lock);
+  int id = c->slots[index].id;
+  if (answered) slot_free(c, index);
+  else c->slots[index].async_id = async_id;
+  int wake_it = !answered && must_wake(c);
+  pthread_mutex_unlock(&c->lock);
+  /* Answers to other questions that this call completed (questions merged with this one). */
+  (void)flush(c);
+  pthread_mutex_unlock(&c->ub_lock);
+  if (wake_it) wake(c);
+  if (answered) {
+    napi_value result = answer_array(env, &done);
+    done_free(&done);
+    return result;
+  }
+  c->in_flight++;
+  set_loop_ref(c);
+  return int32(env, id);
+}
+
 static napi_value resolve(napi_env env, napi_callback_info info) {
   size_t argc = 4;
   napi_value argv[4];
@@ -670,30 +979,39 @@ static napi_value resolve(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "resolve(name, type, class, token > 0)");
     return NULL;
   }
-  if (c->batch_cap < (size_t)c->in_flight + 1) {
-    size_t cap = c->batch_cap ? c->batch_cap : 64;
-    while (cap < (size_t)c->in_flight + 1) cap *= 2;
-    Done* grown = realloc(c->batch, cap * sizeof(Done));
-    if (!grown) return throw_unbound(env, UB_NOMEM);
-    c->batch = grown;
-    c->batch_cap = cap;
-  }
   char* name = string_arg(env, argv[0]);
   if (!name) return NULL;
-  int async_id = 0;
-  int err = ub_resolve_async(c->ub, name, type, klass, (void*)(intptr_t)token, on_result, &async_id);
-  free(name);
-  if (err != UB_NOERROR) return throw_unbound(env, err);
-  if (!c->watching) {
-    if (pthread_create(&c->watcher, NULL, watch, c) != 0) {
-      ub_cancel(c->ub, async_id);
-      return throw_unbound(env, UB_NOMEM);
-    }
-    c->watching = 1;
+  if (!start(c)) {
+    free(name);
+    return throw_unbound(env, UB_NOMEM);
   }
+  /* The resolver thread waits for events: ask libunbound here, at once. */
+  if (pthread_mutex_trylock(&c->ub_lock) == 0) return resolve_here(env, c, name, type, klass, token);
+  pthread_mutex_lock(&c->lock);
+  int index = slot_take(c);
+  if (index < 0) {
+    pthread_mutex_unlock(&c->lock);
+    free(name);
+    return throw_unbound(env, UB_NOMEM);
+  }
+  Slot* slot = &c->slots[index];
+  slot->token = token;
+  slot->state = SLOT_QUEUED;
+  slot->name = name;
+  slot->type = type;
+  slot->klass = klass;
+  slot->async_id = 0;
+  if (c->send_head < 0) c->send_head = index;
+  else c->slots[c->send_tail].next = index;
+  c->send_tail = index;
+  int id = slot->id;
+  int wake_it = must_wake(c);
+  pthread_mutex_unlock(&c->lock);
+  /* At most one wake-up per sleep: the resolver thread takes every question queued when it wakes. */
+  if (wake_it) wake(c);
   c->in_flight++;
   set_loop_ref(c);
-  return int32(env, async_id);
+  return int32(env, id);
 }
 
 static napi_value cancel(napi_env env, napi_callback_info info) {
@@ -701,17 +1019,54 @@ static napi_value cancel(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   Context* c = unwrap(env, info, &argc, argv);
   if (!c) return NULL;
-  int32_t async_id;
-  if (argc < 1 || napi_get_value_int32(env, argv[0], &async_id) != napi_ok) {
-    napi_throw_type_error(env, NULL, "cancel(asyncId)");
+  int32_t id;
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &id) != napi_ok) {
+    napi_throw_type_error(env, NULL, "cancel(id)");
     return NULL;
   }
   if (c->closed) return boolean(env, 0);
-  /* UB_NOID: the answer is already out (delivered or in the batch being delivered). */
-  int cancelled = ub_cancel(c->ub, async_id) == UB_NOERROR;
-  if (cancelled && c->in_flight > 0) c->in_flight--;
+  pthread_mutex_lock(&c->lock);
+  int index = id & SLOT_MASK;
+  Slot* slot = index < c->slots_cap ? &c->slots[index] : NULL;
+  /* Delivered already (its slot free or reused), or cancelled before: nothing to do. */
+  if (id < 0 || !slot || slot->id != id || slot->state == SLOT_FREE || slot->state == SLOT_CANCELLED) {
+    pthread_mutex_unlock(&c->lock);
+    return boolean(env, 0);
+  }
+  /* Queued: the resolver thread drops it. Sent: it calls ub_cancel. Either way no result reaches JS. */
+  int sent = slot->state == SLOT_SENT;
+  slot->state = SLOT_CANCELLED;
+  int first = 0;
+  if (sent) {
+    if (c->n_cancels == c->cap_cancels) {
+      int cap = c->cap_cancels ? c->cap_cancels * 2 : 16;
+      CancelRequest* grown = realloc(c->cancels, (size_t)cap * sizeof(CancelRequest));
+      /* Without room, libunbound finishes the query and its result is dropped on delivery. */
+      if (grown) {
+        c->cancels = grown;
+        c->cap_cancels = cap;
+      }
+    }
+    if (c->n_cancels < c->cap_cancels) {
+      c->cancels[c->n_cancels++] = (CancelRequest){index, id};
+      first = must_wake(c);
+    }
+  }
+  pthread_mutex_unlock(&c->lock);
+  if (first) wake(c);
+  if (c->in_flight > 0) c->in_flight--;
   set_loop_ref(c);
-  return boolean(env, cancelled);
+  return boolean(env, 1);
+}
+
+/* Starts the resolver thread, which makes libunbound's worker now (after the configuration is final). */
+static napi_value warm(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  Context* c = unwrap(env, info, &argc, NULL);
+  if (!c) return NULL;
+  if (c->closed) return throw_state(env, "the libunbound context is closed");
+  if (!start(c)) return throw_unbound(env, UB_NOMEM);
+  return NULL;
 }
 
 static napi_value close_method(napi_env env, napi_callback_info info) {
@@ -772,6 +1127,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     METHOD("removeZone", zone_remove),
     METHOD("resolve", resolve),
     METHOD("cancel", cancel),
+    METHOD("warm", warm),
     METHOD("close", close_method),
     {"inFlight", NULL, NULL, in_flight, NULL, NULL, napi_default, NULL},
     {"closed", NULL, NULL, closed, NULL, NULL, napi_default, NULL},

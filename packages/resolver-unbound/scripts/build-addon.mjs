@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * Builds native/unbound_addon.c into build/unbound.node with one compiler call, against the
- * Node-API headers of the `node-api-headers` package and Debian's libunbound-dev: no node-gyp,
+ * Builds native/unbound_addon.c and native/event_base.c into build/unbound.node with one
+ * compiler call, against the Node-API headers of the `node-api-headers` package and Debian's
+ * libunbound-dev: no node-gyp,
  * no Node source headers, no download. It never fails the install or the build: when the
  * compile fails (no compiler, no libunbound-dev), it writes why to build/build-error.txt and
  * the plugin reports itself unavailable with that reason, so the registry falls back.
@@ -17,7 +18,9 @@ import { fileURLToPath } from 'node:url';
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outIndex = process.argv.indexOf('--out');
 const outDir = outIndex > 0 ? resolve(process.argv[outIndex + 1] ?? '') : join(packageDir, 'build');
-const source = join(packageDir, 'native', 'unbound_addon.c');
+const nativeDir = join(packageDir, 'native');
+const sources = ['unbound_addon.c', 'event_base.c'].map((file) => join(nativeDir, file));
+const inputs = [...sources, join(nativeDir, 'event_base.h')];
 const target = join(outDir, 'unbound.node');
 const errorFile = join(outDir, 'build-error.txt');
 
@@ -41,7 +44,7 @@ function headers() {
 function upToDate() {
   try {
     const built = statSync(target).mtimeMs;
-    return built >= statSync(source).mtimeMs && built >= statSync(fileURLToPath(import.meta.url)).mtimeMs;
+    return [...inputs, fileURLToPath(import.meta.url)].every((file) => built >= statSync(file).mtimeMs);
   } catch {
     return false;
   }
@@ -63,7 +66,7 @@ function build() {
     '-fvisibility=hidden',
     '-I',
     include,
-    source,
+    ...sources,
     '-o',
     temporary,
     '-lunbound',
@@ -81,7 +84,7 @@ function build() {
   if (run.status !== 0) {
     rmSync(temporary, { force: true });
     const output = `${run.stderr}${run.stdout}`;
-    if (/unbound\.h/.test(output))
+    if (/unbound(-event)?\.h/.test(output))
       return fail('libunbound-dev is missing (unbound.h not found): apt-get install libunbound-dev');
     if (/-lunbound|cannot find -l ?unbound/.test(output))
       return fail('libunbound is missing (cannot link -lunbound): apt-get install libunbound-dev');

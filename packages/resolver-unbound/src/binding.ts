@@ -29,13 +29,31 @@ export interface UnboundResultRaw {
 }
 
 /**
- * Called on the JS thread for each result: `token` as given to resolve(), `err` libunbound's
- * error (0: `result` holds the answer). Token 0 with an error: the context broke, every query
- * in flight failed.
+ * Called on the JS thread for each result, as libunbound's event callback gives it: `token` as
+ * given to resolve(), `err` libunbound's error (0: resolved), `rcode` the DNS rcode of a failed
+ * resolution (0: `packet` holds the answer), `sec` 0 insecure, 1 bogus, 2 secure, `whyBogus`
+ * libunbound's reason. Token 0 with an error: the context broke, every query in flight failed.
  */
-export type NativeResultCallback = (token: number, err: number, result: UnboundResultRaw | undefined) => void;
+export type NativeResultCallback = (
+  token: number,
+  err: number,
+  rcode: number,
+  packet: Uint8Array | null,
+  sec: number,
+  whyBogus: string | null,
+  rateLimited: boolean,
+) => void;
 
-/** A libunbound context (ub_ctx) of the addon, asynchronous (ub_ctx_async(ctx, 1)). */
+/**
+ * An answer resolve() got inside its own call (libunbound's cache or local data, or libunbound's
+ * error): [err, rcode, packet, sec, whyBogus, rateLimited], as NativeResultCallback has them.
+ */
+export type NativeAnswer = readonly [number, number, Uint8Array | null, number, string | null, boolean];
+
+/**
+ * A libunbound context (ub_ctx) of the addon, on libunbound's event API run by a thread of the
+ * addon (never a forked process: ub_ctx_async(ctx, 1)).
+ */
 export interface NativeContext {
   setOption(option: string, value: string): void;
   setForward(address: string): void;
@@ -45,11 +63,17 @@ export interface NativeContext {
   addTrustAnchor(anchor: string): void;
   addTrustAnchorFile(file: string): void;
   removeZone(name: string): void;
-  /** ub_resolve_async; returns libunbound's async id. Throws Error { code: 'ERR_UNBOUND' }. */
-  resolve(name: string, type: number, rrclass: number, token: number): number;
-  /** ub_cancel: true when the query was in flight (its callback will never run). */
-  cancel(asyncId: number): boolean;
-  /** Stops the watcher thread and deletes the ub_ctx; queries in flight get no callback. */
+  /**
+   * Asks libunbound (ub_resolve_event): here when the addon's thread waits for events, else
+   * through that thread. Returns the question's id, or the answer when it came inside the call
+   * (then no callback runs for it). A name libunbound refuses comes back with libunbound's error.
+   */
+  resolve(name: string, type: number, rrclass: number, token: number): number | NativeAnswer;
+  /** True when the question was in flight: no callback will run for it (ub_cancel when sent). */
+  cancel(id: number): boolean;
+  /** Starts the addon's thread, which makes libunbound's worker now rather than at the first question. */
+  warm(): void;
+  /** Stops the addon's thread and deletes the ub_ctx; queries in flight get no callback. */
   close(): void;
   readonly inFlight: number;
   readonly closed: boolean;

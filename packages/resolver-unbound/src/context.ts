@@ -25,8 +25,8 @@ export function quarantinedContexts(): number {
 
 /**
  * A finalized context with every step applied; throws UnboundOptionError naming the step that
- * failed. The DNSKEY of each zone in `prime` (the trust anchors') is asked at once (see
- * UnboundContext.prime).
+ * failed. libunbound's worker is made at once in the background (UnboundContext.warm), and
+ * the DNSKEY of each zone in `prime` (the trust anchors') is asked at once (UnboundContext.prime).
  */
 export function createContext(
   addon: UnboundAddon,
@@ -48,6 +48,7 @@ export function createContext(
     quarantined.push(context);
     throw diagnose(addon, steps, error);
   }
+  context.warm();
   context.prime(prime);
   return context;
 }

@@ -6,7 +6,6 @@
 import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { formatName, parseName } from '@dnscore/core/plugin';
-import type { UnboundBinding } from './binding.js';
 import {
   DEFAULT_HARDEN_ALGO_DOWNGRADE,
   DEFAULT_HOSTS_FILE,
@@ -91,8 +90,6 @@ export interface UnboundOptions {
   readonly requireSecure?: boolean;
   /** Questions handed to libunbound at once; the others wait their turn (default 1024). */
   readonly maxInFlight?: number;
-  /** The loaded addon; the default loads build/unbound.node lazily. Tests pass an unavailable one. */
-  readonly binding?: UnboundBinding;
 }
 
 /** One change to a libunbound context, labelled with the option it comes from. */

@@ -1,19 +1,22 @@
 /**
  * One asynchronous libunbound context of the addon as promises: each question is a
- * ub_resolve_async whose answer comes back on the JS thread (the addon's watcher thread sees
- * ub_fd readable, ub_process runs here). Aborting a question calls ub_cancel: its promise
+ * ub_resolve_event on the addon's thread, whose answer comes back on the JS thread in a batch
+ * with the others ready then. Aborting a question calls ub_cancel: its promise
  * rejects with the core's AbortError at once and libunbound never calls back for it.
  * Identical questions in flight are merged by libunbound's mesh (one query on the wire).
  */
-import { StateError, abortError } from '@dnscore/core/plugin';
-import type { NativeContext, UnboundAddon, UnboundResultRaw } from './binding.js';
+import { StateError, abortError, mayAbort, onAbort } from '@dnscore/core/plugin';
+import type { NativeAnswer, NativeContext, UnboundAddon, UnboundResultRaw } from './binding.js';
+import { eventResult } from './event-result.js';
 
 interface Pending {
-  readonly asyncId: number;
+  readonly name: string;
+  readonly type: number;
+  readonly rrclass: number;
   readonly resolve: (result: UnboundResultRaw) => void;
   readonly reject: (error: Error) => void;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: (() => void) | undefined;
+  /** Leaves the signal's listeners; undefined when the question cannot be aborted. */
+  forget: (() => void) | undefined;
 }
 
 /** libunbound's error number as the Error the resolver maps ("libunbound: ... (-7)", code ERR_UNBOUND). */
@@ -37,8 +40,15 @@ export class UnboundContext {
   readonly #addon: UnboundAddon;
   readonly #native: NativeContext;
   /** Held here: the addon holds it weakly while no question waits, so a dropped context is collected. */
-  readonly #onResult = (token: number, err: number, result: UnboundResultRaw | undefined): void =>
-    this.#settle(token, err, result);
+  readonly #onResult = (
+    token: number,
+    err: number,
+    rcode: number,
+    packet: Uint8Array | null,
+    sec: number,
+    whyBogus: string | null,
+    rateLimited: boolean,
+  ): void => this.#settle(token, err, rcode, packet, sec, whyBogus, rateLimited);
   readonly #pending = new Map<number, Pending>();
   #token = 0;
   #retiring = false;
@@ -82,6 +92,14 @@ export class UnboundContext {
   }
 
   /**
+   * Makes libunbound's worker (sockets' table, buffers, mesh) now, on the addon's thread, so
+   * the first question does not wait for it. Only once the configuration is final.
+   */
+  warm(): void {
+    this.#native.warm();
+  }
+
+  /**
    * Asks the DNSKEY of each zone (the trust anchors') now, so that validated questions find
    * the key validated and cached when their answers come, instead of each one's validator
    * asking for it then: a cold validated question saves a round trip. The answers only fill
@@ -109,23 +127,32 @@ export class UnboundContext {
     if (this.#native.closed || this.#retiring)
       return Promise.reject(new StateError('the libunbound context is closed'));
     const token = this.#nextToken();
-    let asyncId: number;
+    let sent: number | NativeAnswer;
     try {
-      asyncId = this.#native.resolve(name, type, rrclass, token);
+      sent = this.#native.resolve(name, type, rrclass, token);
     } catch (error) {
       return Promise.reject(this.#fromNative(error));
     }
+    if (typeof sent !== 'number') {
+      // Answered inside the call (libunbound's cache, local data, or libunbound's error).
+      const [err, rcode, packet, sec, whyBogus, rateLimited] = sent;
+      if (err !== 0) return Promise.reject(this.#error(err));
+      return Promise.resolve(eventResult(name, type, rrclass, rcode, packet, sec, whyBogus, rateLimited));
+    }
+    const id = sent;
     return new Promise<UnboundResultRaw>((resolve, reject) => {
-      const onAbort = signal
-        ? (): void => {
-            if (!this.#pending.delete(token)) return;
-            this.#native.cancel(asyncId);
-            reject(abortError(signal));
-            this.#closeIfRetired();
-          }
-        : undefined;
-      this.#pending.set(token, { asyncId, resolve, reject, signal, onAbort });
-      if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
+      const pending: Pending = { name, type, rrclass, resolve, reject, forget: undefined };
+      this.#pending.set(token, pending);
+      // One listener per signal however many questions wait on it (onAbort); none on a
+      // signal that never aborts (the core's default), so a burst adds no listeners at all.
+      if (mayAbort(signal)) {
+        pending.forget = onAbort(signal, () => {
+          if (!this.#pending.delete(token)) return;
+          this.#native.cancel(id);
+          reject(abortError(signal));
+          this.#closeIfRetired();
+        });
+      }
     });
   }
 
@@ -137,7 +164,7 @@ export class UnboundContext {
     if (!this.#native.closed) this.#native.close();
     for (const [token, pending] of [...this.#pending]) {
       this.#pending.delete(token);
-      pending.signal?.removeEventListener('abort', pending.onAbort!);
+      pending.forget?.();
       pending.reject(error);
     }
   }
@@ -158,7 +185,15 @@ export class UnboundContext {
     return this.#token;
   }
 
-  #settle(token: number, err: number, result: UnboundResultRaw | undefined): void {
+  #settle(
+    token: number,
+    err: number,
+    rcode: number,
+    packet: Uint8Array | null,
+    sec: number,
+    whyBogus: string | null,
+    rateLimited: boolean,
+  ): void {
     if (token === 0) {
       this.close(this.#error(err));
       return;
@@ -166,9 +201,13 @@ export class UnboundContext {
     const pending = this.#pending.get(token);
     if (!pending) return; // cancelled, or settled by close(): nothing of ours to touch
     this.#pending.delete(token);
-    if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
-    if (err !== 0 || !result) pending.reject(this.#error(err));
-    else pending.resolve(result);
+    pending.forget?.();
+    if (err !== 0) pending.reject(this.#error(err));
+    else {
+      pending.resolve(
+        eventResult(pending.name, pending.type, pending.rrclass, rcode, packet, sec, whyBogus, rateLimited),
+      );
+    }
     this.#closeIfRetired();
   }
 

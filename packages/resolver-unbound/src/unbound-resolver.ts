@@ -24,6 +24,9 @@ import { planContext, type ContextPlan, type UnboundOptions } from './options.js
 import { LibunboundError, type UnboundContext } from './unbound-context.js';
 import { Upstream } from './upstream.js';
 
+/** The binding resolverOnBinding() hands to the constructor it calls. */
+let injected: UnboundBinding | undefined;
+
 /** One probe per libunbound build: what it can validate does not change while the process runs. */
 const supportOf = new WeakMap<object, Promise<DnssecSupport>>();
 
@@ -52,7 +55,7 @@ export class UnboundResolver implements ResolverPlugin {
     this.#options = options;
     this.name = this.#plan.name;
     this.priority = this.#plan.priority;
-    this.#binding = options.binding ?? loadUnboundBinding();
+    this.#binding = injected ?? loadUnboundBinding();
     this.#limiter = new ConcurrencyLimiter(this.#plan.maxInFlight);
     if (this.#binding.available) {
       this.#context = createContext(this.#binding.addon, this.#plan.steps, this.#plan.anchorZones);
@@ -118,16 +121,13 @@ export class UnboundResolver implements ResolverPlugin {
    * handed to libunbound finish on the old context; later ones use the new one. Without
    * arguments, the same options are applied again (files such as resolv.conf, hosts and trust
    * anchor files are read again). A bad option throws and keeps the current configuration.
-   * `name`, `priority` and `binding` are fixed at construction.
+   * `name` and `priority` are fixed at construction.
    */
   reload(options: UnboundOptions = this.#options): void {
     if (this.#closed) throw new StateError('reload() after close()');
     const plan = planContext(options);
     if (plan.name !== this.name) throw new UnboundOptionError('name', 'cannot change on reload');
     if (plan.priority !== this.priority) throw new UnboundOptionError('priority', 'cannot change on reload');
-    if (options.binding !== undefined && options.binding !== this.#binding) {
-      throw new UnboundOptionError('binding', 'cannot change on reload');
-    }
     if (this.#binding.available) {
       const old = this.#context;
       this.#context = createContext(this.#binding.addon, plan.steps, plan.anchorZones);
@@ -212,5 +212,19 @@ export class UnboundResolver implements ResolverPlugin {
     context.retire();
     for (const old of this.#retired) if (old.closed) this.#retired.delete(old);
     if (!context.closed) this.#retired.add(context);
+  }
+}
+
+/**
+ * A resolver on another build of the addon, or on none (`loadUnboundBinding(dir)`): for the
+ * package's tests, which check the fallback and the build's reasons. Not exported by the
+ * package: an application always uses the addon the package built.
+ */
+export function resolverOnBinding(binding: UnboundBinding, options: UnboundOptions = {}): UnboundResolver {
+  injected = binding;
+  try {
+    return new UnboundResolver(options);
+  } finally {
+    injected = undefined;
   }
 }

@@ -27,7 +27,7 @@ import {
   loadUnboundBinding,
   unboundAvailability,
 } from '../src/binding.js';
-import { UnboundResolver } from '../src/unbound-resolver.js';
+import { resolverOnBinding } from '../src/unbound-resolver.js';
 import { UnboundUnavailableError } from '../src/errors.js';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../scripts/build-addon.mjs', import.meta.url));
@@ -74,7 +74,7 @@ describe('loading the addon', { timeout: 60_000 }, () => {
     expect(existsSync(join(out, 'unbound.node'))).toBe(false);
     const binding = loadUnboundBinding(out);
     expect(binding).toEqual({ available: false, reason: `the libunbound addon was not built: ${reason}` });
-    const resolver = new UnboundResolver({ binding, hosts: false, resolvConf: false });
+    const resolver = resolverOnBinding(binding, { hosts: false, resolvConf: false });
     expect(resolver.available()).toEqual({ available: false, reason: `the libunbound addon was not built: ${reason}` });
     await expect(resolver.resolve(makeQuery('example.com', 'A'), new AbortController().signal)).rejects.toBeInstanceOf(
       UnboundUnavailableError,

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROBED_ALGORITHMS } from '../src/probe-keys.js';
-import { UnboundResolver } from '../src/unbound-resolver.js';
+import { UnboundResolver, resolverOnBinding } from '../src/unbound-resolver.js';
 import { UnboundUnavailableError } from '../src/errors.js';
 import { loadUnboundBinding } from '../src/binding.js';
 import { dnskeyText, dsText, probeKey } from '../src/probe-keys.js';
@@ -41,7 +41,7 @@ describe('dnssecSupport', () => {
 
   it('without the binding: UnboundUnavailableError', async () => {
     const binding = loadUnboundBinding('/nonexistent/dir');
-    await expect(new UnboundResolver({ binding }).dnssecSupport()).rejects.toBeInstanceOf(UnboundUnavailableError);
+    await expect(resolverOnBinding(binding).dnssecSupport()).rejects.toBeInstanceOf(UnboundUnavailableError);
   });
 });
 

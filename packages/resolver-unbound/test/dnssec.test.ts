@@ -32,8 +32,20 @@ function core(extra: UnboundOptions = {}): DnsCore {
   return dns;
 }
 
+/**
+ * libunbound counts down the TTLs of what it cached: an answer read a second after another
+ * question cached it says 3599. A TTL at most AGED_S below the zone's is written as the zone's
+ * (any other stays as it is, so a wrong TTL still fails).
+ */
+const AGED_S = 5;
+const ZONE_TTLS = [3600, 600, 300];
+
+function zoneTtl(ttl: number): number {
+  return ZONE_TTLS.find((zone) => ttl <= zone && ttl > zone - AGED_S) ?? ttl;
+}
+
 function lines(result: DnsResult): string[] {
-  return result.records.map(formatRecord);
+  return result.records.map((record) => formatRecord({ ...record, ttl: zoneTtl(record.ttl) }));
 }
 
 describe('the rig itself (ldns-verify-zone, without libunbound)', () => {
@@ -83,7 +95,8 @@ describe('a signed zone answers secure', () => {
 
   it('A and AAAA, each record with its own TTL', async () => {
     const a = await dns.resolve('sip1.biloxi.test', 'A');
-    expect(a).toMatchObject({ secure: true, canonical: 'sip1.biloxi.test', lowestTtl: 3600 });
+    expect(a).toMatchObject({ secure: true, canonical: 'sip1.biloxi.test' });
+    expect(zoneTtl(a.lowestTtl)).toBe(3600);
     expect(lines(a)).toEqual(['sip1.biloxi.test.\t3600\tIN\tA\t192.0.2.11']);
     const aaaa = await dns.resolve('sip1.biloxi.test', 'AAAA');
     expect(aaaa.secure).toBe(true);
@@ -100,13 +113,14 @@ describe('a signed zone answers secure', () => {
       secure: true,
       bogus: false,
       records: [],
-      negativeTtl: 300,
     });
+    expect(zoneTtl(result.negativeTtl)).toBe(300);
   });
 
   it('a proven NODATA', async () => {
     const result = await dns.resolve('sip1.biloxi.test', 'TXT');
-    expect(result).toMatchObject({ rcode: 0, noData: true, secure: true, negativeTtl: 300 });
+    expect(result).toMatchObject({ rcode: 0, noData: true, secure: true });
+    expect(zoneTtl(result.negativeTtl)).toBe(300);
   });
 
   it('a CNAME: the canonical name is read from the packet', async () => {

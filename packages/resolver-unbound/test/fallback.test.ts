@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsCore, NoResolverError, ZoneResolver, type Logger } from '@dnscore/core';
-import { UnboundResolver } from '../src/unbound-resolver.js';
+import { UnboundResolver, resolverOnBinding } from '../src/unbound-resolver.js';
+import type { UnboundBinding } from '../src/binding.js';
 import { loadUnboundBinding } from '../src/binding.js';
 import type { UnboundOptions } from '../src/options.js';
 import { counting, type CountingPlugin } from './support/counting.js';
@@ -31,13 +32,17 @@ afterAll(async () => {
   await rig?.stop();
 });
 
-function setup(options: UnboundOptions): { dns: DnsCore; second: CountingPlugin; warnings: string[] } {
+function setup(
+  options: UnboundOptions,
+  binding?: UnboundBinding,
+): { dns: DnsCore; second: CountingPlugin; warnings: string[] } {
   const warnings: string[] = [];
   const logger: Logger = { info() {}, warn: (line) => warnings.push(line) };
   const second = counting(
     new ZoneResolver({ name: 'second', priority: 200, zones: [{ text: SECOND, file: 'second.zone' }] }),
   );
-  const dns = new DnsCore([new UnboundResolver(options), second], { logger });
+  const unbound = binding ? resolverOnBinding(binding, options) : new UnboundResolver(options);
+  const dns = new DnsCore([unbound, second], { logger });
   return { dns, second, warnings };
 }
 
@@ -47,8 +52,8 @@ describe('fallback', () => {
     async () => {
       const binding = loadUnboundBinding('/nonexistent/dir');
       // The default (root) anchors: validation where it can be had, not a demand.
-      const { trustAnchors: _anchors, ...defaults } = rig.options({ binding });
-      const { dns, second, warnings } = setup(defaults);
+      const { trustAnchors: _anchors, ...defaults } = rig.options();
+      const { dns, second, warnings } = setup(defaults, binding);
       const first = await dns.resolve('sip1.biloxi.test', 'A');
       const again = await dns.resolve('sip1.bogus.test', 'A');
       expect([first.resolver, first.records.map((r) => r.data), first.secure]).toEqual([
@@ -74,8 +79,8 @@ describe('fallback', () => {
     'addon unavailable, validation asked for (%s): fails closed, the second backend never asked',
     async (_name, extra) => {
       const binding = loadUnboundBinding('/nonexistent/dir');
-      const { trustAnchors, ...rest } = rig.options({ binding, ...extra });
-      const { dns, second } = setup('requireSecure' in extra ? rest : { ...rest, trustAnchors });
+      const { trustAnchors, ...rest } = rig.options(extra);
+      const { dns, second } = setup('requireSecure' in extra ? rest : { ...rest, trustAnchors }, binding);
       const failure = dns.resolve('sip1.biloxi.test', 'A');
       await expect(failure).rejects.toBeInstanceOf(NoResolverError);
       await expect(failure).rejects.toThrow(

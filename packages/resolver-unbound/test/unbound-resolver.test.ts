@@ -8,9 +8,9 @@ import { DnsCore, type DnsResult } from '@dnscore/core';
 import { makeQuery, type PluginAnswer } from '@dnscore/core/plugin';
 import { DEFAULT_UNBOUND_PRIORITY } from '../src/defaults.js';
 import { UnboundResolveError, UnboundUnavailableError } from '../src/errors.js';
-import { UnboundResolver } from '../src/unbound-resolver.js';
+import { UnboundResolver, resolverOnBinding } from '../src/unbound-resolver.js';
 import { defaultRootAnchors } from '../src/trust-anchors.js';
-import { loadUnboundBinding } from '../src/binding.js';
+import { loadUnboundBinding, type UnboundBinding } from '../src/binding.js';
 import type { UnboundOptions } from '../src/options.js';
 import { counting } from './support/counting.js';
 
@@ -48,8 +48,9 @@ afterEach(async () => {
   for (const item of closing.splice(0)) await item.close();
 });
 
-function feathers(extra: UnboundOptions = {}): UnboundResolver {
-  const resolver = new UnboundResolver({ ...FEATHERS, ...extra });
+function feathers(extra: UnboundOptions = {}, binding?: UnboundBinding): UnboundResolver {
+  const options = { ...FEATHERS, ...extra };
+  const resolver = binding ? resolverOnBinding(binding, options) : new UnboundResolver(options);
   closing.push(resolver);
   return resolver;
 }
@@ -146,17 +147,17 @@ describe('resolve_sync_off_nominal and resolve_async_off_nominal', () => {
   });
 
   it('a libunbound error is an error with libunbound message, never a made-up FORMERR', async () => {
-    // No source port left to send from: libunbound cannot start its resolving thread and
-    // ub_resolve_async fails with UB_NOMEM (libunbound's word for any failed setup of it).
+    // No source port left to send from: libunbound cannot set up its resolver and
+    // ub_resolve_event fails with UB_INITFAIL.
     const resolver = feathers({ options: { 'outgoing-port-avoid': '0-65535' } });
     const error = await resolver.resolve(makeQuery('goose.feathers', 'A'), signal()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnboundResolveError);
     expect(error).toMatchObject({
       code: 'DNS_ERR_UNBOUND',
       definite: false,
-      libunboundMessage: 'libunbound: out of memory (-2)',
-      libunboundCode: -2,
-      message: 'goose.feathers IN A: libunbound returned no result: libunbound: out of memory (-2)',
+      libunboundMessage: 'libunbound: initialization failure (-7)',
+      libunboundCode: -7,
+      message: 'goose.feathers IN A: libunbound returned no result: libunbound: initialization failure (-7)',
     });
     expect(resolver.inFlight).toBe(0);
   });
@@ -234,7 +235,7 @@ describe('the plugin contract', () => {
     'without the addon: unavailable with the reason, and resolve() rejects so the next backend may ' + 'answer',
     async () => {
       const binding = loadUnboundBinding('/nonexistent/dir');
-      const resolver = feathers({ binding });
+      const resolver = feathers({}, binding);
       expect(resolver.available()).toEqual({
         available: false,
         reason: expect.stringMatching(/^the libunbound addon was not built/),
@@ -251,17 +252,17 @@ describe('the plugin contract', () => {
     'without the addon, validation asked for (own anchors, requireSecure) fails closed; no anchors ([]) does ' + 'not',
     () => {
       const binding = loadUnboundBinding('/nonexistent/dir');
-      const anchored = feathers({ binding, trustAnchors: ['feathers. IN DS 1 13 2 00'] });
+      const anchored = feathers({ trustAnchors: ['feathers. IN DS 1 13 2 00'] }, binding);
       expect(anchored.available()).toMatchObject({ available: false, failClosed: true });
-      expect(feathers({ binding, trustAnchorFiles: ['/dev/null'] }).available()).toMatchObject({ failClosed: true });
-      expect(feathers({ binding, requireSecure: true }).available()).toMatchObject({ failClosed: true });
-      expect(feathers({ binding, trustAnchors: [] }).available()).not.toHaveProperty('failClosed');
+      expect(feathers({ trustAnchorFiles: ['/dev/null'] }, binding).available()).toMatchObject({ failClosed: true });
+      expect(feathers({ requireSecure: true }, binding).available()).toMatchObject({ failClosed: true });
+      expect(feathers({ trustAnchors: [] }, binding).available()).not.toHaveProperty('failClosed');
     },
   );
 
   it('without the addon, options are still checked', () => {
     const binding = loadUnboundBinding('/nonexistent/dir');
-    expect(() => new UnboundResolver({ binding, maxInFlight: 0 })).toThrow(/maxInFlight: 0 is not a positive integer/);
+    expect(() => resolverOnBinding(binding, { maxInFlight: 0 })).toThrow(/maxInFlight: 0 is not a positive integer/);
   });
 
   it('after close(): unavailable, resolve() and reload() refuse', async () => {
