@@ -35,6 +35,8 @@ export interface WalkSettings {
   readonly udpPayloadSize: number | undefined;
   readonly trustAd: boolean;
   readonly recursionDesired: boolean;
+  /** DO and CD in queries. */
+  readonly dnssecRecords: boolean;
   readonly timers: Timers;
   readonly stats: SystemResolverStats;
   readonly tcpMemory: TcpMemory;
@@ -93,6 +95,7 @@ async function askOne(
     udpPayloadSize: settings.udpPayloadSize,
     ad: settings.trustAd,
     rd: settings.recursionDesired,
+    dnssecRecords: settings.dnssecRecords,
   };
   const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
   if (settings.forceTcp) return tcpExchange(context);
