@@ -23,8 +23,14 @@ export class ValidatingOptionError extends InvalidArgumentError {
 export class UpstreamNotValidatingError extends DnsError {
   override name = 'UpstreamNotValidatingError';
   override readonly code = 'DNS_ERR_UPSTREAM_STRIPS_DNSSEC';
-  constructor(readonly reason: string) {
+  /** Definite when validation was asked for (trust anchors, requireSecure): no other backend may answer. */
+  override readonly definite: boolean;
+  constructor(
+    readonly reason: string,
+    definite = false,
+  ) {
     super(`the validating resolver cannot validate: ${reason}`);
+    this.definite = definite;
   }
 }
 

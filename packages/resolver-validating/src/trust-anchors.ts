@@ -5,14 +5,15 @@
  * zones whose answers are treated as insecure, whatever their signatures say.
  */
 import { readFileSync } from 'node:fs';
-import { RRType, defaultRootAnchors, parseName, type Labels } from '@dnscore/core/plugin';
+import { defaultRootAnchors, parseName, type Labels } from '@dnscore/core/plugin';
+import { DnssecType } from './validate/index.js';
 import { ValidatingOptionError } from './errors.js';
 import { isAtOrBelow, keyOf } from './names.js';
 
 export interface TrustAnchor {
   /** The anchored zone, as wire labels. */
   readonly zone: Labels;
-  /** RRType.DS or RRType.DNSKEY. */
+  /** DnssecType.DS or DnssecType.DNSKEY. */
   readonly type: number;
   /** The record's RDATA in wire form. */
   readonly rdata: Uint8Array;
@@ -79,8 +80,8 @@ export function parseAnchor(text: string, option: string): TrustAnchor {
   while (fields.length > 0 && (/^\d+$/.test(fields[0]!) || /^IN$/i.test(fields[0]!))) fields.shift();
   const type = (fields.shift() ?? '').toUpperCase();
   const zone = zoneName(owner, option);
-  if (type === 'DS') return { zone, type: RRType.DS, rdata: dsRdata(fields, option), text: text.trim() };
-  if (type === 'DNSKEY') return { zone, type: RRType.DNSKEY, rdata: dnskeyRdata(fields, option), text: text.trim() };
+  if (type === 'DS') return { zone, type: DnssecType.DS, rdata: dsRdata(fields, option), text: text.trim() };
+  if (type === 'DNSKEY') return { zone, type: DnssecType.DNSKEY, rdata: dnskeyRdata(fields, option), text: text.trim() };
   throw new ValidatingOptionError(option, `"${text.trim()}" is not a DS or DNSKEY record`);
 }
 
