@@ -131,7 +131,8 @@ async function rrsetParts(
     } else {
       const checked = verifyRrset(set, zone.keys, signer, options);
       if (checked.status === 'secure' && checked.wildcard) {
-        const proof = proveWildcardAnswer(denialInput(fetched, owner, typeOf(set), signer, zone.keys), checked.wildcard, options);
+        const input = denialInput(fetched, owner, typeOf(set) ?? 0, signer, zone.keys);
+        const proof = proveWildcardAnswer(input, checked.wildcard, options);
         return [SECURE, fromVerdict(proof)];
       }
       verdict = fromVerdict(checked);

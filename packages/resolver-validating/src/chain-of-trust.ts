@@ -196,7 +196,6 @@ function setType(set: SignedRrset): number | undefined {
   return sig && sig.rdata.length >= 2 ? (sig.rdata[0]! << 8) | sig.rdata[1]! : undefined;
 }
 
-
 function insecure(zone: Labels, why: string, ttl = MAX_VERDICT_TTL_S): ZoneVerdict {
   return { status: 'insecure', zone, why, ttl };
 }

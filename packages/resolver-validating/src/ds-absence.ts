@@ -11,6 +11,8 @@ import { fqdn, keyOf } from './names.js';
 import type { Fetched } from './upstream.js';
 import {
   DnssecType,
+  base32hexEncode,
+  nsec3Hash,
   parseNsec,
   parseNsec3,
   proveNodata,
@@ -21,7 +23,6 @@ import {
   type DenialOptions,
   type ZoneKey,
 } from './validate/index.js';
-import { base32hexEncode, nsec3Hash } from './validate/nsec3-hash.js';
 
 export type DsAbsence =
   | { readonly kind: 'insecure-delegation'; readonly why: string; readonly ttl: number }

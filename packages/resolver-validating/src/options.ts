@@ -68,7 +68,8 @@ export function checkOptions(options: ValidatingResolverOptions): void {
       throw new ValidatingOptionError(key, 'must be an array of strings');
   }
   for (const key of ['requireSecure', 'probe'] as const) {
-    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new ValidatingOptionError(key, 'must be true or false');
+    if (o[key] !== undefined && typeof o[key] !== 'boolean')
+      throw new ValidatingOptionError(key, 'must be true or false');
   }
   const integer = (key: keyof ValidatingResolverOptions, min: number, max: number): void => {
     const value = o[key];

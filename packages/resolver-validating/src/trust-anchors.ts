@@ -41,10 +41,16 @@ export function loadAnchors(
   if (anchors === undefined && files === undefined) {
     const defaults = defaultRootAnchors();
     source = defaults.source;
-    defaults.anchors.forEach((text, i) => list.push(parseAnchor(text, `default root anchor ${i}`)));
+    defaults.anchors.forEach((text, i) => {
+      list.push(parseAnchor(text, `default root anchor ${i}`));
+    });
   } else {
-    (anchors ?? []).forEach((text, i) => list.push(parseAnchor(text, `trustAnchors[${i}]`)));
-    (files ?? []).forEach((file, i) => list.push(...readAnchorFile(file, `trustAnchorFiles[${i}]`)));
+    (anchors ?? []).forEach((text, i) => {
+      list.push(parseAnchor(text, `trustAnchors[${i}]`));
+    });
+    (files ?? []).forEach((file, i) => {
+      list.push(...readAnchorFile(file, `trustAnchorFiles[${i}]`));
+    });
   }
   const byZone = new Map<string, TrustAnchor[]>();
   for (const anchor of list) {
@@ -81,7 +87,8 @@ export function parseAnchor(text: string, option: string): TrustAnchor {
   const type = (fields.shift() ?? '').toUpperCase();
   const zone = zoneName(owner, option);
   if (type === 'DS') return { zone, type: DnssecType.DS, rdata: dsRdata(fields, option), text: text.trim() };
-  if (type === 'DNSKEY') return { zone, type: DnssecType.DNSKEY, rdata: dnskeyRdata(fields, option), text: text.trim() };
+  if (type === 'DNSKEY')
+    return { zone, type: DnssecType.DNSKEY, rdata: dnskeyRdata(fields, option), text: text.trim() };
   throw new ValidatingOptionError(option, `"${text.trim()}" is not a DS or DNSKEY record`);
 }
 

@@ -66,7 +66,10 @@ export class ValidatingResolver implements ResolverPlugin {
     this.#maxLinks = options.maxChainLinks ?? DEFAULT_MAX_CHAIN_LINKS;
     const clock = options.clock ?? systemClock;
     this.#system = new SystemResolver(
-      { ...(config.nameservers ? { nameservers: config.nameservers } : {}), ...(config.resolvConf ? { resolvConf: config.resolvConf } : {}) },
+      {
+        ...(config.nameservers ? { nameservers: config.nameservers } : {}),
+        ...(config.resolvConf ? { resolvConf: config.resolvConf } : {}),
+      },
       {
         name: `${this.name} (transport)`,
         dnssecRecords: true,
@@ -213,7 +216,8 @@ export class ValidatingResolver implements ResolverPlugin {
       if (ancestor[0]![0] === 0x5f) break; // "_sip": service labels are not zone cuts
       if (this.#chain.known(ancestor)) continue;
       asked++;
-      for (const type of [DnssecType.DS, DnssecType.DNSKEY]) this.#upstream.chain(ancestor, type, this.#closing.signal).catch(() => {});
+      for (const type of [DnssecType.DS, DnssecType.DNSKEY])
+        this.#upstream.chain(ancestor, type, this.#closing.signal).catch(() => {});
     }
   }
 }
