@@ -1,6 +1,6 @@
 /**
- * Does the upstream hand back DNSSEC records? Asked once at start (and again after a failure
- * to get any answer): the DNSKEY RRset of a trust anchor's zone, which a DNSSEC-aware
+ * Does the upstream hand back DNSSEC records? Asked once at start (and again after no answer
+ * or SERVFAIL): the DNSKEY RRset of a trust anchor's zone, which a DNSSEC-aware
  * recursive server returns with its RRSIG when DO is set. Without them nothing can be
  * validated, so the backend is unavailable with that reason (never "insecure" answers).
  */
@@ -13,7 +13,7 @@ import { DnssecType } from './validate/index.js';
 export type ProbeOutcome =
   | { readonly kind: 'dnssec' }
   /** The upstream answers but strips or lacks the DNSSEC records: the backend cannot validate. */
-  | { readonly kind: 'strips'; readonly reason: string }
+  | { readonly kind: 'unusable'; readonly reason: string }
   /** No usable answer (timeout, SERVFAIL): asked again with the next question. */
   | { readonly kind: 'unknown'; readonly reason: string };
 
@@ -24,16 +24,27 @@ export async function probeUpstream(upstream: Upstream, zone: Labels, signal: Ab
   } catch (error) {
     return { kind: 'unknown', reason: `DNSKEY of ${fqdn(zone)}: ${(error as Error).message}` };
   }
+  if (fetched.rcode === Rcode.SERVFAIL) {
+    return { kind: 'unknown', reason: `the upstream answered SERVFAIL to DNSKEY ${fqdn(zone)}` };
+  }
   if (fetched.rcode !== Rcode.NOERROR) {
-    return { kind: 'unknown', reason: `the upstream answered ${rcodeName(fetched.rcode)} to DNSKEY ${fqdn(zone)}` };
+    return {
+      kind: 'unusable',
+      reason:
+        `the upstream nameservers answered ${rcodeName(fetched.rcode)} to DNSKEY ${fqdn(zone)} ` +
+        '(they cannot be used to validate)',
+    };
   }
   const dnskeys = rrsetOf(fetched, zone, DnssecType.DNSKEY);
   if (dnskeys.records.length === 0) {
-    return { kind: 'strips', reason: `the upstream nameservers return no DNSKEY for ${fqdn(zone)}` };
+    return {
+      kind: 'unusable',
+      reason: `the upstream nameservers return no DNSKEY for ${fqdn(zone)} (they cannot be used to validate)`,
+    };
   }
   if (dnskeys.rrsigs.length === 0) {
     return {
-      kind: 'strips',
+      kind: 'unusable',
       reason: `the upstream nameservers strip DNSSEC records (DNSKEY of ${fqdn(zone)} came back without RRSIG)`,
     };
   }

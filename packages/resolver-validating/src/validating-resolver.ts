@@ -6,6 +6,8 @@
  */
 import {
   Rcode,
+  className,
+  typeName,
   StateError,
   describeQuery,
   makeQuery,
@@ -31,9 +33,15 @@ import { InsecureAnswerError, UpstreamNotValidatingError } from './errors.js';
 import { checkOptions, type ValidatingResolverConfig, type ValidatingResolverOptions } from './options.js';
 import { joinAnswers } from './packet.js';
 import { probeUpstream, type ProbeOutcome } from './upstream-probe.js';
+import { fqdn } from './names.js';
 import { closestAnchor, loadAnchors, type AnchorSet } from './trust-anchors.js';
 import { Upstream, type Fetched } from './upstream.js';
 import { DEFAULT_CLOCK_SKEW_SECONDS, DnssecType } from './validate/index.js';
+
+/** "sip1.biloxi.example. A IN", as libunbound writes the question in its reasons. */
+function questionText(query: DnsQuery): string {
+  return `${fqdn(query.labels)} ${typeName(query.type)} ${className(query.class)}`;
+}
 
 /** Ancestors asked ahead (DS and DNSKEY) with a cold question: the chain in the first round. */
 const PREFETCH_DEPTH = 3;
@@ -97,7 +105,7 @@ export class ValidatingResolver implements ResolverPlugin {
   /** Unavailable when closed, or when the probe found that the upstream strips DNSSEC records. */
   available(): Availability {
     if (this.#closed) return { available: false, reason: 'the validating resolver is closed' };
-    if (this.#probed?.kind === 'strips') {
+    if (this.#probed?.kind === 'unusable') {
       return { available: false, reason: this.#probed.reason, ...(this.#validationAsked ? { failClosed: true } : {}) };
     }
     return { available: true };
@@ -130,7 +138,7 @@ export class ValidatingResolver implements ResolverPlugin {
     this.#prefetch(query.labels);
     const asked = this.#upstream.ask(query, signal);
     const probe = this.#options.probe === false ? undefined : await this.#probeOnce();
-    if (probe?.kind === 'strips') {
+    if (probe?.kind === 'unusable') {
       asked.catch(() => {});
       throw new UpstreamNotValidatingError(probe.reason, this.#validationAsked);
     }
@@ -162,7 +170,7 @@ export class ValidatingResolver implements ResolverPlugin {
       secure: verdict.status === 'secure',
       bogus: verdict.status === 'bogus',
       ...(verdict.status === 'bogus'
-        ? { whyBogus: `validation failure <${describeQuery(query)}>: ${verdict.whyBogus}`, ede: verdict.ede ?? 6 }
+        ? { whyBogus: `validation failure <${questionText(query)}>: ${verdict.whyBogus}`, ede: verdict.ede ?? 6 }
         : {}),
       answer: messages.length === 1 ? first.message.packet : joinAnswers(query, messages),
     };

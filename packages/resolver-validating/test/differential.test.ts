@@ -86,7 +86,7 @@ describe('the same verdicts as libunbound over a signed tree', () => {
     const ours = await validating.resolve(name, type);
     expect(verdict(ours)).toEqual({ rcode, status, records: [...records].sort() });
     if (status === 'bogus') {
-      expect(ours.whyBogus).toMatch(new RegExp(`^validation failure <${name.replace(/\./g, '\\.')} IN ${type}>: `));
+      expect(ours.whyBogus?.startsWith(`validation failure <${name}. ${type} IN>: `)).toBe(true);
       if (ede !== undefined) expect(ours.ede).toBe(ede);
     } else {
       expect(ours.whyBogus).toBeUndefined();
