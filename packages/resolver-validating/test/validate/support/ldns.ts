@@ -22,7 +22,11 @@ export interface SignOptions {
   /** Zone text after `$ORIGIN origin.` and `$TTL 3600`. */
   readonly body: string;
   readonly keys: readonly KeySpec[];
-  readonly nsec3?: { readonly salt: string; readonly iterations: number; readonly optOut?: boolean };
+  readonly nsec3?: {
+    /** Hex; '' for none. */ readonly salt: string;
+    readonly iterations: number;
+    readonly optOut?: boolean;
+  };
   /** ldns dates, YYYYMMDDhhmmss (default 20260101000000 .. 20280101000000). */
   readonly inception?: string;
   readonly expiration?: string;
@@ -97,7 +101,8 @@ export function signZone(options: SignOptions): SignedZone {
       `${origin}.`,
     ];
     if (options.nsec3) {
-      args.push('-n', '-s', options.nsec3.salt, '-t', String(options.nsec3.iterations));
+      args.push('-n', '-t', String(options.nsec3.iterations));
+      if (options.nsec3.salt !== '') args.push('-s', options.nsec3.salt);
       if (options.nsec3.optOut) args.push('-p');
     }
     ldns(dir, 'ldns-signzone', [...args, 'zone', ...bases]);
