@@ -108,5 +108,6 @@ export function uncompressedRdata(packet: Uint8Array, record: WireRecord): Uint8
     throw new RdataFormatError(`RDATA of type ${record.type}: ${(error as Error).message}`);
   }
   if (reader.remaining !== 0) throw new RdataFormatError(`RDATA of type ${record.type} has bytes left over`);
-  return Buffer.concat(parts);
+  // A plain Uint8Array, like core's records (a Buffer would show up in JSON and equality checks).
+  return Uint8Array.from(Buffer.concat(parts));
 }
