@@ -63,6 +63,15 @@ describe('canonical RDATA (RFC 4034 section 6.2, RFC 6840 section 5.1)', () => {
     expect(canonicalRdata(65280, bytes(wire('NOT.A.NAME')))).toEqual(bytes(wire('NOT.A.NAME')));
   });
 
+  it('leaves the RDATA it is given alone, a Buffer too', () => {
+    const mx = Buffer.from(bytes([0, 10], wire('MX.Example')));
+    const rrsig = Buffer.from(bytes(new Array(18).fill(0x41), wire('Signer.X'), 'SIG'));
+    canonicalRdata(15, mx);
+    canonicalRdata(46, rrsig);
+    expect(mx.toString('latin1')).toContain('MX');
+    expect(rrsig.toString('latin1')).toContain('Signer');
+  });
+
   it('refuses RDATA that does not fit its layout', () => {
     expect(() => canonicalRdata(15, bytes([0, 10], wire('mx.x'), [1]))).toThrow(RdataFormatError);
     expect(() => canonicalRdata(15, bytes([0]))).toThrow(RdataFormatError);
