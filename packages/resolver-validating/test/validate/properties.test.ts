@@ -35,7 +35,7 @@ describe('canonical order matches ldns', () => {
             const owners = names.map((n) => parseName(`${n}.example`));
             // Names equal but for ASCII case (e.g. through \065 vs a) are one owner for ldns too.
             const distinct = owners.filter((o, i) => owners.findIndex((p) => compareNames(o, p) === 0) === i);
-            const zone = distinct.map((o) => `${o.map(escape).join('.')}. 3600 IN A 192.0.2.1`).join('\n');
+            const zone = distinct.map((o) => `${o.map(escapeLabel).join('.')}. 3600 IN A 192.0.2.1`).join('\n');
             writeFileSync(join(dir, 'z'), `${zone}\n`);
             const out = ldns(dir, 'ldns-read-zone', ['-z', 'z'])
               .split('\n')
@@ -68,7 +68,7 @@ function lower(l: Uint8Array): Uint8Array {
   return l.map((c) => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c));
 }
 
-function escape(l: Uint8Array): string {
+function escapeLabel(l: Uint8Array): string {
   return [...l].map((c) => `\\${String(c).padStart(3, '0')}`).join('');
 }
 
