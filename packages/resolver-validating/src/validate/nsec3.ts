@@ -20,6 +20,9 @@ interface Nsec3 {
   readonly rrset: SignedRrset;
 }
 
+/** RFC 8914 / IANA: Unsupported NSEC3 Iterations Value. */
+const EDE_NSEC3_ITERATIONS = 27;
+
 /** Thrown inside a proof when the hash budget is spent; turned into a bogus verdict. */
 class HashBudgetSpent extends Error {}
 
@@ -27,8 +30,8 @@ class HashBudgetSpent extends Error {}
 class Nsec3Chain {
   readonly records: Nsec3[] = [];
   private readonly hashes = new Map<string, Uint8Array>();
-  unknownAlgorithm = false;
-  maxIterations = 0;
+  /** NSEC3 RRsets of hash algorithms other than SHA-1: insecure once one of them verifies. */
+  readonly unknownAlgorithm: SignedRrset[] = [];
 
   constructor(readonly proof: ProofRecords) {
     const zone = proof.zone;
@@ -46,15 +49,20 @@ class Nsec3Chain {
         continue;
       }
       if (data.hashAlgorithm !== NSEC3_SHA1) {
-        this.unknownAlgorithm = true;
+        this.unknownAlgorithm.push(rrset);
         continue;
       }
       if ((data.flags & ~NSEC3_OPT_OUT) !== 0) continue;
       const hash = base32hexDecode(owner[0]!);
       if (!hash || hash.length !== data.nextHashed.length) continue;
       this.records.push({ hash, data, rrset });
-      this.maxIterations = Math.max(this.maxIterations, data.iterations);
     }
+  }
+
+  /** Leaves out the records with more than `limit` iterations. */
+  dropAbove(limit: number): void {
+    const kept = this.records.filter((nsec3) => nsec3.data.iterations <= limit);
+    this.records.splice(0, this.records.length, ...kept);
   }
 
   private hashFor(name: Labels, data: Nsec3Data): Uint8Array {
@@ -132,14 +140,24 @@ function isVerdict(value: ClosestEncloser | Verdict): value is Verdict {
  */
 function withChain(proof: ProofRecords, prove: (chain: Nsec3Chain) => Verdict): Verdict {
   const chain = new Nsec3Chain(proof);
+  // Insecure only on the zone's word: a forged record must not downgrade a proof (so verify it first).
   if (chain.records.length === 0) {
-    if (chain.unknownAlgorithm) return insecure('NSEC3 with an unknown hash algorithm (RFC 5155 section 8.1)');
-    return bogus('no usable NSEC3 record', Ede.NSEC_MISSING);
+    if (chain.unknownAlgorithm.some((rrset) => proof.verified(rrset))) {
+      return insecure('NSEC3 with an unknown hash algorithm (RFC 5155 section 8.1)');
+    }
+    return missingProof(chain, 'no usable NSEC3 record');
   }
   const limit = proof.options.maxNsec3Iterations ?? DEFAULT_MAX_NSEC3_ITERATIONS;
-  if (chain.maxIterations > limit) {
-    return insecure(`NSEC3 with ${chain.maxIterations} iterations, above the limit of ${limit} (RFC 9276)`, 27);
+  const costly = chain.records.find((nsec3) => nsec3.data.iterations > limit && proof.verified(nsec3.rrset));
+  if (costly) {
+    const iterations = costly.data.iterations;
+    return insecure(
+      `NSEC3 with ${iterations} iterations, above the limit of ${limit} (RFC 9276)`,
+      EDE_NSEC3_ITERATIONS,
+    );
   }
+  // The ones above the limit that did not verify are forgeries: never hash with their parameters.
+  chain.dropAbove(limit);
   try {
     return prove(chain);
   } catch (error) {

@@ -54,7 +54,8 @@ export function hasCanonicalNames(rrtype: number): boolean {
 export function canonicalRdata(rrtype: number, rdata: Uint8Array): Uint8Array {
   const layout = LAYOUTS.get(rrtype);
   if (!layout) return rdata;
-  const out = rdata.slice();
+  // A copy even when `rdata` is a Buffer (whose slice() is a view): the caller's record stays as it is.
+  const out = Uint8Array.from(rdata);
   let offset = 0;
   for (const field of layout) {
     if (field === 'name') {
@@ -92,7 +93,7 @@ function lowerNameInPlace(bytes: Uint8Array, start: number, end: number): void {
 export function uncompressedRdata(packet: Uint8Array, record: WireRecord): Uint8Array {
   const end = record.rdataOffset + record.rdlength;
   const layout = LAYOUTS.get(record.type);
-  if (!layout) return packet.slice(record.rdataOffset, end);
+  if (!layout) return Uint8Array.from(packet.subarray(record.rdataOffset, end));
   const reader = new WireReader(packet, record.rdataOffset, end);
   const parts: Uint8Array[] = [];
   try {
@@ -108,5 +109,6 @@ export function uncompressedRdata(packet: Uint8Array, record: WireRecord): Uint8
     throw new RdataFormatError(`RDATA of type ${record.type}: ${(error as Error).message}`);
   }
   if (reader.remaining !== 0) throw new RdataFormatError(`RDATA of type ${record.type} has bytes left over`);
-  return Buffer.concat(parts);
+  // A plain Uint8Array, like core's records (a Buffer would show up in JSON and equality checks).
+  return Uint8Array.from(Buffer.concat(parts));
 }
