@@ -6,7 +6,8 @@
  * proof; a name without the data needs a proven NXDOMAIN or NODATA from the zone that holds it.
  * The verdict is the weakest of the links (core's weakestStatus).
  */
-import { Ede, Rcode, WireReader, parseName, type Labels } from '@dnscore/core/plugin';
+import { Ede, Rcode, parseName, type Labels } from '@dnscore/core/plugin';
+import { dnameTarget, findDname, findSet, targetOf } from './chain-links.js';
 import type { ChainOfTrust } from './chain-of-trust.js';
 import { fqdn, isAtOrBelow, keyOf } from './names.js';
 import type { Fetched } from './upstream.js';
@@ -77,8 +78,15 @@ export async function walkAnswer(
       parts.push(...(await rrsetParts(data, current, fetched, chain, options)));
       return { parts, end: current, links, unfinished: false };
     }
-    const cname = findSet(fetched, current, DnssecType.CNAME);
-    const dname = cname ? undefined : findDname(fetched, current);
+    // A DNAME's synthesized CNAME is unsigned (RFC 6672 section 5.3.1): the DNAME is validated
+    // and the CNAME must say what the DNAME says.
+    const dname = findDname(fetched, current);
+    const signedCname = findSet(fetched, current, DnssecType.CNAME);
+    const cname = dname && signedCname?.rrsigs.length === 0 ? undefined : signedCname;
+    if (dname && !cname && signedCname && !sameName(targetOf(signedCname), dnameTarget(dname, current))) {
+      parts.push(bogus(`the CNAME at ${fqdn(current)} is not the one its DNAME synthesizes`));
+      return { parts, end: current, links, unfinished: false };
+    }
     const link = cname ?? dname;
     if (!link || (qtype === DnssecType.CNAME && cname)) {
       if (cname) parts.push(...(await rrsetParts(cname, current, fetched, chain, options)));
@@ -211,51 +219,8 @@ function signersOf(set: SignedRrset, owner: Labels): Labels[] {
   return [...found.values()];
 }
 
-function findSet(fetched: Fetched, owner: Labels, type: number): SignedRrset | undefined {
-  const key = keyOf(owner);
-  return fetched.answerSets.find(
-    (set) => set.records.length > 0 && typeOf(set) === type && keyOf(parseName(set.records[0]!.name)) === key,
-  );
-}
-
-/** The DNAME RRset at the closest proper ancestor of `name`, if the answer holds one. */
-function findDname(fetched: Fetched, name: Labels): SignedRrset | undefined {
-  let best: SignedRrset | undefined;
-  let depth = -1;
-  for (const set of fetched.answerSets) {
-    const first = set.records[0];
-    if (!first || first.rrtype !== DnssecType.DNAME) continue;
-    const owner = parseName(first.name);
-    if (owner.length < name.length && owner.length > depth && isAtOrBelow(name, owner)) {
-      best = set;
-      depth = owner.length;
-    }
-  }
-  return best;
-}
-
-function targetOf(cname: SignedRrset): Labels | undefined {
-  if (cname.records.length !== 1) return undefined;
-  return rdataName(cname.records[0]!.rdata);
-}
-
-/** RFC 6672 section 2.2: the owner's suffix replaced by the DNAME target. */
-function dnameTarget(dname: SignedRrset, name: Labels): Labels | undefined {
-  if (dname.records.length !== 1) return undefined;
-  const target = rdataName(dname.records[0]!.rdata);
-  const owner = parseName(dname.records[0]!.name);
-  if (!target) return undefined;
-  const result = [...name.slice(0, name.length - owner.length), ...target];
-  return result.reduce((n, l) => n + l.length + 1, 1) <= 255 ? result : undefined;
-}
-
-function rdataName(rdata: Uint8Array): Labels | undefined {
-  try {
-    const reader = new WireReader(rdata, 0);
-    return reader.name('target').labels;
-  } catch {
-    return undefined;
-  }
+function sameName(a: Labels | undefined, b: Labels | undefined): boolean {
+  return a !== undefined && b !== undefined && keyOf(a) === keyOf(b);
 }
 
 function typeOf(set: SignedRrset): number | undefined {

@@ -7,6 +7,7 @@
  * NS at the name) could otherwise turn a secure name insecure.
  */
 import { Ede, Rcode, parseName, rcodeName, type Labels } from '@dnscore/core/plugin';
+import { findDname } from './chain-links.js';
 import { fqdn, keyOf } from './names.js';
 import type { Fetched } from './upstream.js';
 import {
@@ -40,10 +41,13 @@ export function dsAbsence(name: Labels, fetched: Fetched, above: SecureZone, opt
   if (fetched.rcode !== Rcode.NOERROR && fetched.rcode !== Rcode.NXDOMAIN) {
     return { kind: 'bogus', why: `${what}: the upstream answered ${rcodeName(fetched.rcode)}`, ede: Ede.DNSSEC_BOGUS };
   }
-  // A CNAME owner is no zone cut (RFC 2181 section 10.1); its RRset must be the zone's.
-  const cname = fetched.answerSets.find(
-    (set) => set.records[0]?.rrtype === DnssecType.CNAME && keyOf(parseName(set.records[0].name)) === keyOf(name),
-  );
+  // A CNAME owner is no zone cut (RFC 2181 section 10.1), nor a name under a DNAME (RFC 6672
+  // section 2.4); the CNAME or DNAME RRset must be the zone's.
+  const cname =
+    findDname(fetched, name) ??
+    fetched.answerSets.find(
+      (set) => set.records[0]?.rrtype === DnssecType.CNAME && keyOf(parseName(set.records[0].name)) === keyOf(name),
+    );
   if (cname) {
     const verdict = verifyRrset(cname, above.keys, above.zone, options);
     return verdict.status === 'secure'

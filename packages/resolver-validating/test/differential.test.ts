@@ -42,6 +42,8 @@ const CASES: readonly [string, string, string, Status, readonly string[], number
   ['x.wild.nowild.example', 'A', 'NOERROR', 'bogus', []],
   ['www.unknownalg.example', 'A', 'NOERROR', 'insecure', ['www.unknownalg.example A 192.0.2.14']],
   ['www.rollover.example', 'A', 'NOERROR', 'secure', ['www.rollover.example A 192.0.2.15']],
+  ['www.ed25519.example', 'A', 'NOERROR', 'secure', ['www.ed25519.example A 192.0.2.16']],
+  ['www.moved.secure.example', 'A', 'NOERROR', 'secure', ['www.other.example A 192.0.2.70']],
   ['nothere.example', 'A', 'NXDOMAIN', 'secure', []],
 ];
 

@@ -17,6 +17,7 @@
  *   nowild      a wildcard whose NSEC proof was removed
  *   unknownalg  its DS names algorithm 253 (private): unsupported, so insecure (RFC 4035 5.2)
  *   rollover    two KSKs and two ZSKs; the parent's DS is the new KSK's only
+ *   ed25519     signed with Ed25519 (algorithm 15)
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,8 @@ interface SignSpec {
   readonly expiration?: Date;
   /** NSEC3 instead of NSEC: `optOut` sets the flag on every NSEC3 record. */
   readonly nsec3?: { readonly optOut?: boolean };
+  /** ldns-keygen algorithm (default ECDSAP256SHA256). */
+  readonly algorithm?: string;
 }
 
 interface Signed {
@@ -49,7 +52,11 @@ async function sign(zone: string, text: string, spec: SignSpec = {}): Promise<Si
   const dir = mkdtempSync(join(tmpdir(), 'dnscore-validating-sign-'));
   try {
     const keygen = async (ksk: boolean): Promise<string> =>
-      (await run('ldns-keygen', ['-a', 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), zone], { cwd: dir })).stdout.trim();
+      (
+        await run('ldns-keygen', ['-a', spec.algorithm ?? 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), zone], {
+          cwd: dir,
+        })
+      ).stdout.trim();
     const ksks: string[] = [];
     for (let i = 0; i < (spec.ksks ?? 1); i++) ksks.push(await keygen(true));
     const zsks: string[] = [];
@@ -86,6 +93,7 @@ to-other IN CNAME www.other.example.
 to-insecure IN CNAME www.insecure.example.
 to-nsec3 IN CNAME www.nsec3.example.
 to-bogus IN CNAME www.bogus.example.
+moved IN DNAME other.example.
 *.wild IN A 192.0.2.88
 sub.deep IN TXT "empty non-terminal above"
 `,
@@ -109,6 +117,7 @@ child IN NS ns1.example.
   nowild: '*.wild IN A 192.0.2.12\nwww IN A 192.0.2.13\n',
   unknownalg: 'www IN A 192.0.2.14\n',
   rollover: 'www IN A 192.0.2.15\n',
+  ed25519: 'www IN A 192.0.2.16\n',
 } as const;
 
 export interface Tree {
@@ -121,7 +130,7 @@ export interface Tree {
 export async function startTree(): Promise<Tree> {
   const now = Date.now();
   const z = (name: string): string => `${head(`${name}.example`)}${ZONES[name as keyof typeof ZONES]}`;
-  const [secure, other, nsec3, optout, expired, future, bogus, nokey, norrsig, nowild, unknownalg, rollover] =
+  const [secure, other, nsec3, optout, expired, future, bogus, nokey, norrsig, nowild, unknownalg, rollover, ed25519] =
     await Promise.all([
       sign('secure.example', z('secure')),
       sign('other.example', z('other')),
@@ -138,6 +147,7 @@ export async function startTree(): Promise<Tree> {
       sign('nowild.example', z('nowild')),
       sign('unknownalg.example', z('unknownalg')),
       sign('rollover.example', z('rollover'), { ksks: 2, zsks: 2 }),
+      sign('ed25519.example', z('ed25519'), { algorithm: 'ED25519' }),
     ]);
   const children = [
     'secure',
@@ -153,6 +163,7 @@ export async function startTree(): Promise<Tree> {
     'nowild',
     'unknownalg',
     'rollover',
+    'ed25519',
   ];
   const parent = await sign(
     'example',
@@ -160,7 +171,7 @@ export async function startTree(): Promise<Tree> {
       head('example'),
       'ns1 IN A 127.0.0.1',
       ...children.map((child) => `${child} IN NS ns1.example.`),
-      ...[secure, other, nsec3, optout, expired, future, bogus, norrsig, nowild].map((s) => s.ds[0]!),
+      ...[secure, other, nsec3, optout, expired, future, bogus, norrsig, nowild, ed25519].map((s) => s.ds[0]!),
       corruptDigest(nokey.ds[0]!),
       withAlgorithm(unknownalg.ds[0]!, 253),
       rollover.ds[1]!,
@@ -189,6 +200,7 @@ export async function startTree(): Promise<Tree> {
     },
     { name: 'unknownalg.example', text: unknownalg.text },
     { name: 'rollover.example', text: rollover.text },
+    { name: 'ed25519.example', text: ed25519.text },
   ];
   const nsd = await startNsd(zones);
   return { nsd, anchor: parent.ds[0]!, stop: () => nsd.stop() };
