@@ -93,7 +93,10 @@ export function nsecNodata(proof: ProofRecords): Verdict {
   const qtype = proof.input.qtype;
   const nsecs = nsecsOf(proof);
   const exact = find(proof, nsecs, (nsec) => namesEqual(nsec.owner, qname));
-  if (exact) return bitmapDenies(exact.data, qtype, formatName(qname), true);
+  if (exact) {
+    proof.matchedTypes = exact.data.types;
+    return bitmapDenies(exact.data, qtype, formatName(qname), true);
+  }
   // An empty non-terminal: an NSEC covers it and its next name lies below it (RFC 4035 section 3.1.3.2).
   const ent = find(proof, nsecs, (nsec) => covers(nsec, qname, zone) && isBelow(nsec.data.nextName, qname));
   if (ent) return SECURE;

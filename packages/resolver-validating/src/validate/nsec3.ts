@@ -192,6 +192,7 @@ export function nsec3Nodata(proof: ProofRecords): Verdict {
     const match = chain.matching(qname);
     if (match) {
       const types = match.data.types;
+      proof.matchedTypes = types;
       const name = formatName(qname);
       if (types.has(qtype)) return bogus(`NODATA for ${name} ${typeName(qtype)}, but its NSEC3 lists the type`);
       if (types.has(DnssecType.CNAME)) return bogus(`NODATA for ${name}, but its NSEC3 lists a CNAME`);
