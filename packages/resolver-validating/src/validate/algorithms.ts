@@ -80,6 +80,7 @@ export function algorithmName(algorithm: number): string {
 /** Keys already built, by algorithm and key bytes: building a KeyObject costs more than a verify. */
 const keyCache = new Map<string, KeyObject | Error>();
 const KEY_CACHE_SIZE = 512;
+const keysByBytes = new WeakMap<Uint8Array, { readonly algorithm: number; readonly built: KeyObject | Error }>();
 
 /**
  * The KeyObject of a DNSKEY public key; an Error (returned, not thrown) when the bytes are no
@@ -88,9 +89,15 @@ const KEY_CACHE_SIZE = 512;
 export function publicKey(algorithm: number, key: Uint8Array): KeyObject | Error | undefined {
   const spec = ALGORITHMS.get(algorithm);
   if (!spec) return undefined;
+  // The same key bytes (a cached ZoneKey) find their KeyObject without re-encoding them.
+  const seen = keysByBytes.get(key);
+  if (seen && seen.algorithm === algorithm) return seen.built;
   const id = `${algorithm}:${Buffer.from(key).toString('base64')}`;
   const cached = keyCache.get(id);
-  if (cached) return cached;
+  if (cached) {
+    keysByBytes.set(key, { algorithm, built: cached });
+    return cached;
+  }
   let built: KeyObject | Error;
   try {
     built = spec.key(key);
@@ -99,6 +106,7 @@ export function publicKey(algorithm: number, key: Uint8Array): KeyObject | Error
   }
   if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value as string);
   keyCache.set(id, built);
+  keysByBytes.set(key, { algorithm, built });
   return built;
 }
 
