@@ -73,6 +73,9 @@ export function nsecNxdomain(proof: ProofRecords): Verdict {
   const nsecs = nsecsOf(proof);
   const exact = find(proof, nsecs, (nsec) => namesEqual(nsec.owner, qname));
   if (exact) return bogus(`NXDOMAIN for ${formatName(qname)}, but an NSEC shows the name exists`);
+  // A next name below qname makes qname an empty non-terminal: it exists (RFC 4035 section 3.1.3.2).
+  const ent = find(proof, nsecs, (nsec) => covers(nsec, qname, zone) && isBelow(nsec.data.nextName, qname));
+  if (ent) return bogus(`NXDOMAIN for ${formatName(qname)}, but an NSEC shows names below it`);
   const cover = find(proof, nsecs, (nsec) => covers(nsec, qname, zone));
   if (!cover) return missing(proof, `${formatName(qname)} does not exist`);
   const ce = closestEncloser(qname, cover);
@@ -137,7 +140,10 @@ export function nsecWildcardAnswer(proof: ProofRecords, wildcard: Labels): Verdi
   const cover = find(
     proof,
     nsecs,
-    (nsec) => covers(nsec, qname, zone) && closestEncloser(qname, nsec).length <= parent.length,
+    (nsec) =>
+      covers(nsec, qname, zone) &&
+      !isBelow(nsec.data.nextName, qname) &&
+      closestEncloser(qname, nsec).length <= parent.length,
   );
   if (!cover) return missing(proof, `${formatName(qname)} is not a closer match than ${formatName(wildcard)}`);
   return SECURE;
