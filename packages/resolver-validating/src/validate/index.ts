@@ -25,8 +25,10 @@
  * 5. Denial: `proveNxdomain`, `proveNodata` (qtype DS included: the proof of an insecure
  *    delegation) and `proveWildcardAnswer` take the NSEC or NSEC3 RRsets of the authority
  *    section with their RRSIGs, and verify the ones a proof uses with the zone keys
- *    themselves, so their verdict is never better than what was validated. NSEC3 opt-out
- *    and iterations above `maxNsec3Iterations` (RFC 9276, default 100) give insecure. A secure
+ *    themselves, so their verdict is never better than what was validated. Insecure (as
+ *    unbound has it): an NSEC3 opt-out span over the next closer name, iterations above
+ *    `maxNsec3Iterations` (RFC 9276, default 100, EDE 27), a name below a proven unsigned
+ *    delegation (NODATA for a non-DS type at one too). A secure
  *    proof carries `ttl` (lowest of the records used) and, for a NODATA proven by the name's
  *    own NSEC/NSEC3, its verified `types`: for qtype DS, NS without SOA there is an insecure
  *    delegation. Read bitmaps from here, never from the unverified authority records.

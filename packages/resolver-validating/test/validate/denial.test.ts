@@ -67,7 +67,13 @@ describe('NSEC denial', () => {
   it('is bogus for NXDOMAIN where a wildcard or the name exists, or below a delegation', () => {
     expect(nxdomain(input('b.w.example', A)).whyBogus).toMatch(/wildcard \*\.w\.example exists/);
     expect(nxdomain(input('a.example', A)).status).toBe('bogus');
-    expect(nxdomain(input('a.sub.example', A)).status).toBe('bogus');
+    // Below an unsigned delegation the names are the child's: insecure. Below a signed one: a lie.
+    expect(nxdomain(input('a.sub.example', A))).toMatchObject({
+      status: 'insecure',
+      whyInsecure: expect.stringMatching(/below the unsigned delegation sub\.example/),
+    });
+    expect(nxdomain(input('a.sec.example', A)).status).toBe('bogus');
+    expect(nxdomain(input('sub.example', A)).status).toBe('bogus');
   });
 
   it('is bogus when the NSEC records are unsigned or forged', () => {
@@ -102,8 +108,9 @@ describe('NSEC denial', () => {
     expect(nodata(input('sub.example', DS))).toEqual({ status: 'secure', ttl: 3600, types: new Set([NS, 46, 47]) });
     expect(nodata(input('sec.example', DS)).status).toBe('bogus');
     expect(nodata(input('example', DS)).whyBogus).toMatch(/child zone's apex/);
-    expect(nodata(input('sub.example', A)).whyBogus).toMatch(/parent side of a zone cut/);
-    expect(nodata(input('sub.example', NS)).status).toBe('bogus');
+    expect(nodata(input('sub.example', A)).status).toBe('insecure');
+    expect(nodata(input('sec.example', A)).whyBogus).toMatch(/parent side of a zone cut/);
+    expect(nodata(input('sec.example', NS)).status).toBe('bogus');
   });
 
   it('proves a wildcard answer was the closest match', () => {
@@ -139,7 +146,8 @@ describe('NSEC3 denial', () => {
   it('is bogus for NXDOMAIN where the name or a wildcard exists, or below a delegation', () => {
     expect(nxdomain(input('a.example', A)).status).toBe('bogus');
     expect(nxdomain(input('b.w.example', A)).whyBogus).toMatch(/wildcard \*\.w\.example exists/);
-    expect(nxdomain(input('a.sub.example', A)).whyBogus).toMatch(/delegation/);
+    expect(nxdomain(input('a.sub.example', A))).toMatchObject({ status: 'insecure' });
+    expect(nxdomain(input('a.sec.example', A)).whyBogus).toMatch(/delegation: the answer should have been a referral/);
   });
 
   it('proves NODATA, an empty non-terminal, a wildcard NODATA and no DS at an insecure delegation', () => {
@@ -151,7 +159,8 @@ describe('NSEC3 denial', () => {
     expect(nodata(input('sub.example', DS))).toEqual({ status: 'secure', ttl: 3600, types: new Set([NS]) });
     expect(nodata(input('y.e.example', DS))).toEqual({ status: 'secure', ttl: 3600, types: new Set() });
     expect(nodata(input('sec.example', DS)).status).toBe('bogus');
-    expect(nodata(input('sub.example', A)).status).toBe('bogus');
+    expect(nodata(input('sub.example', A)).status).toBe('insecure');
+    expect(nodata(input('sec.example', A)).status).toBe('bogus');
   });
 
   it('proves wildcard answers by the covered next closer name', () => {
@@ -222,6 +231,8 @@ describe('NSEC3 opt-out', () => {
     });
     expect(nodata(input('a.example', AAAA))).toMatchObject({ status: 'secure' });
     expect(nodata(input('a.example', A)).status).toBe('bogus');
+    // A wildcard answer whose next closer name lies in an opt-out span: an unsigned delegation may hold it.
+    expect(proveWildcardAnswer(input('b.example', A), '*.example', options())).toMatchObject({ status: 'insecure' });
   });
 
   it('is bogus when the opt-out bit is flipped by someone without the key', () => {
