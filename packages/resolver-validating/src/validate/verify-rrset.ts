@@ -155,10 +155,8 @@ export function verifyRrset(
     }
     const candidates = usable.filter((key) => key.tag === rrsig.keyTag && key.data.algorithm === rrsig.algorithm);
     if (candidates.length === 0) {
-      fail(
-        'no-key',
-        `${what}: no DNSKEY of ${formatName(zoneLabels)} with tag ${rrsig.keyTag} and ${algorithmName(rrsig.algorithm)}`,
-      );
+      const wanted = `tag ${rrsig.keyTag} and ${algorithmName(rrsig.algorithm)}`;
+      fail('no-key', `${what}: no DNSKEY of ${formatName(zoneLabels)} with ${wanted}`);
       continue;
     }
     let data: Uint8Array | undefined;
