@@ -1,7 +1,6 @@
 /**
  * Property tests against ldns (seeded): canonical order (ldns-read-zone -z), canonical RDATA
- * (ldns-read-zone -c), key tags (its
- * DNSKEY comments), NSEC3 hashes (ldns-nsec3-hash).
+ * (ldns-read-zone -c), key tags (its DNSKEY comments), NSEC3 hashes (ldns-nsec3-hash).
  */
 import { parseName } from '@dnscore/core/plugin';
 import fc from 'fast-check';
