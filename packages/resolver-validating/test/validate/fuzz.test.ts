@@ -13,6 +13,7 @@ import {
   proveNxdomain,
   verifyDnskeys,
   verifyRrset,
+  zoneKeys,
 } from '../../src/validate/index.js';
 import { denialRrsets, rrsetOf, signZone, testClock } from './support/ldns.js';
 import { DENIAL_BODY } from './support/zones.js';
@@ -202,5 +203,32 @@ describe.each([
       { seed: SEED, numRuns: 300 },
     );
     expect(applied).toBeGreaterThan(200);
+  });
+});
+
+describe('fuzz: random records', () => {
+  const rr = (name: string, rrtype: number, rdata: Uint8Array) => ({ name, rrtype, class: 1, ttl: 60, rdata });
+  const name = fc.constantFrom('example', 'a.example', 'b.a.example', '*.example', 'x.y.example', '.');
+  const record = fc.tuple(name, fc.constantFrom(1, 43, 46, 47, 48, 50), fc.uint8Array({ maxLength: 80 }));
+
+  it('never throw and never validate: RRSIGs, DNSKEYs, DS, NSEC and NSEC3 of random octets', () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 12 }), name, fc.constantFrom(1, 43), (tuples, qname, qtype) => {
+        const records = tuples.map(([n, t, d]) => rr(n, t, d));
+        const dnskeys = records.filter((r) => r.rrtype === 48 && r.name === 'example');
+        const sigs = records.filter((r) => r.rrtype === 46);
+        const ds = records.filter((r) => r.rrtype === 43);
+        const keyVerdict = verifyDnskeys({ records: dnskeys, rrsigs: sigs }, 'example', ds, options());
+        expect(keyVerdict.status).not.toBe('secure');
+        const keys = zoneKeys(dnskeys);
+        for (const set of groupRrsets(records)) {
+          if (set.records.length > 0) expect(verifyRrset(set, keys, 'example', options()).status).not.toBe('secure');
+        }
+        const input = { qname, qtype, zone: 'example', rrsets: groupRrsets(records), keys };
+        expect(proveNxdomain(input, options()).status).not.toBe('secure');
+        expect(proveNodata(input, options()).status).not.toBe('secure');
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
   });
 });
