@@ -5,6 +5,7 @@
  * 12 GOST, private ones) is unsupported, which counts as insecure, never as secure.
  */
 import { type KeyObject, createPublicKey, verify } from 'node:crypto';
+import { PROBE_DATA, PROBES } from './algorithm-probes.js';
 
 interface Algorithm {
   readonly name: string;
@@ -67,9 +68,31 @@ const ALGORITHMS: ReadonlyMap<number, Algorithm> = new Map<number, Algorithm>([
   [16, { name: 'ED448', hash: null, key: okpKey('Ed448', 57), ecdsa: false }],
 ]);
 
-/** True for the algorithms this engine verifies: 5, 7, 8, 10, 13, 14, 15, 16. */
+const probed = new Map<number, boolean>();
+
+/**
+ * True for the algorithms this engine verifies (5, 7, 8, 10, 13, 14, 15, 16) that this Node
+ * also verifies: each is checked once against a known signature (algorithm-probes.ts).
+ */
 export function isSupportedAlgorithm(algorithm: number): boolean {
-  return ALGORITHMS.has(algorithm);
+  const spec = ALGORITHMS.get(algorithm);
+  if (!spec) return false;
+  let works = probed.get(algorithm);
+  if (works === undefined) {
+    // Algorithm 7 is algorithm 5 (RSA/SHA-1) under another number (RFC 5155 section 2).
+    const probe = PROBES.get(algorithm === 7 ? 5 : algorithm);
+    works = false;
+    if (probe) {
+      try {
+        const key = spec.key(Buffer.from(probe[0], 'base64'));
+        works = verifySignature(algorithm, key, Buffer.from(PROBE_DATA), Buffer.from(probe[1], 'base64'));
+      } catch {
+        works = false;
+      }
+    }
+    probed.set(algorithm, works);
+  }
+  return works;
 }
 
 /** The mnemonic of an algorithm (RFC 8624's table), or "algorithm n". */
@@ -80,6 +103,7 @@ export function algorithmName(algorithm: number): string {
 /** Keys already built, by algorithm and key bytes: building a KeyObject costs more than a verify. */
 const keyCache = new Map<string, KeyObject | Error>();
 const KEY_CACHE_SIZE = 512;
+const keysByBytes = new WeakMap<Uint8Array, { readonly algorithm: number; readonly built: KeyObject | Error }>();
 
 /**
  * The KeyObject of a DNSKEY public key; an Error (returned, not thrown) when the bytes are no
@@ -87,10 +111,16 @@ const KEY_CACHE_SIZE = 512;
  */
 export function publicKey(algorithm: number, key: Uint8Array): KeyObject | Error | undefined {
   const spec = ALGORITHMS.get(algorithm);
-  if (!spec) return undefined;
+  if (!spec || !isSupportedAlgorithm(algorithm)) return undefined;
+  // The same key bytes (a cached ZoneKey) find their KeyObject without re-encoding them.
+  const seen = keysByBytes.get(key);
+  if (seen && seen.algorithm === algorithm) return seen.built;
   const id = `${algorithm}:${Buffer.from(key).toString('base64')}`;
   const cached = keyCache.get(id);
-  if (cached) return cached;
+  if (cached) {
+    keysByBytes.set(key, { algorithm, built: cached });
+    return cached;
+  }
   let built: KeyObject | Error;
   try {
     built = spec.key(key);
@@ -99,6 +129,7 @@ export function publicKey(algorithm: number, key: Uint8Array): KeyObject | Error
   }
   if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value as string);
   keyCache.set(id, built);
+  keysByBytes.set(key, { algorithm, built });
   return built;
 }
 

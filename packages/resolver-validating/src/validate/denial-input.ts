@@ -18,6 +18,18 @@ export interface DenialOptions extends VerifyOptions {
   readonly maxNsec3Iterations?: number;
 }
 
+/** A denial proof's verdict, with what a secure one establishes. */
+export interface DenialVerdict extends Verdict {
+  /** Secure only: the lowest TTL of the verified NSEC/NSEC3 records used (cap a negative answer's lifetime). */
+  readonly ttl?: number;
+  /**
+   * Secure NODATA only, when an NSEC/NSEC3 record owned by (the hash of) the name asked proved
+   * it: that record's verified type bitmap. For qtype DS, NS without SOA here means an insecure
+   * delegation; no bitmap (an empty non-terminal, a wildcard) or one with SOA means no zone cut.
+   */
+  readonly types?: ReadonlySet<number>;
+}
+
 /** A denial question: what does not exist, in which zone, with which records and keys. */
 export interface DenialInput {
   /** The name asked (or, for a wildcard answer, its owner). */
@@ -39,6 +51,10 @@ export class ProofRecords {
   readonly nsec3: SignedRrset[] = [];
   /** The first failed verification of a record a proof needed. */
   failure: Verdict | undefined;
+  /** The lowest TTL (RFC 4035 section 5.3.3) of the verified records the proof looked at. */
+  ttl: number | undefined;
+  /** NODATA: the verified type bitmap of the NSEC/NSEC3 record that matches the name asked. */
+  matchedTypes: ReadonlySet<number> | undefined;
   private readonly checked = new Map<SignedRrset, boolean>();
 
   constructor(
@@ -61,6 +77,7 @@ export class ProofRecords {
     if (known !== undefined) return known;
     const verdict = verifyRrset(rrset, this.input.keys, this.zone, this.options);
     const ok = verdict.status === 'secure' && verdict.wildcard === undefined;
+    if (ok && verdict.ttl !== undefined) this.ttl = Math.min(this.ttl ?? verdict.ttl, verdict.ttl);
     if (!ok && !this.failure)
       this.failure =
         verdict.status === 'secure'

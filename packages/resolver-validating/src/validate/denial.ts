@@ -4,7 +4,7 @@
  * verified with the zone keys here, so no proof rests on an unsigned or forged record.
  */
 import { Ede, type Labels, parseName } from '@dnscore/core/plugin';
-import { type DenialInput, type DenialOptions, ProofRecords } from './denial-input.js';
+import { type DenialInput, type DenialOptions, type DenialVerdict, ProofRecords } from './denial-input.js';
 import { nsecNodata, nsecNxdomain, nsecWildcardAnswer } from './nsec.js';
 import { nsec3Nodata, nsec3Nxdomain, nsec3WildcardAnswer } from './nsec3.js';
 import { bogus } from './result.js';
@@ -15,15 +15,22 @@ function prove(
   options: DenialOptions,
   withNsec: (proof: ProofRecords) => Verdict,
   withNsec3: (proof: ProofRecords) => Verdict,
-): Verdict {
+): DenialVerdict {
   const proof = new ProofRecords(input, options);
-  if (proof.nsec3.length > 0) return withNsec3(proof);
-  if (proof.nsec.length > 0) return withNsec(proof);
-  return bogus('the denial has no NSEC or NSEC3 records', Ede.NSEC_MISSING);
+  let verdict: Verdict;
+  if (proof.nsec3.length > 0) verdict = withNsec3(proof);
+  else if (proof.nsec.length > 0) verdict = withNsec(proof);
+  else return bogus('the denial has no NSEC or NSEC3 records', Ede.NSEC_MISSING);
+  if (verdict.status !== 'secure') return verdict;
+  return Object.freeze({
+    ...verdict,
+    ...(proof.ttl === undefined ? {} : { ttl: proof.ttl }),
+    ...(proof.matchedTypes === undefined ? {} : { types: proof.matchedTypes }),
+  });
 }
 
 /** The name `input.qname` does not exist in the zone (NXDOMAIN), nor a wildcard that would match it. */
-export function proveNxdomain(input: DenialInput, options: DenialOptions): Verdict {
+export function proveNxdomain(input: DenialInput, options: DenialOptions): DenialVerdict {
   return prove(input, options, nsecNxdomain, nsec3Nxdomain);
 }
 
@@ -31,7 +38,7 @@ export function proveNxdomain(input: DenialInput, options: DenialOptions): Verdi
  * The name has no RRset of `input.qtype` (NODATA, empty non-terminal, wildcard NODATA). For
  * qtype DS it proves an insecure delegation: secure = "no DS, proven"; insecure = opt-out.
  */
-export function proveNodata(input: DenialInput, options: DenialOptions): Verdict {
+export function proveNodata(input: DenialInput, options: DenialOptions): DenialVerdict {
   return prove(input, options, nsecNodata, nsec3Nodata);
 }
 

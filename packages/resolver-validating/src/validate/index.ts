@@ -25,8 +25,13 @@
  * 5. Denial: `proveNxdomain`, `proveNodata` (qtype DS included: the proof of an insecure
  *    delegation) and `proveWildcardAnswer` take the NSEC or NSEC3 RRsets of the authority
  *    section with their RRSIGs, and verify the ones a proof uses with the zone keys
- *    themselves, so their verdict is never better than what was validated. NSEC3 opt-out
- *    and iterations above `maxNsec3Iterations` (RFC 9276, default 100) give insecure.
+ *    themselves, so their verdict is never better than what was validated. Insecure (as
+ *    unbound has it): an NSEC3 opt-out span over the next closer name, iterations above
+ *    `maxNsec3Iterations` (RFC 9276, default 100, EDE 27), a name below a proven unsigned
+ *    delegation (NODATA for a non-DS type at one too). A secure
+ *    proof carries `ttl` (lowest of the records used) and, for a NODATA proven by the name's
+ *    own NSEC/NSEC3, its verified `types`: for qtype DS, NS without SOA there is an insecure
+ *    delegation. Read bitmaps from here, never from the unverified authority records.
  *
  * Every verdict is `{ status: 'secure' | 'insecure' | 'bogus', whyBogus?, whyInsecure?, ede? }`
  * with core's DnssecStatus names and core's `Ede` INFO-CODEs (RFC 8914), ready for a
@@ -46,7 +51,12 @@ export { uncompressedRecord, groupRrsets, typeCovered } from './rrsets.js';
 export { type RrsetVerdict, type VerifyOptions, type ZoneKey, verifyRrset, zoneKeys } from './verify-rrset.js';
 export { type DnskeyVerdict, verifyDnskeys } from './verify-dnskeys.js';
 export { proveNxdomain, proveNodata, proveWildcardAnswer } from './denial.js';
-export { type DenialInput, type DenialOptions, DEFAULT_MAX_NSEC3_ITERATIONS } from './denial-input.js';
+export {
+  type DenialInput,
+  type DenialOptions,
+  type DenialVerdict,
+  DEFAULT_MAX_NSEC3_ITERATIONS,
+} from './denial-input.js';
 export { nsec3Hash, base32hexEncode, base32hexDecode } from './nsec3-hash.js';
 export { isSupportedAlgorithm, algorithmName } from './algorithms.js';
 export { isSupportedDigest, dsDigest } from './ds-digest.js';

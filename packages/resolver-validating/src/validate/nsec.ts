@@ -9,7 +9,7 @@ import { Ede, type Labels, formatName, parseName, typeName } from '@dnscore/core
 import { ancestor, commonLabelCount, compareNames, isBelow, namesEqual, wildcardOf } from './canonical-name.js';
 import type { ProofRecords } from './denial-input.js';
 import { DnssecType, type NsecData, RdataFormatError, parseNsec } from './rdata.js';
-import { SECURE, bogus } from './result.js';
+import { SECURE, bogus, insecure } from './result.js';
 import type { SignedRrset, Verdict } from './types.js';
 
 interface Nsec {
@@ -67,12 +67,34 @@ function missing(proof: ProofRecords, what: string): Verdict {
   return proof.failure ?? bogus(`${what}: no NSEC proves it`, Ede.NSEC_MISSING);
 }
 
+/**
+ * A verified NSEC of an unsigned delegation (NS, neither DS nor SOA) above the name, or (when
+ * `atCut`: NODATA for a type other than DS) at it: the name is the insecure child zone's,
+ * whatever the rest of the response says (unbound's reading too).
+ */
+function insecureDelegation(proof: ProofRecords, nsecs: readonly Nsec[], atCut: boolean): Verdict | undefined {
+  const { qname } = proof;
+  const cut = find(proof, nsecs, (nsec) => {
+    const types = nsec.data.types;
+    if (!types.has(DnssecType.NS) || types.has(DnssecType.DS) || types.has(DnssecType.SOA)) return false;
+    return isBelow(qname, nsec.owner) || (atCut && namesEqual(qname, nsec.owner));
+  });
+  return cut
+    ? insecure(`${formatName(qname)} lies at or below the unsigned delegation ${formatName(cut.owner)}`)
+    : undefined;
+}
+
 /** NXDOMAIN: the name is covered and no wildcard could have produced it. */
 export function nsecNxdomain(proof: ProofRecords): Verdict {
   const { qname, zone } = proof;
   const nsecs = nsecsOf(proof);
+  const delegated = insecureDelegation(proof, nsecs, false);
+  if (delegated) return delegated;
   const exact = find(proof, nsecs, (nsec) => namesEqual(nsec.owner, qname));
   if (exact) return bogus(`NXDOMAIN for ${formatName(qname)}, but an NSEC shows the name exists`);
+  // A next name below qname makes qname an empty non-terminal: it exists (RFC 4035 section 3.1.3.2).
+  const ent = find(proof, nsecs, (nsec) => covers(nsec, qname, zone) && isBelow(nsec.data.nextName, qname));
+  if (ent) return bogus(`NXDOMAIN for ${formatName(qname)}, but an NSEC shows names below it`);
   const cover = find(proof, nsecs, (nsec) => covers(nsec, qname, zone));
   if (!cover) return missing(proof, `${formatName(qname)} does not exist`);
   const ce = closestEncloser(qname, cover);
@@ -92,8 +114,13 @@ export function nsecNodata(proof: ProofRecords): Verdict {
   const { qname, zone } = proof;
   const qtype = proof.input.qtype;
   const nsecs = nsecsOf(proof);
+  const delegated = insecureDelegation(proof, nsecs, qtype !== DnssecType.DS);
+  if (delegated) return delegated;
   const exact = find(proof, nsecs, (nsec) => namesEqual(nsec.owner, qname));
-  if (exact) return bitmapDenies(exact.data, qtype, formatName(qname), true);
+  if (exact) {
+    proof.matchedTypes = exact.data.types;
+    return bitmapDenies(exact.data, qtype, formatName(qname), true);
+  }
   // An empty non-terminal: an NSEC covers it and its next name lies below it (RFC 4035 section 3.1.3.2).
   const ent = find(proof, nsecs, (nsec) => covers(nsec, qname, zone) && isBelow(nsec.data.nextName, qname));
   if (ent) return SECURE;
@@ -134,7 +161,10 @@ export function nsecWildcardAnswer(proof: ProofRecords, wildcard: Labels): Verdi
   const cover = find(
     proof,
     nsecs,
-    (nsec) => covers(nsec, qname, zone) && closestEncloser(qname, nsec).length <= parent.length,
+    (nsec) =>
+      covers(nsec, qname, zone) &&
+      !isBelow(nsec.data.nextName, qname) &&
+      namesEqual(closestEncloser(qname, nsec), parent),
   );
   if (!cover) return missing(proof, `${formatName(qname)} is not a closer match than ${formatName(wildcard)}`);
   return SECURE;

@@ -108,16 +108,23 @@ interface ClosestEncloser {
 }
 
 /** RFC 5155 section 8.3: the longest existing ancestor of qname, and its next closer name covered. */
-function closestEncloserProof(chain: Nsec3Chain, qname: Labels): ClosestEncloser | Verdict {
+function closestEncloserProof(chain: Nsec3Chain, qname: Labels, qtype: number): ClosestEncloser | Verdict {
   const zone = chain.proof.zone;
   for (let count = qname.length - 1; count >= zone.length; count--) {
     const candidate = ancestor(qname, count);
     const match = chain.matching(candidate);
     if (!match) continue;
     const types = match.data.types;
-    if (types.has(DnssecType.DNAME) || (types.has(DnssecType.NS) && !types.has(DnssecType.SOA))) {
-      return bogus(`the closest encloser ${formatName(candidate)} is a delegation or DNAME`);
+    if (types.has(DnssecType.NS) && !types.has(DnssecType.SOA)) {
+      // Names below a delegation are the child's. Below a proven unsigned one, nothing is
+      // signed to check (insecure, as unbound has it); below a signed one the answer is wrong.
+      const name = formatName(candidate);
+      if (!types.has(DnssecType.DS) && qtype !== DnssecType.DS) {
+        return insecure(`${formatName(qname)} lies below the unsigned delegation ${name}`);
+      }
+      return bogus(`the closest encloser ${name} is a delegation: the answer should have been a referral`);
     }
+    if (types.has(DnssecType.DNAME)) return bogus(`the closest encloser ${formatName(candidate)} is a DNAME`);
     const nextCloser = ancestor(qname, count + 1);
     const cover = chain.covering(nextCloser);
     if (!cover) return missingProof(chain, `no NSEC3 covers the next closer name ${formatName(nextCloser)}`);
@@ -172,7 +179,7 @@ export function nsec3Nxdomain(proof: ProofRecords): Verdict {
   return withChain(proof, (chain) => {
     const qname = proof.qname;
     if (chain.matching(qname)) return bogus(`NXDOMAIN for ${formatName(qname)}, but an NSEC3 shows the name exists`);
-    const ce = closestEncloserProof(chain, qname);
+    const ce = closestEncloserProof(chain, qname, proof.input.qtype);
     if (isVerdict(ce)) return ce;
     const wildcard = wildcardOf(ce.closestEncloser);
     if (chain.matching(wildcard)) return bogus(`NXDOMAIN, but the wildcard ${formatName(wildcard)} exists`);
@@ -192,6 +199,7 @@ export function nsec3Nodata(proof: ProofRecords): Verdict {
     const match = chain.matching(qname);
     if (match) {
       const types = match.data.types;
+      proof.matchedTypes = types;
       const name = formatName(qname);
       if (types.has(qtype)) return bogus(`NODATA for ${name} ${typeName(qtype)}, but its NSEC3 lists the type`);
       if (types.has(DnssecType.CNAME)) return bogus(`NODATA for ${name}, but its NSEC3 lists a CNAME`);
@@ -199,11 +207,12 @@ export function nsec3Nodata(proof: ProofRecords): Verdict {
         return bogus(`no DS for ${name} proven by the child zone's apex NSEC3, not the parent's`);
       }
       if (qtype !== DnssecType.DS && types.has(DnssecType.NS) && !types.has(DnssecType.SOA)) {
+        if (!types.has(DnssecType.DS)) return insecure(`${name} is an unsigned delegation`);
         return bogus(`NODATA for ${name} ${typeName(qtype)} from the parent side of a zone cut`);
       }
       return SECURE;
     }
-    const ce = closestEncloserProof(chain, qname);
+    const ce = closestEncloserProof(chain, qname, proof.input.qtype);
     if (isVerdict(ce)) return ce;
     const wildcard = wildcardOf(ce.closestEncloser);
     const source = chain.matching(wildcard);
@@ -212,6 +221,9 @@ export function nsec3Nodata(proof: ProofRecords): Verdict {
       const types = source.data.types;
       if (types.has(qtype) || types.has(DnssecType.CNAME)) {
         return bogus(`NODATA for ${formatName(qname)}, but the wildcard ${formatName(wildcard)} has the type`);
+      }
+      if (ce.cover.data.flags & NSEC3_OPT_OUT) {
+        return insecure(`${formatName(ce.nextCloser)} lies in an opt-out span: an unsigned delegation may hold it`);
       }
       return SECURE;
     }
@@ -232,8 +244,12 @@ export function nsec3WildcardAnswer(proof: ProofRecords, wildcard: Labels): Verd
       return bogus(`${formatName(wildcard)} cannot expand to ${formatName(qname)}`);
     }
     const nextCloser = ancestor(qname, parent.length + 1);
-    if (!chain.covering(nextCloser)) {
+    const cover = chain.covering(nextCloser);
+    if (!cover) {
       return missingProof(chain, `no NSEC3 covers ${formatName(nextCloser)}: the wildcard answer is not proven`);
+    }
+    if (cover.data.flags & NSEC3_OPT_OUT) {
+      return insecure(`${formatName(nextCloser)} lies in an opt-out span: an unsigned delegation may hold it`);
     }
     return SECURE;
   });

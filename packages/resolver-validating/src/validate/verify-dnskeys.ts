@@ -69,15 +69,21 @@ export function verifyDnskeys(
     trust.set(key, trusted);
     return trusted;
   };
-  const isTrusted = (key: ZoneKey): boolean =>
-    (key.data.flags & DnskeyFlag.ZONE) !== 0 &&
-    (anchorKeys.some((anchor) => compareBytes(anchor, key.record.rdata) === 0) ||
-      strongest.some(
-        (ds) =>
-          ds.keyTag === key.tag &&
-          ds.algorithm === key.data.algorithm &&
-          compareBytes(dsDigest(zoneLabels, key.record.rdata, ds.digestType) ?? new Uint8Array(), ds.digest) === 0,
-      ));
+  const isTrusted = (key: ZoneKey): boolean => {
+    if ((key.data.flags & DnskeyFlag.ZONE) === 0) return false;
+    if (anchorKeys.some((anchor) => compareBytes(anchor, key.record.rdata) === 0)) return true;
+    // One digest per key and digest type, however many DS records share the key's tag.
+    const digests = new Map<number, Uint8Array | undefined>();
+    const digestOf = (type: number): Uint8Array | undefined => {
+      if (!digests.has(type)) digests.set(type, dsDigest(zoneLabels, key.record.rdata, type));
+      return digests.get(type);
+    };
+    return strongest.some((ds) => {
+      if (ds.keyTag !== key.tag || ds.algorithm !== key.data.algorithm) return false;
+      const digest = digestOf(ds.digestType);
+      return digest !== undefined && compareBytes(digest, ds.digest) === 0;
+    });
+  };
   if (!keys.some(trustedKey)) {
     const wanted = strongest.map((ds) => `${ds.keyTag}/${algorithmName(ds.algorithm)}`).join(', ');
     return bogus(

@@ -118,6 +118,10 @@ export function verifyRrset(
   const what = `${first.name} ${typeName(first.rrtype)}`;
   if (rrset.rrsigs.length === 0) return bogus(`${what}: no RRSIG`, Ede.RRSIGS_MISSING);
 
+  // The keys that may sign at all, found once: a flood of RRSIGs must not rescan a flood of keys.
+  const usable = keys.filter(
+    (key) => namesEqual(parseName(key.record.name), zoneLabels) && (keyFilter === undefined || keyFilter(key)),
+  );
   const { now, skew } = nowAndSkew(options);
   const budget = options.budget;
   let tries = 0;
@@ -149,18 +153,10 @@ export function verifyRrset(
       fail(window, `${what}: RRSIG (key ${rrsig.keyTag}) ${windowText(window, rrsig)}`);
       continue;
     }
-    const candidates = keys.filter(
-      (key) =>
-        key.tag === rrsig.keyTag &&
-        key.data.algorithm === rrsig.algorithm &&
-        namesEqual(parseName(key.record.name), zoneLabels) &&
-        (keyFilter === undefined || keyFilter(key)),
-    );
+    const candidates = usable.filter((key) => key.tag === rrsig.keyTag && key.data.algorithm === rrsig.algorithm);
     if (candidates.length === 0) {
-      fail(
-        'no-key',
-        `${what}: no DNSKEY of ${formatName(zoneLabels)} with tag ${rrsig.keyTag} and ${algorithmName(rrsig.algorithm)}`,
-      );
+      const wanted = `tag ${rrsig.keyTag} and ${algorithmName(rrsig.algorithm)}`;
+      fail('no-key', `${what}: no DNSKEY of ${formatName(zoneLabels)} with ${wanted}`);
       continue;
     }
     let data: Uint8Array | undefined;

@@ -139,7 +139,7 @@ describe('NSEC3 hash limit (CVE-2023-50868)', () => {
 
   it('proves the same NXDOMAIN with a larger allowance, hashing each name once', () => {
     const budget = new ValidationBudget({ maxNsec3HashesPerQuestion: 200 });
-    expect(proveNxdomain(input(longName), options(budget))).toEqual({ status: 'secure' });
+    expect(proveNxdomain(input(longName), options(budget))).toMatchObject({ status: 'secure' });
     // qname, its 100 ancestors down to the zone, and the wildcard: 102 at most.
     expect(budget.nsec3Hashes).toBeLessThanOrEqual(102);
   });

@@ -1,14 +1,21 @@
 /**
- * Property tests against ldns (seeded): canonical order (ldns-read-zone -z), key tags (its
- * DNSKEY comments), NSEC3 hashes (ldns-nsec3-hash).
+ * Property tests against ldns (seeded): canonical order (ldns-read-zone -z), canonical RDATA
+ * (ldns-read-zone -c), key tags (its DNSKEY comments), NSEC3 hashes (ldns-nsec3-hash).
  */
 import { parseName } from '@dnscore/core/plugin';
 import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { base32hexDecode, base32hexEncode, compareNames, keyTag, nsec3Hash } from '../../src/validate/index.js';
-import { ldns, withTempDir } from './support/ldns.js';
+import {
+  base32hexDecode,
+  base32hexEncode,
+  canonicalRdata,
+  compareNames,
+  keyTag,
+  nsec3Hash,
+} from '../../src/validate/index.js';
+import { ldns, readRecords, withTempDir } from './support/ldns.js';
 
 const SEED = 20261201;
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -71,6 +78,53 @@ function lower(l: Uint8Array): Uint8Array {
 function escapeLabel(l: Uint8Array): string {
   return [...l].map((c) => `\\${String(c).padStart(3, '0')}`).join('');
 }
+
+describe('canonical RDATA matches ldns-read-zone -c', () => {
+  const mixedName = fc
+    .array(fc.stringMatching(/^[a-zA-Z0-9]{1,8}$/), { minLength: 1, maxLength: 3 })
+    .map((labels) => `${labels.join('.')}.`);
+  const record = fc.oneof(
+    ...[
+      'MX 10 @',
+      'NS @',
+      'CNAME @',
+      'PTR @',
+      'DNAME @',
+      'MB @',
+      'MG @',
+      'MR @',
+      'SRV 1 2 3 @',
+      'NAPTR 1 2 "S" "SIP+D2U" "" @',
+      'RP @ @',
+      'AFSDB 1 @',
+      'KX 1 @',
+      'PX 1 @ @',
+      'MINFO @ @',
+      'RT 1 @',
+      'NSEC @ A MX RRSIG',
+      'RRSIG A 13 2 3600 20270101000000 20260101000000 12345 @ AAAA',
+      'TXT "AbC" "dEf"',
+      'HINFO "PC" "Linux"',
+    ].map((template) =>
+      fc.array(mixedName, { minLength: 2, maxLength: 2 }).map(([a, b]) => template.replace('@', a!).replace('@', b!)),
+    ),
+  );
+
+  it('lowercases exactly the names RFC 4034 section 6.2 and RFC 6840 section 5.1 list', () => {
+    // ldns keeps one SOA (the zone's), so one comes first; the rest are drawn.
+    const lines = ['SOA NS1.Example. Admin.EXAMPLE. 1 2 3 4 5', ...fc.sample(record, { seed: SEED, numRuns: 150 })];
+    withTempDir((dir) => {
+      writeFileSync(join(dir, 'r'), lines.map((l, i) => `n${i}.example. 3600 IN ${l}`).join('\n'));
+      const raw = readRecords(dir, 'r');
+      writeFileSync(join(dir, 'c'), ldns(dir, 'ldns-read-zone', ['-c', 'r']));
+      const canonical = readRecords(dir, 'c');
+      expect(raw).toHaveLength(lines.length);
+      expect(raw.map((r) => hex(canonicalRdata(r.rrtype, r.rdata)))).toEqual(canonical.map((r) => hex(r.rdata)));
+      // Not a vacuous check: most records had upper-case names to fold.
+      expect(raw.filter((r, i) => hex(r.rdata) !== hex(canonical[i]!.rdata)).length).toBeGreaterThan(100);
+    });
+  });
+});
 
 describe('key tags match ldns', () => {
   it('computes the tags ldns prints for random DNSKEYs, algorithm 1 included', () => {
