@@ -13,6 +13,7 @@ import { fqdn, isAtOrBelow, keyOf } from './names.js';
 import type { Fetched } from './upstream.js';
 import {
   DnssecType,
+  groupRrsets,
   parseRrsig,
   proveNodata,
   proveNxdomain,
@@ -110,6 +111,30 @@ export async function walkAnswer(
   parts.push(await denialPart(fetched, current, qtype, chain, options));
   return { parts, end: current, links, unfinished: false };
 }
+
+/**
+ * True when the additional section holds A or AAAA RRsets and every one of them is signed and
+ * validates (RFC 4035 section 5.3: any RRset can be checked with its zone's keys), so they may
+ * stand in for their own questions. Unsigned ones make it false without asking anything.
+ */
+export async function additionalValidated(
+  fetched: Fetched,
+  chain: ChainOfTrust,
+  options: DenialOptions,
+): Promise<boolean> {
+  const sets = groupRrsets(fetched.additional).filter(
+    (set) => set.records[0]?.rrtype === ADDRESS_A || set.records[0]?.rrtype === ADDRESS_AAAA,
+  );
+  if (sets.length === 0 || sets.some((set) => set.rrsigs.length === 0)) return false;
+  for (const set of sets) {
+    const parts = await rrsetParts(set, parseName(set.records[0]!.name), fetched, chain, options);
+    if (parts.some((part) => part.status !== 'secure')) return false;
+  }
+  return true;
+}
+
+const ADDRESS_A = 1;
+const ADDRESS_AAAA = 28;
 
 /** The weakest of `parts`; the first bogus one gives the reason. */
 export function weakest(parts: readonly AnswerVerdict[]): AnswerVerdict {

@@ -21,7 +21,7 @@ import {
   type ResolverPlugin,
 } from '@dnscore/core/plugin';
 import { SystemResolver } from '@dnscore/resolver-system';
-import { weakest, walkAnswer, type AnswerVerdict } from './answer-verdict.js';
+import { additionalValidated, weakest, walkAnswer, type AnswerVerdict } from './answer-verdict.js';
 import { ChainOfTrust } from './chain-of-trust.js';
 import {
   DEFAULT_KEY_CACHE_SIZE,
@@ -155,6 +155,9 @@ export class ValidatingResolver implements ResolverPlugin {
       parts.push(...walked.parts);
     }
     const verdict = weakest(parts);
+    // Signed additional addresses (an SRV answer's targets) validated too: no question of their own.
+    const additionalSecure =
+      verdict.status === 'secure' && messages.length === 1 && (await additionalValidated(first, this.#chain, options));
     const last = messages[messages.length - 1]!;
     if (
       this.#options.requireSecure === true &&
@@ -172,6 +175,7 @@ export class ValidatingResolver implements ResolverPlugin {
       ...(verdict.status === 'bogus'
         ? { whyBogus: `validation failure <${questionText(query)}>: ${verdict.whyBogus}`, ede: verdict.ede ?? 6 }
         : {}),
+      ...(additionalSecure ? { additionalSecure } : {}),
       answer: messages.length === 1 ? first.message.packet : joinAnswers(query, messages),
     };
   }
