@@ -18,7 +18,6 @@ import {
   proveNodata,
   proveNxdomain,
   proveWildcardAnswer,
-  verifyRrset,
   type DenialInput,
   type SignedRrset,
   type Verdict,
@@ -162,7 +161,7 @@ async function rrsetParts(
     else if (keyOf(zone.zone) !== keyOf(signer)) {
       verdict = bogus(`${fqdn(owner)} ${typeText(set)}: signed by ${fqdn(signer)}, which is not a zone apex`);
     } else {
-      const checked = verifyRrset(set, zone.keys, signer, options);
+      const checked = chain.verified.verify(set, zone.keys, signer, options);
       if (checked.status === 'secure' && checked.wildcard) {
         const input = denialInput(fetched, owner, typeOf(set) ?? 0, signer, zone.keys);
         const proof = proveWildcardAnswer(input, checked.wildcard, options);

@@ -23,6 +23,7 @@ import {
   type SignedRrset,
   type DenialOptions,
 } from './validate/index.js';
+import { VerifiedRrsets } from './verified-rrsets.js';
 import type { ZoneVerdict } from './zone-verdict.js';
 
 export interface ChainSettings {
@@ -50,9 +51,12 @@ export class ChainOfTrust {
   readonly #pending = new Map<string, Promise<ZoneVerdict>>();
   /** Verdicts worked out (not taken from the cache), for tests. */
   computed = 0;
+  /** RRsets verified with the keys of these verdicts, kept for warm questions. */
+  readonly verified: VerifiedRrsets;
 
   constructor(settings: ChainSettings) {
     this.#settings = settings;
+    this.verified = new VerifiedRrsets(settings.clock, settings.maxEntries);
   }
 
   /** Options of one engine call, with a fresh work allowance. */

@@ -121,6 +121,11 @@ export class ValidatingResolver implements ResolverPlugin {
     return this.#upstream.sent;
   }
 
+  /** Signature checks saved: RRsets found already verified with the same keys (warm questions). */
+  get verifiedReused(): number {
+    return this.#chain.verified.hits;
+  }
+
   /** What the probe found: pending until it settles. */
   async upstreamStatus(): Promise<ProbeOutcome> {
     return this.#probeOnce();

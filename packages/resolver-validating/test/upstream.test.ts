@@ -134,6 +134,21 @@ describe('chain questions', () => {
   });
 });
 
+describe('RRsets verified once', () => {
+  it('a warm question reuses the verified RRset; changed data under the same signature is checked and bogus', async () => {
+    const { core, resolver } = backend();
+    expect(status(await core.resolve('www.secure.example', 'A'))).toBe('secure');
+    expect(resolver.verifiedReused).toBe(0);
+    expect(status(await core.resolve('www.secure.example', 'A'))).toBe('secure');
+    expect(resolver.verifiedReused).toBe(1);
+    proxy.rewrite = only('www.secure.example', (q, answer) =>
+      q.type === 1 ? forgeAddresses(answer, '6.6.6.6') : answer,
+    );
+    const forged = await core.resolve('www.secure.example', 'A');
+    expect([status(forged), forged.records.length, resolver.verifiedReused]).toEqual(['bogus', 0, 1]);
+  });
+});
+
 describe('negative trust anchors and requireSecure', () => {
   it('a negative trust anchor makes a bogus zone insecure, with its data', async () => {
     const { core } = backend({ negativeTrustAnchors: ['bogus.example'] });
