@@ -55,7 +55,10 @@ export class VerifiedRrsets {
 
   #keySetId(keys: readonly ZoneKey[]): number {
     let id = this.#keySets.get(keys);
-    if (id === undefined) this.#keySets.set(keys, (id = this.#nextKeySet++));
+    if (id === undefined) {
+      id = this.#nextKeySet++;
+      this.#keySets.set(keys, id);
+    }
     return id;
   }
 }

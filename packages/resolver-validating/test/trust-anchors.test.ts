@@ -8,8 +8,8 @@ import { ValidatingOptionError, ValidatingResolver } from '../src/index.js';
 import { closestAnchor, loadAnchors, negativeAnchorOf, parseAnchor } from '../src/trust-anchors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dnscore-anchors-'));
-const DS = 'biloxi.example. 3600 IN DS 12345 13 2 ' + 'ab'.repeat(32);
-const DNSKEY = 'biloxi.example. IN DNSKEY 257 3 13 ' + Buffer.alloc(64, 7).toString('base64');
+const DS = `biloxi.example. 3600 IN DS 12345 13 2 ${'ab'.repeat(32)}`;
+const DNSKEY = `biloxi.example. IN DNSKEY 257 3 13 ${Buffer.alloc(64, 7).toString('base64')}`;
 
 describe('parseAnchor', () => {
   it('reads a DS record into its RDATA', () => {
@@ -21,7 +21,7 @@ describe('parseAnchor', () => {
   });
 
   it('reads a DNSKEY record, parentheses and all', () => {
-    const anchor = parseAnchor(DNSKEY.replace('257 3 13 ', '( 257 3 13\n ') + ' )', 'x');
+    const anchor = parseAnchor(`${DNSKEY.replace('257 3 13 ', '( 257 3 13\n ')} )`, 'x');
     expect(anchor.type).toBe(48);
     expect([...anchor.rdata.subarray(0, 4)]).toEqual([1, 1, 3, 13]);
     expect(anchor.rdata.length).toBe(68);
