@@ -7,8 +7,8 @@
  * keeps the name in the zone above. Verdicts are kept for their TTL (bogus ones for
  * BOGUS_TTL_S) and a name is worked out once at a time: later questions join.
  */
-import { Ede, parseName, type Clock, type Labels } from '@dnscore/core/plugin';
-import { BOGUS_TTL_S, MAX_VERDICT_TTL_S } from './defaults.js';
+import { Ede, StateError, isAbortError, parseName, type Clock, type Labels } from '@dnscore/core/plugin';
+import { BOGUS_TTL_S, MAX_VERDICT_TTL_S, UNANSWERED_TTL_S } from './defaults.js';
 import { dsAbsence } from './ds-absence.js';
 import { fqdn, keyOf, parentOf } from './names.js';
 import { closestAnchor, negativeAnchorOf, type AnchorSet } from './trust-anchors.js';
@@ -86,17 +86,19 @@ export class ChainOfTrust {
     }
     let pending = this.#pending.get(key);
     if (!pending) {
-      pending = this.#work(name).then(
-        (verdict) => {
-          this.#pending.delete(key);
-          this.#keep(key, verdict);
-          return verdict;
-        },
-        (error: unknown) => {
-          this.#pending.delete(key);
-          throw error;
-        },
-      );
+      pending = this.#work(name)
+        .catch((error: unknown) => this.#unanswered(name, error))
+        .then(
+          (verdict) => {
+            this.#pending.delete(key);
+            this.#keep(key, verdict);
+            return verdict;
+          },
+          (error: unknown) => {
+            this.#pending.delete(key);
+            throw error;
+          },
+        );
       this.#pending.set(key, pending);
     }
     return pending;
@@ -105,6 +107,17 @@ export class ChainOfTrust {
   /** Forgets every verdict (after a change of anchors, or in tests). */
   clear(): void {
     this.#kept.clear();
+  }
+
+  /**
+   * A chain question got no answer (timeout, network): the data cannot be proven, so it is
+   * bogus, as libunbound says, never an error that would let an unvalidated backend answer in
+   * this one's place. Kept briefly: the upstream may be back soon. Closing still rejects.
+   */
+  #unanswered(name: Labels, error: unknown): ZoneVerdict {
+    if (this.#settings.signal.aborted || isAbortError(error) || error instanceof StateError) throw error;
+    const why = `the chain of trust for ${fqdn(name)} could not be fetched: ${(error as Error).message}`;
+    return { status: 'bogus', zone: name, why, ede: Ede.DNSSEC_BOGUS, ttl: UNANSWERED_TTL_S };
   }
 
   async #work(name: Labels): Promise<ZoneVerdict> {
@@ -173,7 +186,7 @@ export class ChainOfTrust {
   }
 
   #keep(key: string, verdict: ZoneVerdict): void {
-    const ttl = verdict.status === 'bogus' ? BOGUS_TTL_S : Math.min(verdict.ttl, MAX_VERDICT_TTL_S);
+    const ttl = Math.min(verdict.ttl, verdict.status === 'bogus' ? BOGUS_TTL_S : MAX_VERDICT_TTL_S);
     if (ttl <= 0) return;
     if (this.#kept.size >= this.#settings.maxEntries) {
       const oldest = this.#kept.keys().next().value;

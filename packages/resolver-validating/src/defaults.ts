@@ -30,8 +30,5 @@ export const BOGUS_TTL_S = 60;
 /** Upper bound on how long any verdict is kept, whatever the TTLs say (unbound's cache-max-ttl is a day). */
 export const MAX_VERDICT_TTL_S = 86_400;
 
-/**
- * Questions of chain data (DNSKEY, DS, and the questions that find zone cuts) one question may
- * cause: bounds the work a hostile tree of delegations can make us do.
- */
-export const DEFAULT_MAX_CHAIN_QUERIES = 64;
+/** Seconds a chain question that got no answer (timeout) keeps its zone bogus before it is asked again. */
+export const UNANSWERED_TTL_S = 5;
