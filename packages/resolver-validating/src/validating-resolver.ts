@@ -181,7 +181,7 @@ export class ValidatingResolver implements ResolverPlugin {
         ? { whyBogus: `validation failure <${questionText(query)}>: ${verdict.whyBogus}`, ede: verdict.ede ?? 6 }
         : {}),
       ...(additionalSecure ? { additionalSecure } : {}),
-      answer: messages.length === 1 ? first.message.packet : joinAnswers(query, messages),
+      answer: joinAnswers(query, messages),
     };
   }
 
