@@ -18,6 +18,7 @@
  *   unknownalg  its DS names algorithm 253 (private): unsupported, so insecure (RFC 4035 5.2)
  *   rollover    two KSKs and two ZSKs; the parent's DS is the new KSK's only
  *   ed25519     signed with Ed25519 (algorithm 15)
+ *   iterations  NSEC3 with 200 iterations: its denials are insecure (RFC 9276; CVE-2023-50868)
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,7 +38,7 @@ interface SignSpec {
   readonly inception?: Date;
   readonly expiration?: Date;
   /** NSEC3 instead of NSEC: `optOut` sets the flag on every NSEC3 record. */
-  readonly nsec3?: { readonly optOut?: boolean };
+  readonly nsec3?: { readonly optOut?: boolean; readonly iterations?: number };
   /** ldns-keygen algorithm (default ECDSAP256SHA256). */
   readonly algorithm?: string;
 }
@@ -64,7 +65,9 @@ async function sign(zone: string, text: string, spec: SignSpec = {}): Promise<Si
     writeFileSync(join(dir, 'zone'), text);
     const inception = spec.inception ?? new Date(Date.now() - HOUR);
     const expiration = spec.expiration ?? new Date(Date.now() + 30 * DAY);
-    const nsec3 = spec.nsec3 ? ['-n', '-t', '0', ...(spec.nsec3.optOut ? ['-p'] : [])] : [];
+    const nsec3 = spec.nsec3
+      ? ['-n', '-t', String(spec.nsec3.iterations ?? 0), ...(spec.nsec3.optOut ? ['-p'] : [])]
+      : [];
     await run(
       'ldns-signzone',
       [...nsec3, '-i', ldnsTime(inception), '-e', ldnsTime(expiration), '-o', `${zone}.`, '-f', 'zone.signed'].concat([
@@ -118,6 +121,7 @@ child IN NS ns1.example.
   unknownalg: 'www IN A 192.0.2.14\n',
   rollover: 'www IN A 192.0.2.15\n',
   ed25519: 'www IN A 192.0.2.16\n',
+  iterations: 'www IN A 192.0.2.17\n',
 } as const;
 
 export interface Tree {
@@ -130,25 +134,40 @@ export interface Tree {
 export async function startTree(): Promise<Tree> {
   const now = Date.now();
   const z = (name: string): string => `${head(`${name}.example`)}${ZONES[name as keyof typeof ZONES]}`;
-  const [secure, other, nsec3, optout, expired, future, bogus, nokey, norrsig, nowild, unknownalg, rollover, ed25519] =
-    await Promise.all([
-      sign('secure.example', z('secure')),
-      sign('other.example', z('other')),
-      sign('nsec3.example', z('nsec3'), { nsec3: {} }),
-      sign('optout.example', `${z('optout')}`, { nsec3: { optOut: true } }),
-      sign('expired.example', z('expired'), {
-        inception: new Date(now - 30 * DAY),
-        expiration: new Date(now - 3 * DAY),
-      }),
-      sign('future.example', z('future'), { inception: new Date(now + 3 * DAY), expiration: new Date(now + 30 * DAY) }),
-      sign('bogus.example', z('bogus')),
-      sign('nokey.example', z('nokey')),
-      sign('norrsig.example', z('norrsig')),
-      sign('nowild.example', z('nowild')),
-      sign('unknownalg.example', z('unknownalg')),
-      sign('rollover.example', z('rollover'), { ksks: 2, zsks: 2 }),
-      sign('ed25519.example', z('ed25519'), { algorithm: 'ED25519' }),
-    ]);
+  const [
+    secure,
+    other,
+    nsec3,
+    optout,
+    expired,
+    future,
+    bogus,
+    nokey,
+    norrsig,
+    nowild,
+    unknownalg,
+    rollover,
+    ed25519,
+    iterations,
+  ] = await Promise.all([
+    sign('secure.example', z('secure')),
+    sign('other.example', z('other')),
+    sign('nsec3.example', z('nsec3'), { nsec3: {} }),
+    sign('optout.example', `${z('optout')}`, { nsec3: { optOut: true } }),
+    sign('expired.example', z('expired'), {
+      inception: new Date(now - 30 * DAY),
+      expiration: new Date(now - 3 * DAY),
+    }),
+    sign('future.example', z('future'), { inception: new Date(now + 3 * DAY), expiration: new Date(now + 30 * DAY) }),
+    sign('bogus.example', z('bogus')),
+    sign('nokey.example', z('nokey')),
+    sign('norrsig.example', z('norrsig')),
+    sign('nowild.example', z('nowild')),
+    sign('unknownalg.example', z('unknownalg')),
+    sign('rollover.example', z('rollover'), { ksks: 2, zsks: 2 }),
+    sign('ed25519.example', z('ed25519'), { algorithm: 'ED25519' }),
+    sign('iterations.example', z('iterations'), { nsec3: { iterations: 200 } }),
+  ]);
   const children = [
     'secure',
     'other',
@@ -164,6 +183,7 @@ export async function startTree(): Promise<Tree> {
     'unknownalg',
     'rollover',
     'ed25519',
+    'iterations',
   ];
   const parent = await sign(
     'example',
@@ -171,7 +191,9 @@ export async function startTree(): Promise<Tree> {
       head('example'),
       'ns1 IN A 127.0.0.1',
       ...children.map((child) => `${child} IN NS ns1.example.`),
-      ...[secure, other, nsec3, optout, expired, future, bogus, norrsig, nowild, ed25519].map((s) => s.ds[0]!),
+      ...[secure, other, nsec3, optout, expired, future, bogus, norrsig, nowild, ed25519, iterations].map(
+        (s) => s.ds[0]!,
+      ),
       corruptDigest(nokey.ds[0]!),
       withAlgorithm(unknownalg.ds[0]!, 253),
       rollover.ds[1]!,
@@ -201,6 +223,7 @@ export async function startTree(): Promise<Tree> {
     { name: 'unknownalg.example', text: unknownalg.text },
     { name: 'rollover.example', text: rollover.text },
     { name: 'ed25519.example', text: ed25519.text },
+    { name: 'iterations.example', text: iterations.text },
   ];
   const nsd = await startNsd(zones);
   return { nsd, anchor: parent.ds[0]!, stop: () => nsd.stop() };
