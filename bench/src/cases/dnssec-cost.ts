@@ -203,7 +203,9 @@ async function validatingTables(ctx: BenchContext, D: number): Promise<Table[]> 
   ctx.log('  dnssec warm (validating backend): done');
   return [
     {
-      caption: `Cold, the TypeScript validating backend (@dnscore/resolver-validating): a new backend per run, ${runsFor(ctx, 11, 3)} runs each`,
+      caption:
+        'Cold, the TypeScript validating backend (@dnscore/resolver-validating): a new backend per run, ' +
+        `${runsFor(ctx, 11, 3)} runs each`,
       headers: [
         'question',
         'system (not validated), ms',
@@ -215,7 +217,9 @@ async function validatingTables(ctx: BenchContext, D: number): Promise<Table[]> 
       rows: coldRows,
     },
     {
-      caption: `Warm, the TypeScript validating backend: 16 in flight, ${ctx.quick ? 250 : 1000} ms windows, ${runsFor(ctx, 5, 3)} runs`,
+      caption:
+        `Warm, the TypeScript validating backend: 16 in flight, ${ctx.quick ? 250 : 1000} ms windows, ` +
+        `${runsFor(ctx, 5, 3)} runs`,
       headers: [
         'question',
         'system (not validated), per s',

@@ -170,7 +170,8 @@ export class ValidatingResolver implements ResolverPlugin {
       (last.rcode === Rcode.NOERROR || last.rcode === Rcode.NXDOMAIN)
     ) {
       throw new InsecureAnswerError(
-        `${describeQuery(query)}: the answer is insecure (${verdict.whyInsecure ?? 'not validated'}) and requireSecure is set`,
+        `${describeQuery(query)}: the answer is insecure (${verdict.whyInsecure ?? 'not validated'}) ` +
+          'and requireSecure is set',
       );
     }
     return {

@@ -135,20 +135,19 @@ describe('chain questions', () => {
 });
 
 describe('a chain question without an answer', () => {
-  it('makes the answer bogus (the proof could not be fetched), not an error another backend would answer for', async () => {
+  it('makes the answer bogus (no proof), not an error another backend would answer for', async () => {
     const { core, resolver } = backend({ timeoutMs: 300, attempts: 1 });
     await resolver.upstreamStatus();
     proxy.rewrite = (q, answer) => (q.type === DS && q.name === 'other.example' ? new Uint8Array(0) : answer);
     const result = await core.resolve('www.other.example', 'A');
     expect([status(result), result.records.length, result.ede]).toEqual(['bogus', 0, 6]);
-    expect(result.whyBogus).toMatch(
-      /^validation failure <www\.other\.example\. A IN>: the chain of trust for other\.example\. could not be fetched: /,
-    );
+    expect(result.whyBogus).toMatch(/^validation failure <www\.other\.example\. A IN>: /);
+    expect(result.whyBogus).toContain(': the chain of trust for other.example. could not be fetched: ');
   });
 });
 
 describe('RRsets verified once', () => {
-  it('a warm question reuses the verified RRset; changed data under the same signature is checked and bogus', async () => {
+  it('a warm question reuses the verified RRset; changed data under its signature is bogus', async () => {
     const { core, resolver } = backend();
     expect(status(await core.resolve('www.secure.example', 'A'))).toBe('secure');
     expect(resolver.verifiedReused).toBe(0);

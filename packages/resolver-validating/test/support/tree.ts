@@ -87,7 +87,8 @@ async function sign(zone: string, text: string, spec: SignSpec = {}): Promise<Si
 }
 
 const head = (zone: string): string =>
-  `$ORIGIN ${zone}.\n$TTL 3600\n@ IN SOA ns1.example. hostmaster.${zone}. 1 7200 900 1209600 300\n  IN NS ns1.example.\n`;
+  `$ORIGIN ${zone}.\n$TTL 3600\n` +
+  `@ IN SOA ns1.example. hostmaster.${zone}. 1 7200 900 1209600 300\n  IN NS ns1.example.\n`;
 
 const ZONES = {
   secure: `www IN A 192.0.2.80
