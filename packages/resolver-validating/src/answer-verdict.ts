@@ -73,7 +73,17 @@ export async function walkAnswer(
       return { parts, end: current, links, unfinished: false };
     }
     seen.add(key);
-    const data = qtype === DnssecType.CNAME ? undefined : findSet(fetched, current, qtype);
+    if (qtype === ANY) {
+      // Every RRset the name has (RFC 8482 allows one): each validated on its own.
+      const all = fetched.answerSets.filter(
+        (set) => set.records.length > 0 && keyOf(parseName(set.records[0]!.name)) === key,
+      );
+      if (all.length > 0) {
+        for (const set of all) parts.push(...(await rrsetParts(set, current, fetched, chain, options)));
+        return { parts, end: current, links, unfinished: false };
+      }
+    }
+    const data = qtype === DnssecType.CNAME || qtype === ANY ? undefined : findSet(fetched, current, qtype);
     if (data) {
       parts.push(...(await rrsetParts(data, current, fetched, chain, options)));
       return { parts, end: current, links, unfinished: false };
@@ -132,6 +142,7 @@ export async function additionalValidated(
   return true;
 }
 
+const ANY = 255;
 const ADDRESS_A = 1;
 const ADDRESS_AAAA = 28;
 

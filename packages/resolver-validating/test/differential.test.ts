@@ -99,3 +99,17 @@ describe('the same verdicts as libunbound over a signed tree', () => {
     if (unbound) expect(verdict(await unbound.resolve(name, type))).toEqual(verdict(ours));
   });
 });
+
+/** ANY (RFC 8482): whatever the server hands back, every RRset validated; not compared with libunbound. */
+describe('ANY', () => {
+  it('www.secure.example ANY: its RRsets validated, secure', async () => {
+    const result = await validating.resolve('www.secure.example', 'ANY');
+    expect([result.rcodeName, result.secure, result.bogus]).toEqual(['NOERROR', true, false]);
+    expect(result.records.map((r) => `${r.name} ${r.type}`)).toContain('www.secure.example A');
+  });
+
+  it('www.bogus.example ANY: its changed A makes it bogus', async () => {
+    const result = await validating.resolve('www.bogus.example', 'ANY');
+    expect([result.bogus, result.records]).toEqual([true, []]);
+  });
+});
