@@ -19,11 +19,6 @@ export function parentOf(labels: Labels): Labels {
   return labels.slice(1);
 }
 
-/** The last `count` labels of `labels` (an ancestor, or the name itself). */
-export function suffix(labels: Labels, count: number): Labels {
-  return labels.slice(labels.length - count);
-}
-
 /** True when `name` is `zone` or below it (labels compared ignoring ASCII case). */
 export function isAtOrBelow(name: Labels, zone: Labels): boolean {
   if (zone.length > name.length) return false;
