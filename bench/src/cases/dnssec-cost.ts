@@ -2,7 +2,8 @@
  * Part 3: what DNSSEC validation costs through libunbound, cold and warm: the same signed zone
  * (the RFC 3263 zone signed with fresh keys) asked with and without its trust anchor.
  */
-import { compose, targetLines, unboundPlugin } from '../systems/dnscore.js';
+import type { ResolverPlugin } from '@dnscore/core';
+import { compose, systemPlugin, targetLines, unboundPlugin, validatingPlugin } from '../systems/dnscore.js';
 import { expectSameSet } from '../systems/check.js';
 import { EXPECTED, SIGNED_ZONE } from '../rig/zones.js';
 import { formatSummary, ratio, since, summarize, throughput, type Summary } from '../stats.js';
@@ -94,6 +95,143 @@ async function warmPair(ctx: BenchContext, work: Work, coreCache: boolean): Prom
   return { plain: summarize(samples.plain), validated: summarize(samples.validated) };
 }
 
+/** The three ways to ask one question, made new for each cold run. */
+type Backend = 'system' | 'validating' | 'unbound';
+
+function backendPlugin(ctx: BenchContext, backend: Backend, endpoint: string): ResolverPlugin {
+  const anchors = [ctx.rig.signed.ds];
+  if (backend === 'system') return systemPlugin(endpoint);
+  if (backend === 'validating') return validatingPlugin(endpoint, anchors);
+  return unboundPlugin(endpoint, { anchors });
+}
+
+/**
+ * Cold, side by side in one run: the system backend (not validated), the TypeScript
+ * validating backend and libunbound (both validated), each a new backend per run.
+ */
+async function coldTrio(ctx: BenchContext, work: Work, delayMs: number): Promise<Record<Backend, Pair['plain']>> {
+  const { proxy } = ctx.rig;
+  await proxy.setDelay(delayMs);
+  const order: Backend[] = ['system', 'validating', 'unbound'];
+  const samples: Record<Backend, number[]> = { system: [], validating: [], unbound: [] };
+  try {
+    for (let round = 0; round <= runsFor(ctx, 11, 3); round++) {
+      for (const backend of round % 2 === 0 ? order : [...order].reverse()) {
+        const c = compose(backendPlugin(ctx, backend, proxy.endpoint), false);
+        await proxy.reset();
+        const start = performance.now();
+        await operate(c, work, backend !== 'system');
+        const ms = since(start);
+        await c.close();
+        if (round > 0) samples[backend].push(ms);
+      }
+    }
+  } finally {
+    await proxy.setDelay(ctx.rig.delayMs);
+  }
+  return {
+    system: summarize(samples.system),
+    validating: summarize(samples.validating),
+    unbound: summarize(samples.unbound),
+  };
+}
+
+/** Warm, side by side: answers in the core's cache, or (no core cache) every question asked again. */
+async function warmTrio(ctx: BenchContext, work: Work, coreCache: boolean): Promise<Record<Backend, Pair['plain']>> {
+  const { nsd } = ctx.rig;
+  const composed = {
+    system: compose(backendPlugin(ctx, 'system', nsd.endpoint), coreCache),
+    validating: compose(backendPlugin(ctx, 'validating', nsd.endpoint), coreCache),
+    unbound: compose(backendPlugin(ctx, 'unbound', nsd.endpoint), coreCache),
+  };
+  const windowMs = ctx.quick ? 250 : 1000;
+  const samples: Record<Backend, number[]> = { system: [], validating: [], unbound: [] };
+  const order: Backend[] = ['system', 'validating', 'unbound'];
+  for (const backend of order) {
+    await operate(composed[backend], work, backend !== 'system');
+    await throughput(() => operate(composed[backend], work, backend !== 'system'), 200, 16);
+  }
+  for (let round = 0; round < runsFor(ctx, 5, 3); round++) {
+    for (const backend of round % 2 === 0 ? order : [...order].reverse()) {
+      const rate = await throughput(() => operate(composed[backend], work, backend !== 'system'), windowMs, 16);
+      samples[backend].push(rate);
+    }
+  }
+  for (const backend of order) await composed[backend].close();
+  return {
+    system: summarize(samples.system),
+    validating: summarize(samples.validating),
+    unbound: summarize(samples.unbound),
+  };
+}
+
+/** The TypeScript validating backend beside libunbound and the unvalidated system backend. */
+async function validatingTables(ctx: BenchContext, D: number): Promise<Table[]> {
+  const coldRows: string[][] = [];
+  for (const [work, label] of [
+    ['a', `\`${A_NAME}\` A`],
+    ['sip', `\`${URI}\` (SIP targets)`],
+  ] as const) {
+    for (const delay of [D, 0]) {
+      const t = await coldTrio(ctx, work, delay);
+      coldRows.push([
+        `${label}, ${delay === 0 ? 'nsd direct (D = 0)' : `D = ${delay} ms`}`,
+        formatSummary(t.system, 1),
+        formatSummary(t.validating, 1),
+        formatSummary(t.unbound, 1),
+        ratio(t.validating.median, t.system.median, 2),
+        delay === 0 ? '-' : `${(t.validating.median / delay).toFixed(2)} D`,
+      ]);
+    }
+  }
+  ctx.log('  dnssec cold (validating backend): done');
+  const warmRows: string[][] = [];
+  for (const [work, coreCache, label] of [
+    ['a', false, `\`${A_NAME}\` A, no core cache (every question asked and validated again)`],
+    ['sip', false, `\`${URI}\`, no core cache`],
+    ['sip', true, `\`${URI}\`, core cache in front`],
+  ] as const) {
+    const t = await warmTrio(ctx, work, coreCache);
+    warmRows.push([
+      label,
+      formatSummary(t.system, 0),
+      formatSummary(t.validating, 0),
+      formatSummary(t.unbound, 0),
+      ratio(t.system.median, t.validating.median, 2),
+    ]);
+  }
+  ctx.log('  dnssec warm (validating backend): done');
+  return [
+    {
+      caption:
+        'Cold, the TypeScript validating backend (@dnscore/resolver-validating): a new backend per run, ' +
+        `${runsFor(ctx, 11, 3)} runs each`,
+      headers: [
+        'question',
+        'system (not validated), ms',
+        'validating, ms',
+        'libunbound (validated), ms',
+        'validating ÷ system',
+        'validating in D',
+      ],
+      rows: coldRows,
+    },
+    {
+      caption:
+        `Warm, the TypeScript validating backend: 16 in flight, ${ctx.quick ? 250 : 1000} ms windows, ` +
+        `${runsFor(ctx, 5, 3)} runs`,
+      headers: [
+        'question',
+        'system (not validated), per s',
+        'validating, per s',
+        'libunbound (validated), per s',
+        'slowdown (system ÷ validating)',
+      ],
+      rows: warmRows,
+    },
+  ];
+}
+
 export async function dnssecCost(ctx: BenchContext): Promise<Section> {
   const D = ctx.rig.delayMs;
   const coldRows: string[][] = [];
@@ -150,8 +288,9 @@ export async function dnssecCost(ctx: BenchContext): Promise<Section> {
       `query of the zone (one more round trip when cold) and the signature checks; and a secure answer's additional ` +
       `section is not used by @dnscore/sip (additional data is not validated), so the SIP resolution asks the ` +
       `targets' ` +
-      `A/AAAA itself.`,
-    tables: [cold, warm],
+      `A/AAAA itself. The last two tables put the TypeScript validating backend (same anchor, same nsd, DO and CD ` +
+      `through the system backend's transport) beside the system backend (not validated) and libunbound (validated).`,
+    tables: [cold, warm, ...(await validatingTables(ctx, D))],
     notes: [],
   };
 }

@@ -5,6 +5,7 @@
 import { DnsCore, withCache, type ResolverPlugin } from '@dnscore/core';
 import { SystemResolver } from '@dnscore/resolver-system';
 import { UnboundResolver } from '@dnscore/resolver-unbound';
+import { ValidatingResolver } from '@dnscore/resolver-validating';
 import { SipLocator, type SipLocatorOptions, type SipResolution } from '@dnscore/sip';
 import { BENCH_ZONES } from '../rig/zones.js';
 
@@ -26,6 +27,17 @@ export function systemPlugin(
       attempts: 1,
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
     },
+  );
+}
+
+/**
+ * The TypeScript validating backend asking only `endpoint` with DO and CD, validating from
+ * `anchors` (DS records); resolv.conf is not read.
+ */
+export function validatingPlugin(endpoint: string, anchors: readonly string[]): ValidatingResolver {
+  return new ValidatingResolver(
+    { nameservers: [endpoint], resolvConf: '/nonexistent/resolv.conf' },
+    { trustAnchors: [...anchors], timeoutMs: 2000, attempts: 1 },
   );
 }
 

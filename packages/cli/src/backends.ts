@@ -13,10 +13,11 @@ import {
   type ResolverPlugin,
 } from '@dnscore/core';
 import { SystemResolver } from '@dnscore/resolver-system';
+import { ValidatingResolver } from '@dnscore/resolver-validating';
 import type { AlgorithmSupport } from './unsupported-algorithm.js';
 import { UsageError } from './usage-error.js';
 
-export const RESOLVERS = ['auto', 'zone', 'system', 'unbound'] as const;
+export const RESOLVERS = ['auto', 'zone', 'system', 'unbound', 'validating'] as const;
 export type ResolverChoice = (typeof RESOLVERS)[number];
 
 /** parseArgs option specs of the backend flags. */
@@ -46,7 +47,7 @@ export interface BackendFlags {
 
 export interface BuiltCore {
   readonly core: DnsCore;
-  /** What answers, for messages: "zone", "unbound, then system", ... */
+  /** What answers, for messages: "zone", "unbound, then system", "validating, then system", ... */
   readonly description: string;
   /** The libunbound backend, when there is one: what it can validate. */
   readonly validator?: AlgorithmSupport;
@@ -54,8 +55,9 @@ export interface BuiltCore {
 
 /**
  * Builds the DnsCore the flags ask for. `--zone` alone means the zone resolver only;
- * `--resolver auto` is libunbound when it loads, else the system's nameservers, with the
- * zones (if any) in front of them.
+ * `--resolver auto` is libunbound when it loads; where it does not, the TypeScript validating
+ * backend (when the upstream hands back DNSSEC records); then the system's nameservers; with
+ * the zones (if any) in front of them.
  */
 export async function buildCore(
   flags: BackendFlags,
@@ -67,13 +69,24 @@ export async function buildCore(
   const zones = flags.zone ?? [];
   if (choice === 'zone' && zones.length === 0) throw new UsageError('--resolver zone needs at least one --zone FILE');
   if (zones.length > 0 && (choice === 'zone' || choice === 'auto')) plugins.push(new ZoneResolver({ files: zones }));
+  let unboundLoaded = false;
   if (choice === 'auto' || choice === 'unbound') {
-    // A trust anchor asks for validation: without libunbound that is an error, not a fallback.
-    const unbound = await unboundPlugin(flags, choice === 'unbound' || validationAsked(flags));
-    if (unbound) {
+    const unbound = await unboundPlugin(flags, choice === 'unbound');
+    const available = unbound?.available().available === true;
+    // Without libunbound, trust anchors go to the validating backend: an unavailable libunbound
+    // holding them would fail closed in front of it.
+    if (unbound && (available || choice === 'unbound' || !validationAsked(flags))) {
       plugins.push(withCache(unbound));
-      if (unbound.available().available) validator = unbound;
+      if (available) validator = unbound;
     }
+    unboundLoaded = available;
+  }
+  if (choice === 'validating' || (choice === 'auto' && !unboundLoaded)) {
+    const validating = validatingPlugin(flags);
+    // The upstream is probed once before the first question: the registry then knows whether
+    // this backend can validate, and says why not.
+    await validating.upstreamStatus();
+    plugins.push(withCache(validating));
   }
   if (choice === 'auto' || choice === 'system') {
     const timing = {
@@ -82,7 +95,7 @@ export async function buildCore(
     };
     plugins.push(withCache(new SystemResolver(flags.server?.length ? { nameservers: flags.server } : {}, timing)));
   }
-  if (choice !== 'unbound' && choice !== 'auto') rejectUnboundFlags(flags, choice);
+  if (choice === 'zone' || choice === 'system') rejectValidationFlags(flags, choice);
   const core = new DnsCore(plugins, {
     logger: options.logger ?? stderrLogger,
     ...(options.random ? { random: options.random } : {}),
@@ -109,11 +122,23 @@ function validationAsked(flags: BackendFlags): boolean {
   return (flags['trust-anchor']?.length ?? 0) > 0 || flags['trust-anchor-file'] !== undefined;
 }
 
-function rejectUnboundFlags(flags: BackendFlags, choice: ResolverChoice): void {
+function rejectValidationFlags(flags: BackendFlags, choice: ResolverChoice): void {
   const given = (['trust-anchor', 'trust-anchor-file', 'insecure-domain'] as const).filter(
     (f) => flags[f] !== undefined,
   );
-  if (given.length > 0) throw new UsageError(`--${given[0]} applies to --resolver unbound or auto, not ${choice}`);
+  if (given.length > 0)
+    throw new UsageError(`--${given[0]} applies to --resolver unbound, validating or auto, not ${choice}`);
+}
+
+/** The TypeScript validating backend, with the anchors and servers of the flags. */
+function validatingPlugin(flags: BackendFlags): ValidatingResolver {
+  return new ValidatingResolver(flags.server?.length ? { nameservers: flags.server } : {}, {
+    ...(flags['trust-anchor']?.length ? { trustAnchors: flags['trust-anchor'] } : {}),
+    ...(flags['trust-anchor-file'] ? { trustAnchorFiles: [flags['trust-anchor-file']] } : {}),
+    ...(flags['insecure-domain']?.length ? { negativeTrustAnchors: flags['insecure-domain'] } : {}),
+    ...(flags.timeout !== undefined ? { timeoutMs: positiveInteger(flags.timeout, '--timeout') } : {}),
+    ...(flags.attempts !== undefined ? { attempts: positiveInteger(flags.attempts, '--attempts') } : {}),
+  });
 }
 
 /**

@@ -131,7 +131,10 @@ describe('dnscore resolve: exit codes', () => {
     [['resolve', 'x.example', '--type', '65536', '--zone', EXAMPLE_ZONE], /outside 0..65535/],
     [['resolve', 'x.example', '--bogus-flag'], /Unknown option '--bogus-flag'/],
     [['resolve'], /resolve takes one NAME/],
-    [['resolve', 'x.example', '--resolver', 'magic'], /--resolver must be one of auto, zone, system, unbound/],
+    [
+      ['resolve', 'x.example', '--resolver', 'magic'],
+      /--resolver must be one of auto, zone, system, unbound, validating/,
+    ],
     [['resolve', 'x.example', '--resolver', 'zone'], /needs at least one --zone/],
     [['frobnicate'], /unknown command "frobnicate"/],
   ])('2 for bad input: %j', async (argv, message) => {

@@ -12,6 +12,11 @@ export interface PluginAnswer {
   readonly whyBogus?: string;
   /** Extended DNS Error INFO-CODE (RFC 8914) for the failure, when bogus (default 6, DNSSEC Bogus). */
   readonly ede?: number;
+  /**
+   * A secure answer whose additional-section A and AAAA RRsets were validated too (a validating
+   * backend that checks them): they may stand in for their own questions. Default false.
+   */
+  readonly additionalSecure?: boolean;
   /** End of the CNAME chain; derived from the answer packet when left out. */
   readonly canonical?: string;
   /** The raw answer packet (may be empty, e.g. for an NXDOMAIN without one). */

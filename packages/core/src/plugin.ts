@@ -24,6 +24,15 @@ export {
   type WireEdns,
 } from './wire/message.js';
 export { WireReader, WireError, type DecodedName } from './wire/reader.js';
+export {
+  BUILT_IN_ROOT_ANCHORS,
+  DEFAULT_ROOT_DS_FILE,
+  ROOT_KSK_2017_DS,
+  ROOT_KSK_2024_DS,
+  defaultRootAnchors,
+  rootDsKeyTag,
+  type RootAnchors,
+} from './root-anchors.js';
 export { answerLifetime, type LifetimeLimits } from './answer-lifetime.js';
 export { NEVER_ABORTED, abortError, mayAbort, onAbort, raceAbort, throwIfAborted } from './abort.js';
 export { ConcurrencyLimiter, type LimiterJob } from './concurrency-limiter.js';

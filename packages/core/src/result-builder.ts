@@ -155,6 +155,7 @@ export class ResultBuilder {
       records: this.#order(records),
       authority,
       additional: aged(sections.additional, age, stale),
+      additionalSecure: answer.additionalSecure === true,
       dropped: this.#dropped,
       negativeTtl: negativeTtlOf(this.query, answer.rcode, records, authority, sections.chainEnd, stale ? 0 : age),
       age,

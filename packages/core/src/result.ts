@@ -20,6 +20,8 @@ export interface DnsResultInit<R extends RecordBase> {
   readonly records: readonly R[];
   readonly authority: readonly DnsRecord[];
   readonly additional: readonly DnsRecord[];
+  /** The additional-section A/AAAA RRsets were validated secure too (default false). */
+  readonly additionalSecure?: boolean | undefined;
   readonly dropped: readonly DroppedRecord[];
   readonly negativeTtl: number;
   readonly age: number;
@@ -46,6 +48,12 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
   readonly records: readonly R[];
   readonly authority: readonly DnsRecord[];
   readonly additional: readonly DnsRecord[];
+  /**
+   * A secure result whose additional-section A and AAAA RRsets the backend validated as well
+   * (@dnscore/resolver-validating does): they may stand in for their own questions. Never
+   * true for a result that is not secure.
+   */
+  readonly additionalSecure: boolean;
   /** Records left out because they broke a rule, with the rule and the reason. */
   readonly dropped: readonly DroppedRecord[];
   /** Smallest non-zero TTL of `records`; 0 for NXDOMAIN or when there are no records. */
@@ -81,6 +89,7 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
     this.records = Object.freeze(this.bogus ? [] : [...init.records]);
     this.authority = Object.freeze(this.bogus ? [] : [...init.authority]);
     this.additional = Object.freeze(this.bogus ? [] : [...init.additional]);
+    this.additionalSecure = this.secure && init.additionalSecure === true;
     this.dropped = Object.freeze([...init.dropped]);
     this.negativeTtl = this.bogus ? 0 : init.negativeTtl;
     this.age = init.age;

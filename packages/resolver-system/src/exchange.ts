@@ -18,6 +18,8 @@ export interface ExchangeContext {
   /** Set AD in the query (asked only when the AD bit is trusted). */
   readonly ad: boolean;
   readonly rd: boolean;
+  /** DO and CD: the DNSSEC records, unvalidated. */
+  readonly dnssecRecords?: boolean;
   /** The query name as sent, in randomized case (0x20); the answer must echo it exactly. */
   readonly sentLabels?: Labels;
 }
@@ -38,6 +40,7 @@ export function newQueryPacket(context: ExchangeContext): { readonly id: number;
     ...(context.sentLabels ? { labels: context.sentLabels } : {}),
     rd: context.rd,
     ad: context.ad,
+    ...(context.dnssecRecords ? { dnssecOk: true, checkingDisabled: true } : {}),
     ...(context.udpPayloadSize !== undefined ? { udpPayloadSize: context.udpPayloadSize } : {}),
   });
   return { id, packet };

@@ -38,6 +38,8 @@ export interface WalkSettings {
   readonly udpPayloadSize: number | undefined;
   readonly trustAd: boolean;
   readonly recursionDesired: boolean;
+  /** DO and CD in queries. */
+  readonly dnssecRecords: boolean;
   readonly timers: Timers;
   readonly stats: SystemResolverStats;
   readonly tcpMemory: TcpMemory;
@@ -99,6 +101,7 @@ async function askOne(
     udpPayloadSize: settings.udpPayloadSize,
     ad: settings.trustAd,
     rd: settings.recursionDesired,
+    dnssecRecords: settings.dnssecRecords,
   };
   const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
   const noted = (transport: 'udp' | 'tcp', outcome: ExchangeOutcome): ExchangeOutcome => {

@@ -51,6 +51,12 @@ export interface SystemResolverOptions {
   /** Set RD in queries (default true: a stub asks a recursive server). */
   readonly recursionDesired?: boolean;
   /**
+   * Ask for the DNSSEC records and the data as it is (default false): DO in the OPT record
+   * (RFC 3225) and CD in the header (RFC 4035 section 3.2.2), for a caller that validates
+   * the answers itself. Needs EDNS (`edns` not false).
+   */
+  readonly dnssecRecords?: boolean;
+  /**
    * 0x20: random case on every UDP query name, the answer must echo it (default true); a server
    * that does not is asked again plainly and remembered for an hour.
    */
@@ -92,6 +98,7 @@ export function validateOptions(options: SystemResolverOptions): void {
     'forceTcp',
     'recursionDesired',
     'caseRandomization',
+    'dnssecRecords',
   ] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') bad(`options.${key}`, o[key], 'true or false');
   }
@@ -101,6 +108,8 @@ export function validateOptions(options: SystemResolverOptions): void {
   ) {
     bad('options.timers', o.timers, 'an object with setTimeout and clearTimeout');
   }
+  if (o.dnssecRecords === true && o.edns === false)
+    bad('options.dnssecRecords', o.dnssecRecords, 'false when edns is false (DO travels in the OPT record)');
   if (o.clock !== undefined && typeof o.clock?.now !== 'function')
     bad('options.clock', o.clock, 'an object with now()');
   if (o.hostname !== undefined && typeof o.hostname !== 'string') bad('options.hostname', o.hostname, 'a string');

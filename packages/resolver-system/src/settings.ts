@@ -35,6 +35,8 @@ export interface SystemResolverSettings {
   /** EDNS0 payload size; undefined when EDNS is off. */
   readonly udpPayloadSize: number | undefined;
   readonly recursionDesired: boolean;
+  /** DO and CD in queries: the DNSSEC records, unvalidated (for a validating caller). */
+  readonly dnssecRecords: boolean;
   readonly caseRandomization: boolean;
   readonly tcpMemoryMs: number;
   readonly tcpMemorySize: number;
@@ -66,6 +68,7 @@ export function resolveSettings(config: SystemResolverConfig, options: SystemRes
     hostsTtl: options.hostsTtl ?? DEFAULT_HOSTS_TTL,
     udpPayloadSize: options.edns === false ? undefined : (options.udpPayloadSize ?? DEFAULT_UDP_PAYLOAD_SIZE),
     recursionDesired: options.recursionDesired ?? true,
+    dnssecRecords: options.dnssecRecords ?? false,
     caseRandomization: options.caseRandomization ?? true,
     tcpMemoryMs: options.tcpMemoryMs ?? DEFAULT_TCP_MEMORY_MS,
     tcpMemorySize: options.tcpMemorySize ?? DEFAULT_TCP_MEMORY_SIZE,

@@ -84,6 +84,7 @@ export class SystemResolver implements ResolverPlugin {
       udpPayloadSize: s.udpPayloadSize,
       trustAd: s.trustAd,
       recursionDesired: s.recursionDesired,
+      dnssecRecords: s.dnssecRecords,
       timers: options.timers ?? systemTimers,
       stats: this.#stats,
       tcpMemory: new TcpMemory(options.clock ?? systemClock, s.tcpMemoryMs, s.tcpMemorySize),

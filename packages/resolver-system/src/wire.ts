@@ -7,7 +7,10 @@
 import { HEADER_LENGTH, RRClass, RRType, wireLength, type DnsQuery, type Labels } from '@dnscore/core/plugin';
 
 /** Header flag bits (RFC 1035 section 4.1.1, RFC 4035 section 3.2). */
-export const Flag = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080, AD: 0x0020 } as const;
+export const Flag = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080, AD: 0x0020, CD: 0x0010 } as const;
+
+/** The DO bit of the OPT record's TTL field (RFC 3225). */
+const DNSSEC_OK = 0x8000;
 
 const OPT_LENGTH = 11;
 
@@ -17,6 +20,10 @@ export interface QueryWireOptions {
   readonly rd?: boolean;
   /** Set AD to ask for the AD bit in the answer (RFC 6840 section 5.7). */
   readonly ad?: boolean;
+  /** DO: send the DNSSEC records (RFC 3225); only in an OPT record. */
+  readonly dnssecOk?: boolean;
+  /** CD: the recursive server hands back data that failed its own validation (RFC 4035 section 3.2.2). */
+  readonly checkingDisabled?: boolean;
   /** EDNS0 UDP payload size; no OPT record when undefined. */
   readonly udpPayloadSize?: number;
   /** The query name's labels as sent (0x20 case); default the query's. */
@@ -26,14 +33,15 @@ export interface QueryWireOptions {
 export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Array {
   const edns = options.udpPayloadSize !== undefined;
   const packet = Buffer.alloc(HEADER_LENGTH + wireLength(query.labels) + 4 + (edns ? OPT_LENGTH : 0));
-  const flags = ((options.rd ?? true) ? Flag.RD : 0) | (options.ad ? Flag.AD : 0);
+  const flags =
+    ((options.rd ?? true) ? Flag.RD : 0) | (options.ad ? Flag.AD : 0) | (options.checkingDisabled ? Flag.CD : 0);
   let offset = writeHeader(packet, options.id, flags, 1, 0, edns ? 1 : 0);
   offset = writeQuestion(packet, offset, options.labels ? { ...query, labels: options.labels } : query);
   if (edns) {
     packet[offset] = 0; // owner: the root
     packet.writeUInt16BE(RRType.OPT, offset + 1);
     packet.writeUInt16BE(options.udpPayloadSize, offset + 3); // CLASS carries the payload size
-    packet.writeUInt32BE(0, offset + 5); // extended rcode 0, version 0, DO clear
+    packet.writeUInt32BE(options.dnssecOk ? DNSSEC_OK : 0, offset + 5); // extended rcode 0, version 0, DO
     packet.writeUInt16BE(0, offset + 9); // no options
   }
   return packet;

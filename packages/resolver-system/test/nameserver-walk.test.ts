@@ -46,6 +46,7 @@ function settings(overrides: Partial<WalkSettings> = {}, endpoints = [one.endpoi
     udpPayloadSize: 1232,
     trustAd: false,
     recursionDesired: true,
+    dnssecRecords: false,
     timers: systemTimers,
     stats: emptyStats(),
     tcpMemory: new TcpMemory(systemClock, 60_000, 100),

@@ -23,6 +23,7 @@ describe('validateOptions, nominal', () => {
         edns: true,
         forceTcp: false,
         recursionDesired: true,
+        dnssecRecords: true,
         hostsTtl: 0,
         tcpMemoryMs: 0,
         tcpMemorySize: 0,
@@ -52,6 +53,10 @@ describe('validateOptions, off-nominal', () => {
     [{ timers: {} as never }, 'options.timers must be an object with setTimeout and clearTimeout, not an object'],
     [{ clock: { now: 5 } as never }, 'options.clock must be an object with now(), not an object'],
     [{ maxInFlight: '10' as unknown as number }, 'options.maxInFlight must be an integer in 1..65535, not "10"'],
+    [
+      { dnssecRecords: true, edns: false },
+      'options.dnssecRecords must be false when edns is false (DO travels in the OPT record), not true',
+    ],
   ];
   it.each(bad)('refuses %j', (options, message) => {
     expect(() => validateOptions(options)).toThrow(InvalidArgumentError);

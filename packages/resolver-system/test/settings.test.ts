@@ -59,6 +59,7 @@ describe('resolveSettings, nominal', () => {
       hostsTtl: 0,
       udpPayloadSize: 1232,
       recursionDesired: true,
+      dnssecRecords: false,
       tcpMemoryMs: 600_000,
       tcpMemorySize: 1024,
     });

@@ -32,6 +32,18 @@ describe('encodeQuery, nominal', () => {
     expect(message.questions[0]!.type).toBe(16);
   });
 
+  it('sets DO in the OPT record and CD in the header for a validating caller (RFC 3225, RFC 4035 3.2.2)', () => {
+    const query = makeQuery('biloxi.example', 'DNSKEY');
+    const message = parseMessage(
+      encodeQuery(query, { id: 9, udpPayloadSize: 1232, dnssecOk: true, checkingDisabled: true }),
+    );
+    expect(message.header).toMatchObject({ id: 9, rd: true, ad: false, cd: true });
+    expect(message.edns).toEqual({ udpPayloadSize: 1232, version: 0, dnssecOk: true });
+    const plain = parseMessage(encodeQuery(query, { id: 9, udpPayloadSize: 1232 }));
+    expect(plain.header.cd).toBe(false);
+    expect(plain.edns).toEqual({ udpPayloadSize: 1232, version: 0, dnssecOk: false });
+  });
+
   it('sets AD when asked, RD unless told not to, and leaves OPT out without a payload size', () => {
     const message = parseMessage(encodeQuery(makeQuery('example', 'A'), { id: 7, ad: true, rd: false }));
     expect(message.header).toMatchObject({ id: 7, qr: false, rd: false, ad: true, cd: false, opcode: 0 });

@@ -15,26 +15,14 @@ export const DEFAULT_HOSTS_FILE = '/etc/hosts';
 /** resolv.conf read by default: its nameservers become forwarders after `nameservers`. */
 export const DEFAULT_RESOLV_CONF = '/etc/resolv.conf';
 
-/**
- * Debian's copy of the root trust anchors (package dns-root-data), read when present.
- * Debian 12's file (2024071801~deb12u1) holds both DS records below.
- */
-export const DEFAULT_ROOT_DS_FILE = '/usr/share/dns/root.ds';
-
-/**
- * Root KSK-2017 (key tag 20326), from IANA's root-anchors.xml
- * (https://data.iana.org/root-anchors/root-anchors.xml), identical to Debian's root.ds.
- */
-export const ROOT_KSK_2017_DS = '. IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D';
-
-/**
- * Root KSK-2024 (key tag 38696), from the same sources. It signs the root DNSKEY set since
- * 2026-10-11: an anchor of KSK-2017 alone makes every answer under the root bogus now.
- */
-export const ROOT_KSK_2024_DS = '. IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16';
-
-/** Both root anchors, used when the root.ds file is absent or lacks one of them. */
-export const BUILT_IN_ROOT_ANCHORS: readonly string[] = Object.freeze([ROOT_KSK_2017_DS, ROOT_KSK_2024_DS]);
+// The root trust anchors are the core's (both root KSKs, read from dns-root-data's root.ds):
+// every validating backend starts from the same ones.
+export {
+  BUILT_IN_ROOT_ANCHORS,
+  DEFAULT_ROOT_DS_FILE,
+  ROOT_KSK_2017_DS,
+  ROOT_KSK_2024_DS,
+} from '@dnscore/core/plugin';
 
 /**
  * libunbound's `infra-cache-max-rtt` in ms (libunbound's own default is 120000). With it, a

@@ -123,8 +123,10 @@ export function additionalAddresses(
   targets: ReadonlySet<string>,
 ): { readonly byName: Map<string, HostAddress[]>; readonly steps: AdditionalStep[] } {
   const domain = srvDomain(srvOwner);
-  // A validator checks the answer section only: unvalidated addresses must not ride on a secure answer.
-  const secure = result.secure;
+  // Most validators check the answer section only: unvalidated addresses must not ride on a
+  // secure answer. A backend that validated them too says so (additionalSecure).
+  const unvalidatedOnSecure = result.secure && !result.additionalSecure;
+  const validated = result.additionalSecure;
   const families = new Set(addressTypes(ctx));
   const grouped = new Map<string, { name: string; records: HostAddress[] }>();
   for (const r of result.additional) {
@@ -132,8 +134,13 @@ export function additionalAddresses(
     const key = nameKey(r.name);
     const group = grouped.get(key) ?? { name: r.name, records: [] };
     const type = r.rrtype === RRType.A ? 'A' : 'AAAA';
-    // Never validated (a validator checks the answer section only): never secure.
-    const link: DnssecLink = { name: r.name, type, dnssec: 'insecure', note: `additional section of ${srvOwner}` };
+    // Secure only when the backend validated the additional section too.
+    const link: DnssecLink = {
+      name: r.name,
+      type,
+      dnssec: validated ? 'secure' : 'insecure',
+      note: `additional section of ${srvOwner}${validated ? ', validated' : ''}`,
+    };
     group.records.push({ address: r.data as string, family: type === 'A' ? 4 : 6, ttl: r.ttl, links: [link] });
     grouped.set(key, group);
   }
@@ -169,7 +176,7 @@ export function additionalAddresses(
         reason,
       });
     };
-    if (secure) {
+    if (unvalidatedOnSecure) {
       step(false, 'the SRV answer is DNSSEC-secure but additional data is not validated: asked instead');
       continue;
     }

@@ -1,0 +1,45 @@
+/**
+ * Errors of the validating backend. An error means no answer was obtained; a bogus answer is a
+ * result (bogus, whyBogus, EDE), never an error.
+ */
+import { DnsError, InvalidArgumentError } from '@dnscore/core/plugin';
+
+/** An option is invalid; `option` names it as the caller wrote it. */
+export class ValidatingOptionError extends InvalidArgumentError {
+  override name = 'ValidatingOptionError';
+  override readonly code = 'DNS_ERR_VALIDATING_OPTION';
+  constructor(
+    readonly option: string,
+    readonly reason: string,
+  ) {
+    super(`validating resolver option ${option}: ${reason}`);
+  }
+}
+
+/**
+ * The upstream nameservers cannot be used for validation: they strip the DNSSEC records (no
+ * RRSIG with the trust anchor's DNSKEY), or do not answer. `reason` says which.
+ */
+export class UpstreamNotValidatingError extends DnsError {
+  override name = 'UpstreamNotValidatingError';
+  override readonly code = 'DNS_ERR_UPSTREAM_STRIPS_DNSSEC';
+  /** Definite when validation was asked for (trust anchors, requireSecure): no other backend may answer. */
+  override readonly definite: boolean;
+  constructor(
+    readonly reason: string,
+    definite = false,
+  ) {
+    super(`the validating resolver cannot validate: ${reason}`);
+    this.definite = definite;
+  }
+}
+
+/**
+ * With `requireSecure`, an answer that DNSSEC did not validate (RFC 4035 section 4.3
+ * "insecure"). Definite: a non-validating backend asked instead would defeat the option.
+ */
+export class InsecureAnswerError extends DnsError {
+  override name = 'InsecureAnswerError';
+  override readonly code = 'DNS_ERR_INSECURE';
+  override readonly definite = true;
+}

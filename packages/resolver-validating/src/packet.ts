@@ -1,0 +1,68 @@
+/**
+ * The answer packet handed to the core: the question asked, every message's answer records in
+ * order (a chain this backend followed itself across messages: an authoritative upstream does
+ * not follow a CNAME into another zone), the last message's authority and additional records
+ * and rcode. The DNSSEC records (RRSIG, NSEC, NSEC3) are left out unless asked for: they were
+ * checked here, and the core would only parse them again on every cache hit. Names are written
+ * uncompressed; the records' RDATA is already uncompressed (the engine's records).
+ */
+import { HEADER_LENGTH, parseName, wireLength, type DnsQuery } from '@dnscore/core/plugin';
+import type { Fetched } from './upstream.js';
+import type { Rr } from './validate/index.js';
+
+const QR_RD_RA = 0x8180;
+
+/** RRSIG, NSEC, NSEC3: the proofs, checked here and left out of the packet the core reads. */
+const PROOF_TYPES: ReadonlySet<number> = new Set([46, 47, 50]);
+
+export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint8Array {
+  const last = messages[messages.length - 1]!;
+  const seen = new Set<string>();
+  const answers: Rr[] = [];
+  const kept = (record: Rr): boolean => record.rrtype === query.type || !PROOF_TYPES.has(record.rrtype);
+  for (const message of messages) {
+    for (const record of message.answer.filter(kept)) {
+      const key = `${record.name.toLowerCase()}/${record.rrtype}/${Buffer.from(record.rdata).toString('hex')}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      answers.push(record);
+    }
+  }
+  const authority = last.authority.filter(kept);
+  const additional = last.additional.filter(kept);
+  const sizes = [...answers, ...authority, ...additional].map(
+    (r) => wireLength(parseName(r.name)) + 10 + r.rdata.length,
+  );
+  const packet = Buffer.alloc(HEADER_LENGTH + wireLength(query.labels) + 4 + sizes.reduce((a, b) => a + b, 0));
+  packet.writeUInt16BE(0, 0);
+  packet.writeUInt16BE(QR_RD_RA | (last.rcode & 0x0f), 2);
+  packet.writeUInt16BE(1, 4);
+  packet.writeUInt16BE(answers.length, 6);
+  packet.writeUInt16BE(authority.length, 8);
+  packet.writeUInt16BE(additional.length, 10);
+  let offset = writeName(packet, HEADER_LENGTH, query.labels);
+  packet.writeUInt16BE(query.type, offset);
+  packet.writeUInt16BE(query.class, offset + 2);
+  offset += 4;
+  for (const record of [...answers, ...authority, ...additional]) {
+    offset = writeName(packet, offset, parseName(record.name));
+    packet.writeUInt16BE(record.rrtype, offset);
+    packet.writeUInt16BE(record.class, offset + 2);
+    packet.writeUInt32BE(record.ttl >>> 0, offset + 4);
+    packet.writeUInt16BE(record.rdata.length, offset + 8);
+    packet.set(record.rdata, offset + 10);
+    offset += 10 + record.rdata.length;
+  }
+  return packet;
+}
+
+function writeName(packet: Buffer, start: number, labels: readonly Uint8Array[]): number {
+  let offset = start;
+  for (const label of labels) {
+    packet[offset] = label.length;
+    packet.set(label, offset + 1);
+    offset += 1 + label.length;
+  }
+  packet[offset] = 0;
+  return offset + 1;
+}

@@ -1,0 +1,241 @@
+/**
+ * ValidatingResolver: a DNSSEC-validating stub resolver in TypeScript, as a dnscore plugin. It
+ * asks recursive nameservers through resolver-system's hardened transport with DO and CD set,
+ * and validates every answer itself from trust anchors (RFC 4033-4035, 5155, 6672, 6840), with
+ * the engine in ./validate. Registered after libunbound and before the system backend.
+ */
+import {
+  Rcode,
+  className,
+  typeName,
+  StateError,
+  describeQuery,
+  makeQuery,
+  formatName,
+  systemClock,
+  throwIfAborted,
+  type Availability,
+  type DnsQuery,
+  type Labels,
+  type PluginAnswer,
+  type ResolverPlugin,
+} from '@dnscore/core/plugin';
+import { SystemResolver } from '@dnscore/resolver-system';
+import { additionalValidated, weakest, walkAnswer, type AnswerVerdict } from './answer-verdict.js';
+import { ChainOfTrust } from './chain-of-trust.js';
+import {
+  DEFAULT_KEY_CACHE_SIZE,
+  DEFAULT_MAX_CHAIN_LINKS,
+  DEFAULT_VALIDATING_NAME,
+  DEFAULT_VALIDATING_PRIORITY,
+} from './defaults.js';
+import { InsecureAnswerError, UpstreamNotValidatingError } from './errors.js';
+import { checkOptions, type ValidatingResolverConfig, type ValidatingResolverOptions } from './options.js';
+import { joinAnswers } from './packet.js';
+import { probeUpstream, type ProbeOutcome } from './upstream-probe.js';
+import { fqdn } from './names.js';
+import { closestAnchor, loadAnchors, type AnchorSet } from './trust-anchors.js';
+import { Upstream, type Fetched } from './upstream.js';
+import { DEFAULT_CLOCK_SKEW_SECONDS, DnssecType } from './validate/index.js';
+
+/** "sip1.biloxi.example. A IN", as libunbound writes the question in its reasons. */
+function questionText(query: DnsQuery): string {
+  return `${fqdn(query.labels)} ${typeName(query.type)} ${className(query.class)}`;
+}
+
+/** Ancestors asked ahead (DS and DNSKEY) with a cold question: the chain in the first round. */
+const PREFETCH_DEPTH = 3;
+
+export class ValidatingResolver implements ResolverPlugin {
+  readonly name: string;
+  readonly priority: number;
+  readonly #options: ValidatingResolverOptions;
+  readonly #system: SystemResolver;
+  readonly #upstream: Upstream;
+  readonly #chain: ChainOfTrust;
+  readonly #anchors: AnchorSet;
+  readonly #closing = new AbortController();
+  readonly #maxLinks: number;
+  #probe: Promise<ProbeOutcome> | undefined;
+  #probed: ProbeOutcome | undefined;
+  #closed = false;
+
+  /**
+   * `config` says where to ask, `options` how to validate; both are checked here
+   * (ValidatingOptionError, or the system transport's InvalidArgumentError for an address).
+   * Unless `probe: false`, the trust anchor's DNSKEY is asked at once.
+   */
+  constructor(config: ValidatingResolverConfig = {}, options: ValidatingResolverOptions = {}) {
+    checkOptions(options);
+    this.#options = options;
+    this.name = options.name ?? DEFAULT_VALIDATING_NAME;
+    this.priority = options.priority ?? DEFAULT_VALIDATING_PRIORITY;
+    this.#anchors = loadAnchors(options.trustAnchors, options.trustAnchorFiles, options.negativeTrustAnchors);
+    this.#maxLinks = options.maxChainLinks ?? DEFAULT_MAX_CHAIN_LINKS;
+    const clock = options.clock ?? systemClock;
+    this.#system = new SystemResolver(
+      {
+        ...(config.nameservers ? { nameservers: config.nameservers } : {}),
+        ...(config.resolvConf ? { resolvConf: config.resolvConf } : {}),
+      },
+      {
+        name: `${this.name} (transport)`,
+        dnssecRecords: true,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.attempts !== undefined ? { attempts: options.attempts } : {}),
+        ...(options.timers ? { timers: options.timers } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+      },
+    );
+    const size = options.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE;
+    this.#upstream = new Upstream(this.#system, clock, size);
+    this.#chain = new ChainOfTrust({
+      anchors: this.#anchors,
+      upstream: this.#upstream,
+      clock,
+      clockSkewSeconds: options.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS,
+      budget: options.budget ?? {},
+      maxNsec3Iterations: options.maxNsec3Iterations,
+      maxEntries: size,
+      signal: this.#closing.signal,
+    });
+    if (options.probe !== false) void this.#probeOnce();
+  }
+
+  /** Unavailable when closed, or when the probe found that the upstream strips DNSSEC records. */
+  available(): Availability {
+    if (this.#closed) return { available: false, reason: 'the validating resolver is closed' };
+    if (this.#probed?.kind === 'unusable') {
+      return { available: false, reason: this.#probed.reason, ...(this.#validationAsked ? { failClosed: true } : {}) };
+    }
+    return { available: true };
+  }
+
+  /** Where the trust anchors come from: "options", the root.ds file or "built-in". */
+  get trustAnchorSource(): string {
+    return this.#anchors.source;
+  }
+
+  /** Messages sent upstream so far (data and chain questions). */
+  get queriesSent(): number {
+    return this.#upstream.sent;
+  }
+
+  /** Signature checks saved: RRsets found already verified with the same keys (warm questions). */
+  get verifiedReused(): number {
+    return this.#chain.verified.hits;
+  }
+
+  /** What the probe found: pending until it settles. */
+  async upstreamStatus(): Promise<ProbeOutcome> {
+    return this.#probeOnce();
+  }
+
+  /**
+   * Asks the upstream with DO and CD, validates the answer link by link and hands the core the
+   * rcode, the verdict (secure, insecure, or bogus with whyBogus and the EDE code) and the
+   * answer packet. Rejects when no answer was obtained, with UpstreamNotValidatingError when
+   * the upstream strips DNSSEC records, with InsecureAnswerError under `requireSecure`.
+   */
+  async resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
+    throwIfAborted(signal);
+    if (this.#closed) throw new StateError('resolve() after close()');
+    this.#prefetch(query.labels);
+    const asked = this.#upstream.ask(query, signal);
+    const probe = this.#options.probe === false ? undefined : await this.#probeOnce();
+    if (probe?.kind === 'unusable') {
+      asked.catch(() => {});
+      throw new UpstreamNotValidatingError(probe.reason, this.#validationAsked);
+    }
+    const first = await asked;
+    const options = this.#chain.verifyOptions();
+    const messages: Fetched[] = [first];
+    let walked = await walkAnswer(first, query.labels, query.type, this.#chain, options, 0, this.#maxLinks);
+    const parts: AnswerVerdict[] = [...walked.parts];
+    while (walked.unfinished) {
+      // The upstream did not follow the chain (an authoritative server): its end is asked here.
+      const next = await this.#upstream.ask(makeQuery(formatName(walked.end), query.type, query.class), signal);
+      messages.push(next);
+      walked = await walkAnswer(next, walked.end, query.type, this.#chain, options, walked.links, this.#maxLinks);
+      parts.push(...walked.parts);
+    }
+    const verdict = weakest(parts);
+    // Signed additional addresses (an SRV answer's targets) validated too: no question of their own.
+    const additionalSecure =
+      verdict.status === 'secure' && messages.length === 1 && (await additionalValidated(first, this.#chain, options));
+    const last = messages[messages.length - 1]!;
+    if (
+      this.#options.requireSecure === true &&
+      verdict.status === 'insecure' &&
+      (last.rcode === Rcode.NOERROR || last.rcode === Rcode.NXDOMAIN)
+    ) {
+      throw new InsecureAnswerError(
+        `${describeQuery(query)}: the answer is insecure (${verdict.whyInsecure ?? 'not validated'}) ` +
+          'and requireSecure is set',
+      );
+    }
+    return {
+      rcode: last.rcode,
+      secure: verdict.status === 'secure',
+      bogus: verdict.status === 'bogus',
+      ...(verdict.status === 'bogus'
+        ? { whyBogus: `validation failure <${questionText(query)}>: ${verdict.whyBogus}`, ede: verdict.ede ?? 6 }
+        : {}),
+      ...(additionalSecure ? { additionalSecure } : {}),
+      answer: joinAnswers(query, messages),
+    };
+  }
+
+  /** Cancels the questions in flight (their callers get StateError) and refuses new ones. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing.abort(new StateError('the validating resolver is closed'));
+    this.#system.close();
+  }
+
+  /** Validation was asked for explicitly: no unvalidated backend may answer in its place. */
+  get #validationAsked(): boolean {
+    const o = this.#options;
+    return o.requireSecure === true || o.trustAnchors !== undefined || o.trustAnchorFiles !== undefined;
+  }
+
+  /** The probe, once; asked again after an outcome that says nothing (no answer). */
+  #probeOnce(): Promise<ProbeOutcome> {
+    if (this.#probe) return this.#probe;
+    const zone = this.#probeZone();
+    if (!zone) {
+      this.#probed = { kind: 'dnssec' };
+      return Promise.resolve(this.#probed);
+    }
+    const probe = probeUpstream(this.#upstream, zone, this.#closing.signal).then((outcome) => {
+      this.#probed = outcome;
+      if (outcome.kind === 'unknown') this.#probe = undefined;
+      else if (outcome.kind === 'dnssec') void this.#chain.zoneOf(zone).catch(() => {});
+      return outcome;
+    });
+    this.#probe = probe;
+    return probe;
+  }
+
+  /** The zone of the first trust anchor (the root by default). */
+  #probeZone(): Labels | undefined {
+    const first = this.#anchors.byZone.values().next().value;
+    return first?.[0]?.zone;
+  }
+
+  /** The DS and DNSKEY of the name's nearest ancestors below its anchor, asked with the question. */
+  #prefetch(name: Labels): void {
+    const anchor = closestAnchor(this.#anchors, name);
+    if (!anchor) return;
+    let asked = 0;
+    for (let count = anchor.length + 1; count < name.length && asked < PREFETCH_DEPTH; count++) {
+      const ancestor = name.slice(name.length - count);
+      if (ancestor[0]![0] === 0x5f) break; // "_sip": service labels are not zone cuts
+      if (this.#chain.known(ancestor)) continue;
+      asked++;
+      for (const type of [DnssecType.DS, DnssecType.DNSKEY])
+        this.#upstream.chain(ancestor, type, this.#closing.signal).catch(() => {});
+    }
+  }
+}

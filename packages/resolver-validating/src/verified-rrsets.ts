@@ -1,0 +1,73 @@
+/**
+ * RRsets already verified, so a warm question does not check the same signature again (the
+ * signature is most of a warm question's CPU). An entry is the exact RRset and RRSIGs (SHA-256
+ * of owner, type, every RDATA and every RRSIG) under the exact zone keys it was checked with
+ * (the key set object a zone verdict holds: a new verdict, a new key set), kept until the
+ * verdict's TTL runs out (never past the signature's expiration, RFC 4035 section 5.3.3).
+ */
+import { createHash } from 'node:crypto';
+import type { Clock, Labels } from '@dnscore/core/plugin';
+import { keyOf } from './names.js';
+import {
+  verifyRrset,
+  type RrsetVerdict,
+  type SignedRrset,
+  type VerifyOptions,
+  type ZoneKey,
+} from './validate/index.js';
+
+interface Kept {
+  readonly verdict: RrsetVerdict;
+  readonly expiresAt: number;
+}
+
+export class VerifiedRrsets {
+  readonly #kept = new Map<string, Kept>();
+  readonly #keySets = new WeakMap<readonly ZoneKey[], number>();
+  #nextKeySet = 1;
+  /** Verdicts taken from here instead of verifying again. */
+  hits = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxEntries: number,
+  ) {}
+
+  /** verifyRrset(), or its secure verdict kept from an earlier identical call. */
+  verify(rrset: SignedRrset, keys: readonly ZoneKey[], zone: Labels, options: VerifyOptions): RrsetVerdict {
+    const key = `${this.#keySetId(keys)}/${keyOf(zone)}/${digest(rrset)}`;
+    const now = this.clock.now();
+    const kept = this.#kept.get(key);
+    if (kept && kept.expiresAt > now) {
+      this.hits++;
+      return kept.verdict;
+    }
+    const verdict = verifyRrset(rrset, keys, zone, options);
+    if (verdict.status === 'secure' && (verdict.ttl ?? 0) > 0) {
+      if (this.#kept.size >= this.maxEntries) {
+        const oldest = this.#kept.keys().next().value;
+        if (oldest !== undefined) this.#kept.delete(oldest);
+      }
+      this.#kept.set(key, { verdict, expiresAt: now + verdict.ttl! * 1000 });
+    }
+    return verdict;
+  }
+
+  #keySetId(keys: readonly ZoneKey[]): number {
+    let id = this.#keySets.get(keys);
+    if (id === undefined) {
+      id = this.#nextKeySet++;
+      this.#keySets.set(keys, id);
+    }
+    return id;
+  }
+}
+
+function digest(rrset: SignedRrset): string {
+  const hash = createHash('sha256');
+  for (const record of [...rrset.records, ...rrset.rrsigs]) {
+    hash.update(`${record.name.toLowerCase()}/${record.rrtype}/${record.class}/${record.rdata.length}/`);
+    hash.update(record.rdata);
+  }
+  return hash.digest('base64');
+}

@@ -1,0 +1,115 @@
+/**
+ * The same questions over the signed tree of ./support/tree.ts, through this backend and
+ * through libunbound with the same trust anchor, both asking nsd directly: identical verdicts
+ * (rcode, secure, bogus) and identical records, and each verdict the one RFC 4035 section 4.3
+ * gives. Where the libunbound addon is not built, this backend is still held to the table.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DnsCore, type DnsResult } from '@dnscore/core';
+import { UnboundResolver, unboundAvailability } from '@dnscore/resolver-unbound';
+import { ValidatingResolver } from '../src/index.js';
+import { startTree, type Tree } from './support/tree.js';
+
+type Status = 'secure' | 'insecure' | 'bogus';
+
+/** name, type, rcode, status, records ("owner TYPE data"), EDE of a bogus answer. */
+const CASES: readonly [string, string, string, Status, readonly string[], number?][] = [
+  ['www.secure.example', 'A', 'NOERROR', 'secure', ['www.secure.example A 192.0.2.80']],
+  ['alias.secure.example', 'A', 'NOERROR', 'secure', ['www.secure.example A 192.0.2.80']],
+  ['nothere.secure.example', 'A', 'NXDOMAIN', 'secure', []],
+  ['www.secure.example', 'AAAA', 'NOERROR', 'secure', []],
+  ['deep.secure.example', 'TXT', 'NOERROR', 'secure', []],
+  ['x.wild.secure.example', 'A', 'NOERROR', 'secure', ['x.wild.secure.example A 192.0.2.88']],
+  ['to-other.secure.example', 'A', 'NOERROR', 'secure', ['www.other.example A 192.0.2.70']],
+  ['to-nsec3.secure.example', 'A', 'NOERROR', 'secure', ['www.nsec3.example A 192.0.2.30']],
+  ['to-insecure.secure.example', 'A', 'NOERROR', 'insecure', ['www.insecure.example A 192.0.2.90']],
+  ['to-bogus.secure.example', 'A', 'NOERROR', 'bogus', [], 6],
+  ['www.insecure.example', 'A', 'NOERROR', 'insecure', ['www.insecure.example A 192.0.2.90']],
+  ['alias.insecure.example', 'A', 'NOERROR', 'insecure', ['www.secure.example A 192.0.2.80']],
+  ['www.nsec3.example', 'A', 'NOERROR', 'secure', ['www.nsec3.example A 192.0.2.30']],
+  ['nothere.nsec3.example', 'A', 'NXDOMAIN', 'secure', []],
+  ['www.nsec3.example', 'AAAA', 'NOERROR', 'secure', []],
+  ['x.wild.nsec3.example', 'A', 'NOERROR', 'secure', ['x.wild.nsec3.example A 192.0.2.33']],
+  ['www.optout.example', 'A', 'NOERROR', 'secure', ['www.optout.example A 192.0.2.40']],
+  ['www.child.optout.example', 'A', 'NOERROR', 'insecure', ['www.child.optout.example A 192.0.2.41']],
+  ['www.expired.example', 'A', 'NOERROR', 'bogus', [], 7],
+  ['www.future.example', 'A', 'NOERROR', 'bogus', [], 8],
+  ['www.bogus.example', 'A', 'NOERROR', 'bogus', [], 6],
+  ['www.nokey.example', 'A', 'NOERROR', 'bogus', [], 9],
+  ['www.norrsig.example', 'A', 'NOERROR', 'bogus', [], 10],
+  ['other.norrsig.example', 'A', 'NOERROR', 'secure', ['other.norrsig.example A 192.0.2.11']],
+  ['www.nowild.example', 'A', 'NOERROR', 'secure', ['www.nowild.example A 192.0.2.13']],
+  ['x.wild.nowild.example', 'A', 'NOERROR', 'bogus', []],
+  ['www.unknownalg.example', 'A', 'NOERROR', 'insecure', ['www.unknownalg.example A 192.0.2.14']],
+  ['www.rollover.example', 'A', 'NOERROR', 'secure', ['www.rollover.example A 192.0.2.15']],
+  ['www.ed25519.example', 'A', 'NOERROR', 'secure', ['www.ed25519.example A 192.0.2.16']],
+  ['www.moved.secure.example', 'A', 'NOERROR', 'secure', ['www.other.example A 192.0.2.70']],
+  ['www.iterations.example', 'A', 'NOERROR', 'secure', ['www.iterations.example A 192.0.2.17']],
+  ['nothere.iterations.example', 'A', 'NXDOMAIN', 'insecure', []],
+  ['www.iterations.example', 'AAAA', 'NOERROR', 'insecure', []],
+  ['nothere.example', 'A', 'NXDOMAIN', 'secure', []],
+];
+
+let tree: Tree;
+let validating: DnsCore;
+let unbound: DnsCore | undefined;
+
+beforeAll(async () => {
+  tree = await startTree();
+  validating = new DnsCore([
+    new ValidatingResolver({ nameservers: [tree.nsd.endpoint] }, { trustAnchors: [tree.anchor] }),
+  ]);
+  if (unboundAvailability().available) {
+    unbound = new DnsCore([
+      new UnboundResolver({
+        nameservers: [tree.nsd.endpoint],
+        resolvConf: false,
+        hosts: false,
+        qnameMinimisation: false,
+        trustAnchors: [tree.anchor],
+      }),
+    ]);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await validating?.close();
+  await unbound?.close();
+  await tree?.stop();
+});
+
+function verdict(result: DnsResult): { rcode: string; status: Status; records: string[] } {
+  return {
+    rcode: result.rcodeName,
+    status: result.bogus ? 'bogus' : result.secure ? 'secure' : 'insecure',
+    records: result.records.map((r) => `${r.name} ${r.type} ${String(r.data)}`).sort(),
+  };
+}
+
+describe('the same verdicts as libunbound over a signed tree', () => {
+  it.each(CASES)('%s %s: %s, %s', async (name, type, rcode, status, records, ede) => {
+    const ours = await validating.resolve(name, type);
+    expect(verdict(ours)).toEqual({ rcode, status, records: [...records].sort() });
+    if (status === 'bogus') {
+      expect(ours.whyBogus?.startsWith(`validation failure <${name}. ${type} IN>: `)).toBe(true);
+      if (ede !== undefined) expect(ours.ede).toBe(ede);
+    } else {
+      expect(ours.whyBogus).toBeUndefined();
+    }
+    if (unbound) expect(verdict(await unbound.resolve(name, type))).toEqual(verdict(ours));
+  });
+});
+
+/** ANY (RFC 8482): whatever the server hands back, every RRset validated; not compared with libunbound. */
+describe('ANY', () => {
+  it('www.secure.example ANY: its RRsets validated, secure', async () => {
+    const result = await validating.resolve('www.secure.example', 'ANY');
+    expect([result.rcodeName, result.secure, result.bogus]).toEqual(['NOERROR', true, false]);
+    expect(result.records.map((r) => `${r.name} ${r.type}`)).toContain('www.secure.example A');
+  });
+
+  it('www.bogus.example ANY: its changed A makes it bogus', async () => {
+    const result = await validating.resolve('www.bogus.example', 'ANY');
+    expect([result.bogus, result.records]).toEqual([true, []]);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * The validating backend against a man in the middle (test/support/dns-proxy.ts) between it
+ * and nsd serving the signed tree of test/support/signed-tree.ts: an upstream that strips
+ * DNSSEC records at start makes the backend unavailable with that reason; a signed zone whose
+ * records come back unsigned, forged or without their DS is bogus, never insecure. Chain
+ * questions are asked once for many questions; negative trust anchors and requireSecure.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DnsCore, makeQuery, type DnsResult } from '@dnscore/core';
+import { startDnsProxy, type DnsProxy, type Rewrite } from '../../../test/support/dns-proxy.js';
+import { dropDs, forgeAddresses, setAuthenticData, stripRrsigs } from '../../../test/support/dns-tamper.js';
+import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
+import { signTree, type SignedTree } from '../../../test/support/signed-tree.js';
+import {
+  InsecureAnswerError,
+  UpstreamNotValidatingError,
+  ValidatingResolver,
+  type ValidatingResolverOptions,
+} from '../src/index.js';
+
+const DS = 43;
+const DNSKEY = 48;
+
+let tree: SignedTree;
+let nsd: NsdServer;
+let proxy: DnsProxy;
+const open: { close(): unknown }[] = [];
+
+beforeAll(async () => {
+  tree = await signTree();
+  nsd = await startNsd(tree.zones);
+  proxy = await startDnsProxy(nsd);
+}, 60_000);
+afterAll(async () => {
+  for (const item of open) await item.close();
+  await proxy?.close();
+  await nsd?.stop();
+});
+beforeEach(() => {
+  proxy.rewrite = (_q, answer) => answer;
+  proxy.queries.length = 0;
+});
+
+function backend(options: ValidatingResolverOptions = {}): { resolver: ValidatingResolver; core: DnsCore } {
+  const resolver = new ValidatingResolver(
+    { nameservers: [proxy.endpoint] },
+    { trustAnchors: [tree.anchor], ...options },
+  );
+  const core = new DnsCore([resolver]);
+  open.push(core);
+  return { resolver, core };
+}
+
+function only(name: string, rewrite: Rewrite): Rewrite {
+  return (query, answer) => (query.name === name || query.name.endsWith(`.${name}`) ? rewrite(query, answer) : answer);
+}
+
+function status(result: DnsResult): string {
+  return result.bogus ? 'bogus' : result.secure ? 'secure' : 'insecure';
+}
+
+describe('an upstream that strips DNSSEC records', () => {
+  it('at start: the backend is unavailable with the reason, and fails closed when anchors were given', async () => {
+    proxy.rewrite = (_q, answer) => stripRrsigs(answer);
+    const { resolver } = backend();
+    expect(await resolver.upstreamStatus()).toEqual({
+      kind: 'unusable',
+      reason: 'the upstream nameservers strip DNSSEC records (DNSKEY of example. came back without RRSIG)',
+    });
+    expect(resolver.available()).toEqual({
+      available: false,
+      reason: 'the upstream nameservers strip DNSSEC records (DNSKEY of example. came back without RRSIG)',
+      failClosed: true,
+    });
+    const error = await resolver
+      .resolve(makeQuery('www.secure.example', 'A'), new AbortController().signal)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamNotValidatingError);
+    expect(error).toMatchObject({ code: 'DNS_ERR_UPSTREAM_STRIPS_DNSSEC', definite: true });
+  });
+
+  it('for one signed zone: its unsigned answers are bogus (RRSIGs missing), never insecure', async () => {
+    const { core, resolver } = backend();
+    await resolver.upstreamStatus();
+    proxy.rewrite = only('secure.example', (_q, answer) => stripRrsigs(answer));
+    const result = await core.resolve('www.secure.example', 'A');
+    expect({ status: status(result), records: result.records, ede: result.ede }).toEqual({
+      status: 'bogus',
+      records: [],
+      ede: 10,
+    });
+    expect(result.whyBogus).toBe(
+      'validation failure <www.secure.example. A IN>: DS of secure.example.: secure.example DS: no RRSIG',
+    );
+  });
+
+  it('forged data under its old signature is bogus', async () => {
+    const { core } = backend();
+    proxy.rewrite = only('www.secure.example', (q, answer) =>
+      q.type === 1 ? forgeAddresses(answer, '6.6.6.6') : answer,
+    );
+    const result = await core.resolve('www.secure.example', 'A');
+    expect([status(result), result.records.length, result.ede]).toEqual(['bogus', 0, 6]);
+  });
+
+  it('a DS taken away (an empty NOERROR without proof) is bogus, not an insecure delegation', async () => {
+    const { core } = backend();
+    proxy.rewrite = (q, answer) => (q.type === DS && q.name === 'secure.example' ? dropDs(answer) : answer);
+    const result = await core.resolve('www.secure.example', 'A');
+    expect([status(result), result.ede]).toEqual(['bogus', 12]);
+  });
+
+  it('an AD bit set by whoever answers is ignored: an unsigned answer is insecure', async () => {
+    const { core } = backend();
+    proxy.rewrite = (_q, answer) => setAuthenticData(answer);
+    const result = await core.resolve('www.insecure.example', 'A');
+    expect(status(result)).toBe('insecure');
+  });
+});
+
+describe('chain questions', () => {
+  it('are asked once for many questions at once: one DNSKEY and one DS per zone', async () => {
+    const { core, resolver } = backend();
+    await resolver.upstreamStatus();
+    proxy.queries.length = 0;
+    const names = ['www', 'alias', 'sip1', 'nothere', 'tagged'].map((n) => `${n}.secure.example`);
+    const results = await Promise.all(names.map((name) => core.resolve(name, 'A')));
+    expect(results.map(status)).toEqual(['secure', 'secure', 'secure', 'secure', 'secure']);
+    const asked = (type: number, name: string): number =>
+      proxy.queries.filter((q) => q.type === type && q.name === name).length;
+    expect(asked(DNSKEY, 'secure.example')).toBe(1);
+    expect(asked(DS, 'secure.example')).toBe(1);
+    expect(asked(DNSKEY, 'example')).toBe(0);
+  });
+});
+
+describe('a chain question without an answer', () => {
+  it('makes the answer bogus (no proof), not an error another backend would answer for', async () => {
+    const { core, resolver } = backend({ timeoutMs: 300, attempts: 1 });
+    await resolver.upstreamStatus();
+    proxy.rewrite = (q, answer) => (q.type === DS && q.name === 'other.example' ? new Uint8Array(0) : answer);
+    const result = await core.resolve('www.other.example', 'A');
+    expect([status(result), result.records.length, result.ede]).toEqual(['bogus', 0, 6]);
+    expect(result.whyBogus).toMatch(/^validation failure <www\.other\.example\. A IN>: /);
+    expect(result.whyBogus).toContain(': the chain of trust for other.example. could not be fetched: ');
+  });
+});
+
+describe('RRsets verified once', () => {
+  it('a warm question reuses the verified RRset; changed data under its signature is bogus', async () => {
+    const { core, resolver } = backend();
+    expect(status(await core.resolve('www.secure.example', 'A'))).toBe('secure');
+    expect(resolver.verifiedReused).toBe(0);
+    expect(status(await core.resolve('www.secure.example', 'A'))).toBe('secure');
+    expect(resolver.verifiedReused).toBe(1);
+    proxy.rewrite = only('www.secure.example', (q, answer) =>
+      q.type === 1 ? forgeAddresses(answer, '6.6.6.6') : answer,
+    );
+    const forged = await core.resolve('www.secure.example', 'A');
+    expect([status(forged), forged.records.length, resolver.verifiedReused]).toEqual(['bogus', 0, 1]);
+  });
+});
+
+describe('negative trust anchors and requireSecure', () => {
+  it('a negative trust anchor makes a bogus zone insecure, with its data', async () => {
+    const { core } = backend({ negativeTrustAnchors: ['bogus.example'] });
+    const result = await core.resolve('www.bogus.example', 'A');
+    expect([status(result), result.records.map((r) => r.data)]).toEqual(['insecure', ['203.0.113.66']]);
+    expect(status(await core.resolve('www.secure.example', 'A'))).toBe('secure');
+  });
+
+  it('requireSecure turns an insecure answer into InsecureAnswerError (definite)', async () => {
+    const { core } = backend({ requireSecure: true });
+    await expect(core.resolve('www.insecure.example', 'A')).rejects.toBeInstanceOf(InsecureAnswerError);
+    expect(status(await core.resolve('www.secure.example', 'A'))).toBe('secure');
+  });
+});
