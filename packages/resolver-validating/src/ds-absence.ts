@@ -12,15 +12,10 @@ import { fqdn, keyOf } from './names.js';
 import type { Fetched } from './upstream.js';
 import {
   DnssecType,
-  base32hexEncode,
-  nsec3Hash,
-  parseNsec,
-  parseNsec3,
   proveNodata,
   proveNxdomain,
   verifyRrset,
   type DenialInput,
-  type SignedRrset,
   type DenialOptions,
   type ZoneKey,
 } from './validate/index.js';
@@ -69,37 +64,14 @@ export function dsAbsence(name: Labels, fetched: Fetched, above: SecureZone, opt
     return { kind: 'insecure-delegation', why: `${what}: ${verdict.whyInsecure ?? 'NSEC3 opt-out'}`, ttl };
   }
   if (fetched.rcode === Rcode.NXDOMAIN) return { kind: 'no-cut', ttl };
-  const types = matchedTypes(name, fetched.authoritySets, above.zone);
+  // The bitmap of the name's own NSEC/NSEC3 as the proof verified it: reading it from the
+  // authority section would let a forged record placed first (unverified, or an NSEC3 with
+  // 65,535 iterations outside the hash budget) turn a name without a cut into an insecure one.
+  const types = verdict.types;
   if (types?.has(DnssecType.NS) && !types.has(DnssecType.SOA)) {
     return { kind: 'insecure-delegation', why: `${fqdn(name)} is an unsigned delegation (no DS, proven)`, ttl };
   }
   return { kind: 'no-cut', ttl };
-}
-
-/** The type bitmap of the NSEC or NSEC3 record whose owner is `name` (undefined: none matches). */
-export function matchedTypes(
-  name: Labels,
-  rrsets: readonly SignedRrset[],
-  zone: Labels,
-): ReadonlySet<number> | undefined {
-  const key = keyOf(name);
-  for (const set of rrsets) {
-    const first = set.records[0];
-    if (!first) continue;
-    try {
-      if (first.rrtype === DnssecType.NSEC && keyOf(parseName(first.name)) === key) return parseNsec(first.rdata).types;
-      if (first.rrtype === DnssecType.NSEC3) {
-        const owner = parseName(first.name);
-        if (keyOf(owner.slice(1)) !== keyOf(zone)) continue;
-        const data = parseNsec3(first.rdata);
-        const hashed = base32hexEncode(nsec3Hash(name, data.salt, data.iterations)).toLowerCase();
-        if (Buffer.from(owner[0]!).toString('latin1').toLowerCase() === hashed) return data.types;
-      }
-    } catch {
-      // A record that does not parse matches nothing; the proof already refused what it needed.
-    }
-  }
-  return undefined;
 }
 
 function minTtl(fetched: Fetched): number {
