@@ -117,7 +117,8 @@ export async function signTree(): Promise<SignedTree> {
  * 5.1.4: digest = hash(owner name in canonical wire form | DNSKEY RDATA).
  */
 export function dsOf(zone: SignedZone, digestType: 1 | 2): string {
-  const fields = zone.dnskey.split(/\s+/);
+  // ldns ends a .key line with ";{id = ...}": cut it off, or an unpadded key (Ed448) takes it in.
+  const fields = zone.dnskey.split(';')[0]!.trim().split(/\s+/);
   const at = fields.indexOf('DNSKEY');
   const [flags, protocol, algorithm, ...key] = fields.slice(at + 1);
   const rdata = Buffer.concat([
