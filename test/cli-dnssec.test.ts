@@ -1,7 +1,8 @@
 /**
- * `dnscore resolve --resolver validating` (the TypeScript validating backend) on signed zones
- * served by nsd: secure, insecure and bogus in the text and the JSON, exit 4 for bogus, the
- * reason, and an upstream that cannot validate named as the reason for the fallback.
+ * `dnscore resolve` through each validating backend (libunbound, and the TypeScript validator
+ * of resolver-validating) on signed zones served by nsd: secure, insecure and bogus in the text
+ * and the JSON, exit 4 for bogus, the reason; no fallback to the system backend for a bogus
+ * answer under `--resolver auto`; an upstream that cannot validate named as the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dnscore } from '../packages/cli/test/support.js';
@@ -28,9 +29,9 @@ www   IN A    192.0.2.80
 let nsd: NsdServer;
 let signed: SignedZone;
 let tampered: SignedZone;
-const validating = (): string[] => [
+const through = (backend: string): string[] => [
   '--resolver',
-  'validating',
+  backend,
   '--server',
   nsd.endpoint,
   '--trust-anchor',
@@ -56,17 +57,17 @@ afterAll(async () => {
   await nsd?.stop();
 });
 
-describe('dnscore resolve --resolver validating', () => {
+describe.each(['unbound', 'validating'])('dnscore resolve --resolver %s', (backend) => {
   it('a signed zone answers secure', async () => {
-    const { code, stdout } = await dnscore('resolve', '_sip._udp.signed.example', '--type', 'SRV', ...validating());
+    const { code, stdout } = await dnscore('resolve', '_sip._udp.signed.example', '--type', 'SRV', ...through(backend));
     expect(code).toBe(0);
-    expect(stdout).toContain(';; resolver: validating');
+    expect(stdout).toContain(`;; resolver: ${backend}`);
     expect(stdout).toContain('dnssec: secure');
     expect(stdout).toContain('_sip._udp.signed.example.\t3600\tIN\tSRV\t10 60 5060 sip1.signed.example.');
   });
 
   it('an unsigned zone outside the anchors answers insecure', async () => {
-    const { code, stdout } = await dnscore('resolve', 'www.plain.example', ...validating(), '--json');
+    const { code, stdout } = await dnscore('resolve', 'www.plain.example', ...through(backend), '--json');
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({
       rcode: 'NOERROR',
@@ -77,7 +78,7 @@ describe('dnscore resolve --resolver validating', () => {
   });
 
   it('a zone changed after signing answers bogus: exit 4, the reason, and no data', async () => {
-    const { code, stdout, stderr } = await dnscore('resolve', 'sip1.tampered.example', ...validating(), '--json');
+    const { code, stdout, stderr } = await dnscore('resolve', 'sip1.tampered.example', ...through(backend), '--json');
     expect(code).toBe(4);
     const json = JSON.parse(stdout);
     expect(json).toMatchObject({ bogus: true, secure: false, records: [] });
@@ -86,14 +87,14 @@ describe('dnscore resolve --resolver validating', () => {
   });
 
   it('prints bogus (why) in the text output', async () => {
-    const { code, stdout } = await dnscore('resolve', 'sip1.tampered.example', ...validating());
+    const { code, stdout } = await dnscore('resolve', 'sip1.tampered.example', ...through(backend));
     expect(code).toBe(4);
     expect(stdout).toMatch(/dnssec: bogus \(EDE 6 DNSSEC Bogus: validation failure <sip1\.tampered\.example\. A IN>/);
     expect(stdout).not.toContain('198.51.100.66');
   });
 
   it('a proven NXDOMAIN is secure', async () => {
-    const { code, stdout } = await dnscore('resolve', 'nobody.signed.example', ...validating(), '--json');
+    const { code, stdout } = await dnscore('resolve', 'nobody.signed.example', ...through(backend), '--json');
     expect(code).toBe(3);
     expect(JSON.parse(stdout)).toMatchObject({ rcode: 'NXDOMAIN', secure: true });
   });
@@ -103,7 +104,7 @@ describe('dnscore resolve --resolver validating', () => {
       'resolve',
       'sip1.signed.example',
       '--resolver',
-      'validating',
+      backend,
       '--server',
       nsd.endpoint,
       '--trust-anchor',
@@ -112,7 +113,27 @@ describe('dnscore resolve --resolver validating', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/trust/i);
   });
+});
 
+describe('dnscore resolve --resolver auto', () => {
+  it('answers a bogus name through libunbound and never falls back to the system backend', async () => {
+    const { code, stdout } = await dnscore(
+      'resolve',
+      'sip1.tampered.example',
+      '--resolver',
+      'auto',
+      '--server',
+      nsd.endpoint,
+      '--trust-anchor',
+      tampered.ds,
+      '--json',
+    );
+    expect(code).toBe(4);
+    expect(JSON.parse(stdout)).toMatchObject({ bogus: true, records: [] });
+  });
+});
+
+describe('dnscore resolve --resolver validating', () => {
   it('an upstream without the DNSKEY of the anchor and its RRSIG: no answer (exit 5), and why', async () => {
     const { code, stdout, stderr } = await dnscore(
       'resolve',
