@@ -7,8 +7,8 @@
  * cancels and reloads every run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AbortError, makeQuery, type PluginAnswer } from '@dnscore/core/plugin';
-import { parseMessage } from '@dnscore/core/plugin';
+import { seededRandom } from '@dnscore/core';
+import { AbortError, makeQuery, parseMessage, type PluginAnswer } from '@dnscore/core/plugin';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
 import type { UnboundOptions } from '../src/options.js';
@@ -48,18 +48,6 @@ function options(): UnboundOptions {
   };
 }
 
-/** A seeded generator (mulberry32): the same draws every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** The A addresses of an answer packet. */
 function addresses(answer: PluginAnswer): string[] {
   if (!answer.answer) return [];
@@ -73,7 +61,7 @@ type Outcome = 'answered' | 'aborted';
 describe('stress: no result is lost', { timeout: 120_000 }, () => {
   it('4,000 questions with cancels racing the answers and reloads in between: each settles once', async () => {
     const resolver = new UnboundResolver(options());
-    const random = seeded(12);
+    const random = seededRandom(12);
     const outcomes: Promise<Outcome>[] = [];
     let settledTwice = 0;
     for (let round = 0; round < 8; round++) {
