@@ -167,24 +167,35 @@ async function warmTrio(ctx: BenchContext, work: Work, coreCache: boolean): Prom
   };
 }
 
+/** The cold cases of both tables: an A question and a SIP resolution, behind the delaying proxy and from nsd direct. */
+function coldCases(D: number): { work: Work; label: string; delay: number }[] {
+  return (
+    [
+      ['a', `\`${A_NAME}\` A`],
+      ['sip', `\`${URI}\` (SIP targets)`],
+    ] as const
+  ).flatMap(([work, question]) =>
+    [D, 0].map((delay) => ({
+      work,
+      delay,
+      label: `${question}, ${delay === 0 ? 'nsd direct (D = 0)' : `D = ${delay} ms`}`,
+    })),
+  );
+}
+
 /** The TypeScript validating backend beside libunbound and the unvalidated system backend. */
 async function validatingTables(ctx: BenchContext, D: number): Promise<Table[]> {
   const coldRows: string[][] = [];
-  for (const [work, label] of [
-    ['a', `\`${A_NAME}\` A`],
-    ['sip', `\`${URI}\` (SIP targets)`],
-  ] as const) {
-    for (const delay of [D, 0]) {
-      const t = await coldTrio(ctx, work, delay);
-      coldRows.push([
-        `${label}, ${delay === 0 ? 'nsd direct (D = 0)' : `D = ${delay} ms`}`,
-        formatSummary(t.system, 1),
-        formatSummary(t.validating, 1),
-        formatSummary(t.unbound, 1),
-        ratio(t.validating.median, t.system.median, 2),
-        delay === 0 ? '-' : `${(t.validating.median / delay).toFixed(2)} D`,
-      ]);
-    }
+  for (const { work, label, delay } of coldCases(D)) {
+    const t = await coldTrio(ctx, work, delay);
+    coldRows.push([
+      label,
+      formatSummary(t.system, 1),
+      formatSummary(t.validating, 1),
+      formatSummary(t.unbound, 1),
+      ratio(t.validating.median, t.system.median, 2),
+      delay === 0 ? '-' : `${(t.validating.median / delay).toFixed(2)} D`,
+    ]);
   }
   ctx.log('  dnssec cold (validating backend): done');
   const warmRows: string[][] = [];
@@ -237,20 +248,15 @@ async function validatingTables(ctx: BenchContext, D: number): Promise<Table[]> 
 export async function dnssecCost(ctx: BenchContext): Promise<Section> {
   const D = ctx.rig.delayMs;
   const coldRows: string[][] = [];
-  for (const [work, label] of [
-    ['a', `\`${A_NAME}\` A`],
-    ['sip', `\`${URI}\` (SIP targets)`],
-  ] as const) {
-    for (const delay of [D, 0]) {
-      const p = await coldPair(ctx, work, delay);
-      coldRows.push([
-        `${label}, ${delay === 0 ? 'nsd direct (D = 0)' : `D = ${delay} ms`}`,
-        `${p.plainQueries} / ${p.validatedQueries}`,
-        formatSummary(p.plain, 1),
-        formatSummary(p.validated, 1),
-        ratio(p.validated.median, p.plain.median, 2),
-      ]);
-    }
+  for (const { work, label, delay } of coldCases(D)) {
+    const p = await coldPair(ctx, work, delay);
+    coldRows.push([
+      label,
+      `${p.plainQueries} / ${p.validatedQueries}`,
+      formatSummary(p.plain, 1),
+      formatSummary(p.validated, 1),
+      ratio(p.validated.median, p.plain.median, 2),
+    ]);
   }
   ctx.log('  dnssec cold: done');
   const warmRows: string[][] = [];
