@@ -191,8 +191,9 @@ export class DnsCore implements DnsApi {
   }
 
   /**
-   * The long way: the registry, then a re-ask when the CNAME chain leaves its zone. Plain
-   * promise steps, not async functions: a question waiting for its backend holds little.
+   * The long way: the registry, then a re-ask when the CNAME chain leaves its zone. One promise
+   * step of the registry's per question, not async functions: a question waiting for its
+   * backend holds little (a burst holds thousands).
    */
   #resolve(
     query: DnsQuery,
@@ -205,24 +206,30 @@ export class DnsCore implements DnsApi {
     } catch (error) {
       return Promise.reject(error);
     }
+    // A hit never leaves its zone (#hit sends those the long way).
     const hit = reasks > 0 ? this.#hit({ query, key: undefined, text: undefined, type: query.type }) : undefined;
-    const result =
-      hit !== undefined
-        ? Promise.resolve(hit)
-        : raceAbort(
-            this.registry
-              .resolve(
-                query,
-                signal ?? NEVER_ABORTED,
-                (answer, plugin) => this.#finish(query, answer, plugin),
-                attempts,
-              )
-              .then(published),
-            signal,
-          );
-    return result.then((r) =>
-      this.#leavesZone(query, r) ? this.#reaskOutOfZone(query, r, signal, reasks, attempts) : r,
+    if (hit !== undefined) return Promise.resolve(hit);
+    return raceAbort(
+      this.registry.resolve(
+        query,
+        signal ?? NEVER_ABORTED,
+        (answer, plugin) => this.#answered(query, this.#finish(query, answer, plugin), signal, reasks, attempts),
+        attempts,
+      ),
+      signal,
     );
+  }
+
+  /** A backend's answer as a result, or the re-ask of its chain's end when the chain leaves its zone. */
+  #answered(
+    query: DnsQuery,
+    result: DnsResult,
+    signal: AbortSignal | undefined,
+    reasks: number,
+    attempts: QueryAttempt[] | undefined,
+  ): DnsResult | Promise<DnsResult> {
+    published(result);
+    return this.#leavesZone(query, result) ? this.#reaskOutOfZone(query, result, signal, reasks, attempts) : result;
   }
 
   /**

@@ -44,6 +44,8 @@ export class ResolverRegistry {
   #announced: string | undefined;
   /** The plugin select() found first last time: first() returns it without building lists. */
   #first: ResolverPlugin | undefined;
+  /** The candidates select() found last time. */
+  #candidates: readonly ResolverPlugin[] = [];
 
   constructor(private readonly logger: Logger = silentLogger) {}
 
@@ -84,7 +86,7 @@ export class ResolverRegistry {
    * The available plugins in order, and why the others are skipped. Nothing after an
    * unavailable plugin that fails closed is a candidate.
    */
-  select(): { readonly candidates: ResolverPlugin[]; readonly skipped: SkippedPlugin[] } {
+  select(): { readonly candidates: readonly ResolverPlugin[]; readonly skipped: SkippedPlugin[] } {
     const candidates: ResolverPlugin[] = [];
     const skipped: SkippedPlugin[] = [];
     let closedBy: ResolverPlugin | undefined;
@@ -107,6 +109,11 @@ export class ResolverRegistry {
     }
     this.#announce(candidates[0], skipped);
     this.#first = candidates[0];
+    // The same list as last time is handed out again: each question in flight keeps it.
+    const last = this.#candidates;
+    if (last.length === candidates.length && last.every((p, i) => p === candidates[i]))
+      return { candidates: last, skipped };
+    this.#candidates = candidates;
     return { candidates, skipped };
   }
 
@@ -134,7 +141,7 @@ export class ResolverRegistry {
   resolve<T>(
     query: DnsQuery,
     signal: AbortSignal,
-    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
+    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T | PromiseLike<T>,
     attempts?: QueryAttempt[],
   ): Promise<T> {
     const { candidates, skipped } = this.select();
@@ -144,45 +151,64 @@ export class ResolverRegistry {
         new NoResolverError(`no resolver available for ${describeQuery(query)}${why ? ` (${why})` : ''}`),
       );
     }
-    return this.#ask(candidates, 0, query, signal, finish, [], attempts);
+    return this.#ask(candidates, 0, query, signal, finish, undefined, attempts);
   }
 
-  /** Candidate `i`, then the next one on a failure that allows it (promise steps: little held while waiting). */
+  /**
+   * Candidate `i`, then the next one on a failure that allows it. A question waiting for its
+   * backend holds one promise step here: two callbacks over one scope, no list of failures yet.
+   */
   #ask<T>(
     candidates: readonly ResolverPlugin[],
     i: number,
     query: DnsQuery,
     signal: AbortSignal,
-    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
-    failures: Error[],
+    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T | PromiseLike<T>,
+    failures: Error[] | undefined,
     attempts: QueryAttempt[] | undefined,
   ): Promise<T> {
     const plugin = candidates[i]!;
-    const next = (error: unknown): Promise<T> => {
-      const failure = error instanceof Error ? error : new Error(String(error));
-      if (!shouldTryNext(failure)) return Promise.reject(failure);
-      failures.push(failure);
-      attempts?.push({ backend: plugin.name, error: failure });
-      const after = candidates[i + 1];
-      if (fallbackChannel.hasSubscribers)
-        fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: after?.name });
-      return after
-        ? this.#ask(candidates, i + 1, query, signal, finish, failures, attempts)
-        : Promise.reject(mostSpecific(failures));
-    };
     let asked: Promise<PluginAnswer>;
     try {
       throwIfAborted(signal);
       asked = plugin.resolve(query, signal);
     } catch (error) {
       if (isAbortError(error)) return Promise.reject(error);
-      return next(error);
+      return this.#next(error, candidates, i, query, signal, finish, failures, attempts);
     }
     // An error of finish is about this answer, never a fallback: onRejected does not see it.
-    return asked.then((answer) => {
-      attempts?.push({ backend: plugin.name });
-      return finish(answer, plugin);
-    }, next);
+    return asked.then(
+      (answer) => {
+        attempts?.push({ backend: plugin.name });
+        return finish(answer, plugin);
+      },
+      (error: unknown) => this.#next(error, candidates, i, query, signal, finish, failures, attempts),
+    );
+  }
+
+  /** After candidate `i` failed: the next candidate when the failure allows it, else the most specific failure. */
+  #next<T>(
+    error: unknown,
+    candidates: readonly ResolverPlugin[],
+    i: number,
+    query: DnsQuery,
+    signal: AbortSignal,
+    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T | PromiseLike<T>,
+    failures: Error[] | undefined,
+    attempts: QueryAttempt[] | undefined,
+  ): Promise<T> {
+    const plugin = candidates[i]!;
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (!shouldTryNext(failure)) return Promise.reject(failure);
+    const failed = failures ?? [];
+    failed.push(failure);
+    attempts?.push({ backend: plugin.name, error: failure });
+    const after = candidates[i + 1];
+    if (fallbackChannel.hasSubscribers)
+      fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: after?.name });
+    return after
+      ? this.#ask(candidates, i + 1, query, signal, finish, failed, attempts)
+      : Promise.reject(mostSpecific(failed));
   }
 
   /** Closes every plugin; failures are collected, not thrown one by one. */

@@ -13,6 +13,7 @@ import {
   TimeoutError,
   describeQuery,
   nameKey,
+  type Abortable,
   type DnsQuery,
   type PluginAnswer,
   type Timers,
@@ -51,7 +52,7 @@ export async function walkNameservers(
   query: DnsQuery,
   settings: WalkSettings,
   start: number,
-  signal: AbortSignal,
+  signal: Abortable,
 ): Promise<PluginAnswer> {
   const servers = settings.nameservers;
   let last: Answered | undefined;
@@ -81,8 +82,14 @@ async function askOne(
   query: DnsQuery,
   server: ServerAddress,
   settings: WalkSettings,
-  signal: AbortSignal,
+  signal: Abortable,
 ): Promise<ExchangeOutcome> {
+  const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
+  const overTcp = settings.forceTcp || settings.tcpMemory.has(key);
+  if (overTcp && !settings.forceTcp) settings.stats.tcpRemembered++;
+  const serverKey = overTcp ? undefined : formatServerAddress(server);
+  const randomized = serverKey !== undefined && settings.caseEcho?.echoes(serverKey) === true;
+  // One object of one shape per try, with or without the randomized name.
   const context: ExchangeContext = {
     server,
     query,
@@ -93,22 +100,16 @@ async function askOne(
     udpPayloadSize: settings.udpPayloadSize,
     ad: settings.trustAd,
     rd: settings.recursionDesired,
+    sentLabels: randomized ? randomizeCase(query.labels) : undefined,
   };
-  const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
-  if (settings.forceTcp) return tcpExchange(context);
-  if (settings.tcpMemory.has(key)) {
-    settings.stats.tcpRemembered++;
-    return tcpExchange(context);
-  }
-  const serverKey = formatServerAddress(server);
-  const randomized = settings.caseEcho?.echoes(serverKey) === true;
-  let outcome = await udpExchange(randomized ? { ...context, sentLabels: randomizeCase(query.labels) } : context);
+  if (overTcp) return tcpExchange(context);
+  let outcome = await udpExchange(context);
   if (randomized && outcome.kind === 'timeout' && (outcome.caseMismatch ?? 0) > 0) {
     // Our ID and question came back, but never in our case: a server that does not echo case
     // (or a forger who guessed the ID). Asked again plainly, as unbound does, and remembered.
     settings.stats.caseFallbacks++;
-    settings.caseEcho!.forget(serverKey);
-    outcome = await udpExchange(context);
+    settings.caseEcho!.forget(serverKey!);
+    outcome = await udpExchange({ ...context, sentLabels: undefined });
   }
   if (
     outcome.kind === 'answer' &&
@@ -118,11 +119,11 @@ async function askOne(
   ) {
     // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
     settings.stats.ednsFallbacks++;
-    outcome = await udpExchange({ ...context, udpPayloadSize: undefined });
+    outcome = await udpExchange({ ...context, udpPayloadSize: undefined, sentLabels: undefined });
   }
   if (outcome.kind !== 'truncated') return outcome;
   settings.tcpMemory.remember(key);
-  return tcpExchange(context);
+  return tcpExchange(randomized ? { ...context, sentLabels: undefined } : context);
 }
 
 function toPluginAnswer(outcome: Answered, trustAd: boolean): PluginAnswer {

@@ -195,7 +195,8 @@ class PendingQuery implements LimiterJob {
   ) {}
 
   run(): Promise<PluginAnswer> {
-    const walked = walkNameservers(this.query, this.walk, this.start(), this.signal.signal);
+    // The shared cancellation itself: no AbortController per query in flight.
+    const walked = walkNameservers(this.query, this.walk, this.start(), this.signal);
     walked.then(this.resolve, (error: unknown) => this.fail(error));
     return walked;
   }
