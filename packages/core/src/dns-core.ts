@@ -17,7 +17,7 @@ import { describeQuery, makeQuery, questionKey, type DnsQuery } from './query.js
 import { QuerySet } from './query-set.js';
 import { RecurringQuery, type RecurringOptions } from './recurring.js';
 import type { TypedRecord, TypedRecordName } from './records/types.js';
-import { ResolverRegistry } from './registry.js';
+import { ResolverRegistry, type FinishAnswer } from './registry.js';
 import type { PluginAnswer } from './plugin-answer.js';
 import type { ResolverPlugin } from './resolver-plugin.js';
 import type { DnsResult } from './result.js';
@@ -209,16 +209,16 @@ export class DnsCore implements DnsApi {
     // A hit never leaves its zone (#hit sends those the long way).
     const hit = reasks > 0 ? this.#hit({ query, key: undefined, text: undefined, type: query.type }) : undefined;
     if (hit !== undefined) return Promise.resolve(hit);
-    return raceAbort(
-      this.registry.resolve(
-        query,
-        signal ?? NEVER_ABORTED,
-        (answer, plugin) => this.#answered(query, this.#finish(query, answer, plugin), signal, reasks, attempts),
-        attempts,
-      ),
-      signal,
-    );
+    const finish: FinishAnswer<DnsResult> =
+      reasks === 0
+        ? this.#answeredFirst
+        : (answer, plugin) => this.#answered(query, this.#finish(query, answer, plugin), signal, reasks, attempts);
+    return raceAbort(this.registry.resolve(query, signal ?? NEVER_ABORTED, finish, attempts), signal);
   }
+
+  /** The registry's finish for a question not re-asked yet: one function for every question. */
+  readonly #answeredFirst: FinishAnswer<DnsResult> = (answer, plugin, query, signal, attempts) =>
+    this.#answered(query, this.#finish(query, answer, plugin), signal, 0, attempts);
 
   /** A backend's answer as a result, or the re-ask of its chain's end when the chain leaves its zone. */
   #answered(

@@ -34,6 +34,18 @@ export function shouldTryNext(error: unknown): boolean {
   return true;
 }
 
+/**
+ * Turns the answer of `plugin` into the caller's value. It gets the question, signal and
+ * attempts too, so one function can serve every question (nothing made per question for it).
+ */
+export type FinishAnswer<T> = (
+  answer: PluginAnswer,
+  plugin: ResolverPlugin,
+  query: DnsQuery,
+  signal: AbortSignal,
+  attempts: QueryAttempt[] | undefined,
+) => T | PromiseLike<T>;
+
 export interface SkippedPlugin {
   readonly plugin: ResolverPlugin;
   readonly reason: string;
@@ -138,12 +150,7 @@ export class ResolverRegistry {
    * backend. If every plugin fails to answer, the most specific error is thrown with the
    * others as its cause. Each backend asked is appended to `attempts` (a query trace's).
    */
-  resolve<T>(
-    query: DnsQuery,
-    signal: AbortSignal,
-    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T | PromiseLike<T>,
-    attempts?: QueryAttempt[],
-  ): Promise<T> {
+  resolve<T>(query: DnsQuery, signal: AbortSignal, finish: FinishAnswer<T>, attempts?: QueryAttempt[]): Promise<T> {
     const { candidates, skipped } = this.select();
     if (candidates.length === 0) {
       const why = skipped.map((s) => `${s.plugin.name}: ${s.reason}`).join('; ');
@@ -163,7 +170,7 @@ export class ResolverRegistry {
     i: number,
     query: DnsQuery,
     signal: AbortSignal,
-    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T | PromiseLike<T>,
+    finish: FinishAnswer<T>,
     failures: Error[] | undefined,
     attempts: QueryAttempt[] | undefined,
   ): Promise<T> {
@@ -180,7 +187,7 @@ export class ResolverRegistry {
     return asked.then(
       (answer) => {
         attempts?.push({ backend: plugin.name });
-        return finish(answer, plugin);
+        return finish(answer, plugin, query, signal, attempts);
       },
       (error: unknown) => this.#next(error, candidates, i, query, signal, finish, failures, attempts),
     );
@@ -193,7 +200,7 @@ export class ResolverRegistry {
     i: number,
     query: DnsQuery,
     signal: AbortSignal,
-    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T | PromiseLike<T>,
+    finish: FinishAnswer<T>,
     failures: Error[] | undefined,
     attempts: QueryAttempt[] | undefined,
   ): Promise<T> {

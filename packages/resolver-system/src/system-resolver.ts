@@ -16,8 +16,8 @@ import {
   systemTimers,
   throwIfAborted,
   type Availability,
+  type DeferredQuery,
   type DnsQuery,
-  type LazyAbort,
   type LimiterJob,
   type PluginAnswer,
   type ResolverPlugin,
@@ -164,47 +164,42 @@ export class SystemResolver implements ResolverPlugin {
       return Promise.resolve({ rcode: Rcode.NOERROR, secure: false, bogus: false, answer: fromHosts });
     }
     const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
-    const { joined, promise } = this.#inflight.joinLazy(key, signal, (shared) => this.#ask(query, shared));
+    // Waits for a slot, then walks the nameservers. While it waits, a question is one record in
+    // the limiter's queue and the shared query it settles; sockets and timers come when it goes out.
+    const { joined, promise } = this.#inflight.joinDeferred(key, signal, (shared) =>
+      this.#limiter.submit(new PendingQuery(query, shared, this.#walk, this.#nextStart)),
+    );
     if (joined) this.#stats.deduplicated++;
     return promise;
-  }
-
-  /**
-   * Waits for a slot, then walks the nameservers. While it waits, a question is one record in
-   * the limiter's queue; its AbortSignal, sockets and timers are made when it goes out.
-   */
-  #ask(query: DnsQuery, shared: LazyAbort): Promise<PluginAnswer> {
-    return new Promise<PluginAnswer>((resolve, reject) => {
-      this.#limiter.submit(new PendingQuery(query, shared, this.#walk, this.#nextStart, resolve, reject));
-    });
   }
 
   /** The nameserver a query starts with (rotate); one function for every query. */
   readonly #nextStart = (): number => (this.#walk.rotate ? this.#rotation++ % this.#walk.nameservers.length : 0);
 }
 
-/** A question waiting for a slot: one record, no closures of its own. */
+/** A question waiting for a slot: one record, no closures of its own; it settles the shared query. */
 class PendingQuery implements LimiterJob {
   constructor(
     private readonly query: DnsQuery,
-    readonly signal: LazyAbort,
+    readonly signal: DeferredQuery<PluginAnswer>,
     private readonly walk: WalkSettings,
     private readonly start: () => number,
-    private readonly resolve: (answer: PluginAnswer) => void,
-    private readonly reject: (error: unknown) => void,
   ) {}
 
   run(): Promise<PluginAnswer> {
     // The shared cancellation itself: no AbortController per query in flight.
     const walked = walkNameservers(this.query, this.walk, this.start(), this.signal);
-    walked.then(this.resolve, (error: unknown) => this.fail(error));
+    walked.then(
+      (answer) => this.signal.resolve(answer),
+      (error: unknown) => this.fail(error),
+    );
     return walked;
   }
 
   /** close() aborts with a StateError: its callers get that, not an AbortError they never asked for. */
   fail(error: unknown): void {
     const { signal } = this;
-    this.reject(signal.aborted && signal.reason instanceof StateError ? signal.reason : error);
+    signal.reject(signal.aborted && signal.reason instanceof StateError ? signal.reason : error);
   }
 }
 
