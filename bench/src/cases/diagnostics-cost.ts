@@ -59,7 +59,6 @@ function system(name: string, wanted: boolean): ThroughputSystem {
 export async function diagnosticsCost(ctx: BenchContext): Promise<Section> {
   const notes: string[] = [];
   const table = await throughputTable(
-    ctx,
     {
       caption: 'DnsCore cache hits, one name',
       windowMs: ctx.quick ? 200 : 500,

@@ -96,7 +96,6 @@ export async function nodeDnsFacade(ctx: BenchContext): Promise<Section> {
       },
     ];
     const lookupTable = await throughputTable(
-      ctx,
       {
         caption: `Warm \`lookup("${NAME}", { all: true, hints: ADDRCONFIG })\`, the call net makes`,
         windowMs,
@@ -130,7 +129,6 @@ export async function nodeDnsFacade(ctx: BenchContext): Promise<Section> {
       },
     ];
     const httpTable = await throughputTable(
-      ctx,
       {
         caption: 'Warm `http.get` by name to a local server, a new connection each time (`agent: false`)',
         windowMs,
@@ -158,7 +156,6 @@ export async function nodeDnsFacade(ctx: BenchContext): Promise<Section> {
       },
     ];
     const resolverTable = await throughputTable(
-      ctx,
       { caption: `Warm \`resolve4("${NAME}")\``, windowMs, runs, concurrency: 16 },
       resolvers,
       notes,
