@@ -82,7 +82,7 @@ export class SystemResolver implements ResolverPlugin {
   }
 
   available(): Availability {
-    return this.#closed ? { available: false, reason: 'the system resolver is closed' } : { available: true };
+    return this.#closed ? CLOSED : AVAILABLE;
   }
 
   /** A snapshot of the counters. */
@@ -176,6 +176,10 @@ export class SystemResolver implements ResolverPlugin {
   /** The nameserver a query starts with (rotate); one function for every query. */
   readonly #nextStart = (): number => (this.#walk.rotate ? this.#rotation++ % this.#walk.nameservers.length : 0);
 }
+
+// Asked before every question (the registry's first()): the same two answers, nothing made per call.
+const AVAILABLE: Availability = Object.freeze({ available: true });
+const CLOSED: Availability = Object.freeze({ available: false, reason: 'the system resolver is closed' });
 
 /** A question waiting for a slot: one record, no closures of its own; it settles the shared query. */
 class PendingQuery implements LimiterJob {
