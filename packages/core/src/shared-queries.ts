@@ -24,12 +24,15 @@ export class DeferredQuery<T> extends LazyAbort implements Shared<T> {
   waiters = 0;
   #resolve!: (value: T) => void;
   #reject!: (error: unknown) => void;
-  #leave: ((query: DeferredQuery<T>) => void) | undefined;
+  /** The table it leaves when settled (undefined once settled), and its key there: fields, not a closure. */
+  #table: Map<string, Shared<T>> | undefined;
+  readonly #key: string;
 
-  /** Made by SharedQueries.joinDeferred(); `leave` runs once, when it is settled. */
-  constructor(leave: (query: DeferredQuery<T>) => void) {
+  /** Made by SharedQueries.joinDeferred(). */
+  constructor(table: Map<string, Shared<T>>, key: string) {
     super();
-    this.#leave = leave;
+    this.#table = table;
+    this.#key = key;
     this.promise = new Promise<T>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -42,7 +45,7 @@ export class DeferredQuery<T> extends LazyAbort implements Shared<T> {
 
   /** True once resolve() or reject() was called. */
   get settled(): boolean {
-    return this.#leave === undefined;
+    return this.#table === undefined;
   }
 
   resolve(value: T): void {
@@ -54,10 +57,10 @@ export class DeferredQuery<T> extends LazyAbort implements Shared<T> {
   }
 
   #settle(): boolean {
-    const leave = this.#leave;
-    if (leave === undefined) return false;
-    this.#leave = undefined;
-    leave(this);
+    const table = this.#table;
+    if (table === undefined) return false;
+    this.#table = undefined;
+    if (table.get(this.#key) === this) table.delete(this.#key);
     return true;
   }
 }
@@ -121,9 +124,7 @@ export class SharedQueries<T> {
     let entry = this.#entries.get(key);
     const joined = entry !== undefined;
     if (!entry) {
-      const created = new DeferredQuery<T>((settled) => {
-        if (this.#entries.get(key) === settled) this.#entries.delete(key);
-      });
+      const created = new DeferredQuery<T>(this.#entries, key);
       try {
         start(created);
       } catch (error) {
