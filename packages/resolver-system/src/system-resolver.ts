@@ -12,6 +12,7 @@ import {
   StateError,
   makeQuery,
   nameKey,
+  questionKey,
   systemClock,
   systemTimers,
   throwIfAborted,
@@ -163,7 +164,8 @@ export class SystemResolver implements ResolverPlugin {
       this.#stats.hostsAnswers++;
       return Promise.resolve({ rcode: Rcode.NOERROR, secure: false, bogus: false, answer: fromHosts });
     }
-    const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
+    // Class and type first: one short flat prefix and the name, not a chain of joined strings per waiting question.
+    const key = questionKey(query);
     // Waits for a slot, then walks the nameservers. While it waits, a question is one record in
     // the limiter's queue and the shared query it settles; sockets and timers come when it goes out.
     const { joined, promise } = this.#inflight.joinDeferred(key, signal, (shared) =>
