@@ -81,6 +81,40 @@ async function bursts(ctx: BenchContext, notes: string[]): Promise<Table> {
   };
 }
 
+interface Waiting {
+  readonly count: number;
+  readonly heapBytes: number;
+  readonly outsideBytes: number;
+  readonly rssBytes: number;
+}
+
+/** What a question costs while it waits for its answer: the burst's questions, to a server that never answers. */
+async function waitingMemory(ctx: BenchContext): Promise<Table> {
+  const runs = runsFor(ctx, 3, 1);
+  const results = new Map<string, Waiting[]>(SYSTEMS.map(([id]) => [id, []]));
+  for (let round = 0; round < runs; round++) {
+    for (const [id] of round % 2 === 0 ? SYSTEMS : [...SYSTEMS].reverse())
+      results.get(id)!.push(await runChild<Waiting>('waiting-memory-main.js', [id, String(BURST)], ['--expose-gc']));
+  }
+  const rows = SYSTEMS.map(([id, name]) => {
+    const r = results.get(id)!;
+    return [
+      name,
+      formatSummary(summarize(r.map((w) => w.heapBytes / w.count)), 0),
+      formatSummary(summarize(r.map((w) => w.outsideBytes / w.count)), 0),
+      formatSummary(summarize(r.map((w) => w.rssBytes / MB)), 1),
+    ];
+  });
+  ctx.log('  concurrency waiting memory: done');
+  return {
+    caption:
+      `${count(BURST)} questions waiting at once (a server that never answers), ${runs} run${runs > 1 ? 's' : ''}, ` +
+      `a fresh process each`,
+    headers: ['system', 'JS heap per waiting question, bytes', 'outside the heap, bytes', 'RSS growth, MB'],
+    rows,
+  };
+}
+
 async function cacheHeap(ctx: BenchContext): Promise<Table> {
   const answers = ctx.quick ? 20_000 : 100_000;
   const runs = runsFor(ctx, 3, 1);
@@ -120,7 +154,7 @@ async function cacheHeap(ctx: BenchContext): Promise<Table> {
 
 export async function concurrency(ctx: BenchContext): Promise<Section> {
   const notes: string[] = [];
-  const tables = [await bursts(ctx, notes), await cacheHeap(ctx)];
+  const tables = [await bursts(ctx, notes), await waitingMemory(ctx), await cacheHeap(ctx)];
   return {
     id: 'concurrency',
     title: '5. Concurrency and memory',
@@ -130,8 +164,11 @@ export async function concurrency(ctx: BenchContext): Promise<Section> {
       `after a warm-up of 500 other names; every answer is checked. Latency is from the start of the burst to each ` +
       `answer. Peak RSS is the process's high-water mark (VmHWM; getrusage's maxrss would carry the parent's over ` +
       `the fork); growth is that peak less the RSS just before ` +
-      `the burst. dnscore's system backend keeps at most 256 queries in flight (its \`maxInFlight\`), each on a ` +
-      `fresh ` +
+      `the burst. The second table is what the questions of such a burst hold while they wait: the same ` +
+      `${count(BURST)} questions asked of a UDP server that never answers, the JS heap (and memory outside it) ` +
+      `after full collections, divided by the number of questions; the caller is the same for both systems (an ` +
+      `async function per question, about 600 bytes of it). dnscore's system backend keeps at most 256 queries in ` +
+      `flight (its \`maxInFlight\`), the others wait in its queue, each query in flight on a fresh ` +
       `socket with a random port and ID (RFC 5452); c-ares sends every query over the same few sockets. The cache's ` +
       `memory is measured after full garbage collections: JS heap growth and growth of buffers outside the heap ` +
       `(the answer packets the cache keeps), divided by the number of answers.`,

@@ -76,7 +76,6 @@ function system(name: string, wanted: Listeners, core = hitPath()): ThroughputSy
 export async function diagnosticsCost(ctx: BenchContext): Promise<Section> {
   const notes: string[] = [];
   const table = await throughputTable(
-    ctx,
     {
       caption: 'DnsCore cache hits, one name',
       windowMs: ctx.quick ? 200 : 500,
@@ -91,7 +90,6 @@ export async function diagnosticsCost(ctx: BenchContext): Promise<Section> {
     notes,
   );
   const misses = await throughputTable(
-    ctx,
     {
       caption: 'DnsCore backend answers (zone resolver, no cache), one name',
       windowMs: ctx.quick ? 200 : 500,

@@ -385,7 +385,6 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
   if (bindingMissing) notes.push(bindingMissing);
   const windowMs = ctx.quick ? 250 : 1000;
   const cached = await throughputTable(
-    ctx,
     {
       caption: 'A cached answer: `nN.bulk.example` A, 16 names',
       windowMs,

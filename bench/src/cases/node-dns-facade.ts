@@ -284,7 +284,6 @@ export async function nodeDnsFacade(ctx: BenchContext): Promise<Section> {
       },
     ];
     const resolverTable = await throughputTable(
-      ctx,
       {
         caption: `Warm \`resolve4("${NAME}")\``,
         windowMs: ctx.quick ? 250 : 1000,

@@ -5,7 +5,7 @@
  */
 import { expectSameSet, WrongAnswerError } from '../systems/check.js';
 import { count, formatSummary, ratio, summarize, throughput } from '../stats.js';
-import type { BenchContext, Table } from './section.js';
+import type { Table } from './section.js';
 
 export interface ThroughputSystem {
   readonly name: string;
@@ -29,7 +29,6 @@ export interface ThroughputPlan {
 }
 
 export async function throughputTable(
-  ctx: BenchContext,
   plan: ThroughputPlan,
   systems: readonly ThroughputSystem[],
   notes: string[],

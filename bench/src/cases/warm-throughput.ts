@@ -124,14 +124,12 @@ export async function warmThroughput(ctx: BenchContext): Promise<Section> {
   const runs = runsFor(ctx, 5, 3);
   const concurrency = WARM_DOMAINS;
   const srvAndA = await throughputTable(
-    ctx,
     { caption: `SRV + A: \`sip:bob@sN.chicago.example\` for a UDP-only IPv4 client`, windowMs, runs, concurrency },
     srvAndASystems(ctx),
     notes,
   );
   ctx.log('  warm SRV + A: done');
   const full = await throughputTable(
-    ctx,
     {
       caption: `Full RFC 3263 client: \`sip:bob@sN.chicago.example\` over UDP, TCP and TLS, IPv4 and IPv6`,
       windowMs,
@@ -143,7 +141,6 @@ export async function warmThroughput(ctx: BenchContext): Promise<Section> {
   );
   ctx.log('  warm full client: done');
   const hits = await throughputTable(
-    ctx,
     {
       caption: 'One A question answered from a cache: `sip1.sN.chicago.example`',
       windowMs,

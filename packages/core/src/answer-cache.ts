@@ -19,9 +19,10 @@ export interface CacheEntry {
   readonly age: number;
   /**
    * True while a new question would be answered with this very entry: not expired, replaced,
-   * evicted or cleared. What was derived from it may be reused while this holds.
+   * evicted or cleared. What was derived from it may be reused while this holds. `now`: the
+   * cache's clock (AnswerCache.now()), read once by a caller that checks several entries.
    */
-  current(): boolean;
+  current(now?: number): boolean;
 }
 
 export interface CacheStats {
@@ -44,6 +45,8 @@ export interface AnswerCache {
    */
   hit(query: DnsQuery, key?: string): CacheEntry | undefined;
   readonly stats: CacheStats;
+  /** The cache's clock, ms since the epoch (what entries expire by). */
+  now?(): number;
   /** Drops every entry; the entries handed out stop being current. */
   clear(): void;
 }

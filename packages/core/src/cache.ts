@@ -85,8 +85,8 @@ class Entry implements CacheEntry {
     readonly expiresAt: number,
   ) {}
 
-  current(): boolean {
-    return !this.retired && this.cache.now() < this.expiresAt;
+  current(now: number = this.cache.now()): boolean {
+    return !this.retired && now < this.expiresAt;
   }
 
   /** When a hit starts a prefetch: the last PREFETCH_SHARE of the lifetime. */

@@ -20,7 +20,7 @@ export {
   DEFAULT_RECURRING_MAX_BACKOFF_MS,
   DEFAULT_RECURRING_MAX_INTERVAL_MS,
 } from './recurring.js';
-export { ResolverRegistry, shouldTryNext, type SkippedPlugin } from './registry.js';
+export { ResolverRegistry, shouldTryNext, type FinishAnswer, type SkippedPlugin } from './registry.js';
 export type { ResolverPlugin, Availability } from './resolver-plugin.js';
 export {
   withCache,

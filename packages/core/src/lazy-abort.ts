@@ -8,7 +8,8 @@ export class LazyAbort {
   #aborted = false;
   #reason: unknown;
   #controller: AbortController | undefined;
-  #listeners: AbortListener[] | undefined;
+  /** One listener (the usual case: a limiter's waiter) or several; no array for one. */
+  #listeners: AbortListener | AbortListener[] | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -34,25 +35,32 @@ export class LazyAbort {
     const listeners = this.#listeners;
     this.#listeners = undefined;
     this.#controller?.abort(reason);
-    for (const listener of listeners ?? []) {
-      if (typeof listener === 'function') listener();
-      else listener.handleEvent();
-    }
+    if (Array.isArray(listeners)) for (const listener of listeners) call(listener);
+    else if (listeners !== undefined) call(listeners);
   }
 
   /** Runs `listener` once on abort (AbortSignal's 'abort' event, without an EventTarget). */
   addEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.#aborted) return;
-    this.#listeners ??= [];
-    this.#listeners.push(listener);
+    const listeners = this.#listeners;
+    if (listeners === undefined) this.#listeners = listener;
+    else if (Array.isArray(listeners)) listeners.push(listener);
+    else this.#listeners = [listeners, listener];
   }
 
   removeEventListener(_type: 'abort', listener: AbortListener): void {
     const listeners = this.#listeners;
-    if (listeners === undefined) return;
-    const index = listeners.indexOf(listener);
-    if (index >= 0) listeners.splice(index, 1);
+    if (listeners === listener) this.#listeners = undefined;
+    else if (Array.isArray(listeners)) {
+      const index = listeners.indexOf(listener);
+      if (index >= 0) listeners.splice(index, 1);
+    }
   }
+}
+
+function call(listener: AbortListener): void {
+  if (typeof listener === 'function') listener();
+  else listener.handleEvent();
 }
 
 /** A function, or an object with handleEvent() (no closure needed), as EventTarget takes them. */

@@ -78,6 +78,16 @@ export function parseName(text: string): Labels {
   return labels;
 }
 
+/**
+ * True for a valid name that needs no escape (labels of letters, digits, '-' and '_', an
+ * optional final dot, at most 255 octets on the wire): its labels are its dot-separated parts.
+ */
+export function isPlainName(text: string): boolean {
+  // On the wire: a length octet per label and the root octet; the dots and the final dot
+  // stand in for all but two of them.
+  return text.length <= 254 && PLAIN_NAME.test(text) && text.length + (text.endsWith('.') ? 1 : 2) <= MAX_NAME_LENGTH;
+}
+
 /** Presentation form of labels, without the trailing dot; "." for the root. */
 export function formatName(labels: Labels): string {
   if (labels.length === 0) return '.';
@@ -85,6 +95,8 @@ export function formatName(labels: Labels): string {
 }
 
 function formatLabel(label: Uint8Array): string {
+  // Almost every label needs no escape: one string, not one per character.
+  if (label.every(isPlainByte)) return String.fromCharCode.apply(null, label as unknown as number[]);
   let out = '';
   for (const c of label) {
     if (
@@ -178,6 +190,22 @@ function asciiLabels(parts: readonly string[]): Uint8Array[] {
     offset += part.length;
   }
   return labels;
+}
+
+/** A byte formatLabel writes as itself: printable ASCII other than . \\ " ( ) ; @ $. */
+function isPlainByte(c: number): boolean {
+  return (
+    c > 0x20 &&
+    c < 0x7f &&
+    c !== DOT &&
+    c !== BACKSLASH &&
+    c !== 0x22 &&
+    c !== 0x28 &&
+    c !== 0x29 &&
+    c !== 0x3b &&
+    c !== 0x40 &&
+    c !== 0x24
+  );
 }
 
 function isDigit(c: number): boolean {

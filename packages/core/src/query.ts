@@ -1,6 +1,6 @@
 /** A question (RFC 1035 section 4.1.2), validated once when it is made. */
 import { InvalidQueryError } from './errors.js';
-import { formatName, nameKey, parseName, type Labels } from './names.js';
+import { formatName, isPlainName, nameKey, parseName, type Labels } from './names.js';
 import { RRClass, className, parseClass, parseType, typeName } from './rr-types.js';
 
 export interface DnsQuery {
@@ -17,14 +17,33 @@ export interface DnsQuery {
  */
 export function makeQuery(name: string, type: number | string, rrclass: number | string = RRClass.IN): DnsQuery {
   if (typeof name !== 'string' || name.length === 0) throw new InvalidQueryError('the name is empty');
-  const labels = parseName(name);
-  // A name without escapes is its own presentation form (less the final dot).
-  const text = /^[A-Za-z0-9_.-]+$/.test(name)
-    ? name.length > 1 && name.endsWith('.')
-      ? name.slice(0, -1)
-      : name
-    : formatName(labels);
-  return Object.freeze({ name: text, labels, type: parseType(type), class: parseClass(rrclass) });
+  // A plain name (letters, digits, '-', '_') is its own presentation form, less the final dot,
+  // and is checked without making its labels: a question waiting in a burst holds only its text.
+  const labels = isPlainName(name) ? undefined : parseName(name);
+  const text =
+    labels !== undefined ? formatName(labels) : name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name;
+  return new Query(text, parseType(type), parseClass(rrclass), labels);
+}
+
+/** A DnsQuery whose labels are made from its name when first read (the same labels every time). */
+class Query implements DnsQuery {
+  readonly name: string;
+  readonly type: number;
+  readonly class: number;
+  #labels: Labels | undefined;
+
+  constructor(name: string, type: number, rrclass: number, labels?: Labels) {
+    this.name = name;
+    this.type = type;
+    this.class = rrclass;
+    this.#labels = labels;
+    Object.freeze(this);
+  }
+
+  get labels(): Labels {
+    this.#labels ??= parseName(this.name);
+    return this.#labels;
+  }
 }
 
 /** "biloxi.example IN SRV", for messages. */

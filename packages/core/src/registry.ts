@@ -35,6 +35,18 @@ export function shouldTryNext(error: unknown): boolean {
   return true;
 }
 
+/**
+ * Turns the answer of `plugin` into the caller's value. It gets the question, signal and
+ * attempts too, so one function can serve every question (nothing made per question for it).
+ */
+export type FinishAnswer<T> = (
+  answer: PluginAnswer,
+  plugin: ResolverPlugin,
+  query: DnsQuery,
+  signal: AbortSignal,
+  attempts: QueryAttempt[] | undefined,
+) => T | PromiseLike<T>;
+
 export interface SkippedPlugin {
   readonly plugin: ResolverPlugin;
   readonly reason: string;
@@ -45,6 +57,8 @@ export class ResolverRegistry {
   #announced: string | undefined;
   /** The plugin select() found first last time: first() returns it without building lists. */
   #first: ResolverPlugin | undefined;
+  /** The candidates select() found last time. */
+  #candidates: readonly ResolverPlugin[] = [];
 
   constructor(private readonly logger: Logger = silentLogger) {}
 
@@ -85,7 +99,7 @@ export class ResolverRegistry {
    * The available plugins in order, and why the others are skipped. Nothing after an
    * unavailable plugin that fails closed is a candidate.
    */
-  select(): { readonly candidates: ResolverPlugin[]; readonly skipped: SkippedPlugin[] } {
+  select(): { readonly candidates: readonly ResolverPlugin[]; readonly skipped: SkippedPlugin[] } {
     const candidates: ResolverPlugin[] = [];
     const skipped: SkippedPlugin[] = [];
     let closedBy: ResolverPlugin | undefined;
@@ -108,6 +122,11 @@ export class ResolverRegistry {
     }
     this.#announce(candidates[0], skipped);
     this.#first = candidates[0];
+    // The same list as last time is handed out again: each question in flight keeps it.
+    const last = this.#candidates;
+    if (last.length === candidates.length && last.every((p, i) => p === candidates[i]))
+      return { candidates: last, skipped };
+    this.#candidates = candidates;
     return { candidates, skipped };
   }
 
@@ -132,12 +151,7 @@ export class ResolverRegistry {
    * backend. If every plugin fails to answer, the most specific error is thrown with the
    * others as its cause. Each backend asked is appended to `attempts` (a query trace's).
    */
-  resolve<T>(
-    query: DnsQuery,
-    signal: AbortSignal,
-    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
-    attempts?: QueryAttempt[],
-  ): Promise<T> {
+  resolve<T>(query: DnsQuery, signal: AbortSignal, finish: FinishAnswer<T>, attempts?: QueryAttempt[]): Promise<T> {
     const { candidates, skipped } = this.select();
     if (candidates.length === 0) {
       const why = skipped.map((s) => `${s.plugin.name}: ${s.reason}`).join('; ');
@@ -145,45 +159,64 @@ export class ResolverRegistry {
         new NoResolverError(`no resolver available for ${describeQuery(query)}${why ? ` (${why})` : ''}`),
       );
     }
-    return this.#ask(candidates, 0, query, signal, finish, [], attempts);
+    return this.#ask(candidates, 0, query, signal, finish, undefined, attempts);
   }
 
-  /** Candidate `i`, then the next one on a failure that allows it (promise steps: little held while waiting). */
+  /**
+   * Candidate `i`, then the next one on a failure that allows it. A question waiting for its
+   * backend holds one promise step here: two callbacks over one scope, no list of failures yet.
+   */
   #ask<T>(
     candidates: readonly ResolverPlugin[],
     i: number,
     query: DnsQuery,
     signal: AbortSignal,
-    finish: (answer: PluginAnswer, plugin: ResolverPlugin) => T,
-    failures: Error[],
+    finish: FinishAnswer<T>,
+    failures: Error[] | undefined,
     attempts: QueryAttempt[] | undefined,
   ): Promise<T> {
     const plugin = candidates[i]!;
-    const next = (error: unknown): Promise<T> => {
-      const failure = error instanceof Error ? error : new Error(String(error));
-      if (!shouldTryNext(failure)) return Promise.reject(failure);
-      failures.push(failure);
-      if (attempts) attempts.push(tried(plugin.name, serversOf(failure), failure));
-      const after = candidates[i + 1];
-      if (fallbackChannel.hasSubscribers)
-        fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: after?.name });
-      return after
-        ? this.#ask(candidates, i + 1, query, signal, finish, failures, attempts)
-        : Promise.reject(mostSpecific(failures));
-    };
     let asked: Promise<PluginAnswer>;
     try {
       throwIfAborted(signal);
       asked = plugin.resolve(query, signal);
     } catch (error) {
       if (isAbortError(error)) return Promise.reject(error);
-      return next(error);
+      return this.#next(error, candidates, i, query, signal, finish, failures, attempts);
     }
     // An error of finish is about this answer, never a fallback: onRejected does not see it.
-    return asked.then((answer) => {
-      if (attempts) attempts.push(tried(plugin.name, answer.servers));
-      return finish(answer, plugin);
-    }, next);
+    return asked.then(
+      (answer) => {
+        if (attempts) attempts.push(tried(plugin.name, answer.servers));
+        return finish(answer, plugin, query, signal, attempts);
+      },
+      (error: unknown) => this.#next(error, candidates, i, query, signal, finish, failures, attempts),
+    );
+  }
+
+  /** After candidate `i` failed: the next candidate when the failure allows it, else the most specific failure. */
+  #next<T>(
+    error: unknown,
+    candidates: readonly ResolverPlugin[],
+    i: number,
+    query: DnsQuery,
+    signal: AbortSignal,
+    finish: FinishAnswer<T>,
+    failures: Error[] | undefined,
+    attempts: QueryAttempt[] | undefined,
+  ): Promise<T> {
+    const plugin = candidates[i]!;
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (!shouldTryNext(failure)) return Promise.reject(failure);
+    const failed = failures ?? [];
+    failed.push(failure);
+    if (attempts) attempts.push(tried(plugin.name, serversOf(failure), failure));
+    const after = candidates[i + 1];
+    if (fallbackChannel.hasSubscribers)
+      fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: after?.name });
+    return after
+      ? this.#ask(candidates, i + 1, query, signal, finish, failed, attempts)
+      : Promise.reject(mostSpecific(failed));
   }
 
   /** Closes every plugin; failures are collected, not thrown one by one. */

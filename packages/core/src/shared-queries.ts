@@ -7,10 +7,62 @@
 import { abortError, mayAbort, onAbort as onAbortOf } from './abort.js';
 import { LazyAbort } from './lazy-abort.js';
 
+/** A shared query: what its callers wait on, how many they are, and its cancellation. */
 interface Shared<T> {
-  readonly controller: LazyAbort;
+  readonly cancel: LazyAbort;
   readonly promise: Promise<T>;
   waiters: number;
+}
+
+/**
+ * The shared query of joinDeferred(): its cancellation, and the one place it is settled. The
+ * backend settles it (resolve or reject; later calls are ignored), which also takes it out of
+ * the table: the table needs no promise step of its own per query.
+ */
+export class DeferredQuery<T> extends LazyAbort implements Shared<T> {
+  readonly promise: Promise<T>;
+  waiters = 0;
+  #resolve!: (value: T) => void;
+  #reject!: (error: unknown) => void;
+  /** The table it leaves when settled (undefined once settled), and its key there: fields, not a closure. */
+  #table: Map<string, Shared<T>> | undefined;
+  readonly #key: string;
+
+  /** Made by SharedQueries.joinDeferred(). */
+  constructor(table: Map<string, Shared<T>>, key: string) {
+    super();
+    this.#table = table;
+    this.#key = key;
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  get cancel(): LazyAbort {
+    return this;
+  }
+
+  /** True once resolve() or reject() was called. */
+  get settled(): boolean {
+    return this.#table === undefined;
+  }
+
+  resolve(value: T): void {
+    if (this.#settle()) this.#resolve(value);
+  }
+
+  reject(error: unknown): void {
+    if (this.#settle()) this.#reject(error);
+  }
+
+  #settle(): boolean {
+    const table = this.#table;
+    if (table === undefined) return false;
+    this.#table = undefined;
+    if (table.get(this.#key) === this) table.delete(this.#key);
+    return true;
+  }
 }
 
 export class SharedQueries<T> {
@@ -46,8 +98,8 @@ export class SharedQueries<T> {
     let entry = this.#entries.get(key);
     const joined = entry !== undefined;
     if (!entry) {
-      const controller = new LazyAbort();
-      const created: Shared<T> = { controller, promise: start(controller), waiters: 0 };
+      const cancel = new LazyAbort();
+      const created: Shared<T> = { cancel, promise: start(cancel), waiters: 0 };
       const forget = (): void => {
         if (this.#entries.get(key) === created) this.#entries.delete(key);
       };
@@ -58,10 +110,38 @@ export class SharedQueries<T> {
     return { joined, promise: this.#wait(key, entry, signal) };
   }
 
+  /**
+   * joinLazy() for a backend that settles the shared query itself: `start` gets it (a LazyAbort
+   * with resolve() and reject()) and must settle it, also when it is aborted. A question waiting
+   * for a slot holds that one object, and no promise step of the table's.
+   */
+  joinDeferred(
+    key: string,
+    signal: AbortSignal,
+    start: (shared: DeferredQuery<T>) => void,
+  ): { joined: boolean; promise: Promise<T> } {
+    if (signal.aborted) return { joined: false, promise: Promise.reject(abortError(signal)) };
+    let entry = this.#entries.get(key);
+    const joined = entry !== undefined;
+    if (!entry) {
+      const created = new DeferredQuery<T>(this.#entries, key);
+      try {
+        start(created);
+      } catch (error) {
+        created.reject(error);
+      }
+      // Settled already (at once, or start threw): nothing left to share.
+      if (!created.settled) this.#entries.set(key, created);
+      entry = created;
+    }
+    return { joined, promise: this.#wait(key, entry, signal) };
+  }
+
   /** Cancels every shared query with `reason` (close()). */
   abortAll(reason: Error): void {
-    for (const entry of this.#entries.values()) entry.controller.abort(reason);
+    const entries = [...this.#entries.values()];
     this.#entries.clear();
+    for (const entry of entries) entry.cancel.abort(reason);
   }
 
   #wait(key: string, entry: Shared<T>, signal: AbortSignal): Promise<T> {
@@ -75,7 +155,7 @@ export class SharedQueries<T> {
         reject(abortError(signal));
         if (--entry.waiters === 0) {
           if (this.#entries.get(key) === entry) this.#entries.delete(key);
-          entry.controller.abort(signal.reason);
+          entry.cancel.abort(signal.reason);
         }
       };
       const forget = onAbortOf(signal, onAbort);

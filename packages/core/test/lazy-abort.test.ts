@@ -38,6 +38,27 @@ describe('LazyAbort, nominal', () => {
     lazy.abort(new Error('x'));
     expect(calls).toBe(0);
   });
+
+  it('runs one, two or three listeners in the order added, less the removed one', () => {
+    const order: string[] = [];
+    const one = (): void => {
+      order.push('one');
+    };
+    const two = { handleEvent: (): void => void order.push('two') };
+    const three = (): void => {
+      order.push('three');
+    };
+    const lazy = new LazyAbort();
+    lazy.addEventListener('abort', one);
+    lazy.addEventListener('abort', two);
+    lazy.addEventListener('abort', three);
+    lazy.removeEventListener('abort', two);
+    lazy.abort(new Error('x'));
+    const single = new LazyAbort();
+    single.addEventListener('abort', two);
+    single.abort(new Error('y'));
+    expect(order).toEqual(['one', 'three', 'two']);
+  });
 });
 
 describe('LazyAbort with the limiter and the shared queries, off-nominal', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidQueryError, formatName, isSubdomain, nameEquals, nameKey, parseName } from '@dnscore/core';
+import { InvalidQueryError, formatName, isSubdomain, makeQuery, nameEquals, nameKey, parseName } from '@dnscore/core';
 import { wireLength } from '@dnscore/core/plugin';
 import { labelsEqual } from '../src/names.js';
 
@@ -74,5 +74,26 @@ describe('names: off-nominal', () => {
   ])('refuses %s', (name, reason) => {
     expect(() => parseName(name)).toThrow(InvalidQueryError);
     expect(() => parseName(name)).toThrow(reason);
+  });
+});
+
+describe('makeQuery: labels made when first read', () => {
+  it('gives a plain name its labels, the same list on every read, and only name, type and class as fields', () => {
+    const query = makeQuery('SIP1.Biloxi.example.', 'SRV');
+    expect([query.name, query.type, query.class]).toEqual(['SIP1.Biloxi.example', 33, 1]);
+    expect(text(query.labels)).toEqual(['SIP1', 'Biloxi', 'example']);
+    expect(query.labels).toBe(query.labels);
+    expect(Object.isFrozen(query)).toBe(true);
+    expect(JSON.parse(JSON.stringify(query))).toEqual({ name: 'SIP1.Biloxi.example', type: 33, class: 1 });
+  });
+
+  it('parses an escaped name at once, and refuses bad names as before', () => {
+    expect(text(makeQuery('a\\.b.example', 'A').labels)).toEqual(['a.b', 'example']);
+    expect(makeQuery('a\\.b.example', 'A').name).toBe('a\\.b.example');
+    expect(makeQuery('.', 'NS').labels).toEqual([]);
+    expect(() => makeQuery(`${'a'.repeat(64)}.example`, 'A')).toThrow(InvalidQueryError);
+    expect(() => makeQuery('a..example', 'A')).toThrow(InvalidQueryError);
+    expect(() => makeQuery(`${'abcdefghi.'.repeat(25)}abc`, 'A')).not.toThrow();
+    expect(() => makeQuery(`${'abcdefghi.'.repeat(25)}abcd`, 'A')).toThrow(InvalidQueryError);
   });
 });

@@ -5,23 +5,39 @@
  * not echo case is asked again plainly (unbound's fallback) and remembered for a while.
  */
 import { randomBytes } from 'node:crypto';
-import type { Labels } from '@dnscore/core/plugin';
+import { wireLength, type Labels } from '@dnscore/core/plugin';
 
-/** The labels with each ASCII letter's case drawn at random (crypto); other bytes unchanged. */
+/**
+ * The labels with each ASCII letter's case drawn at random (crypto); other bytes unchanged.
+ * The copy is one buffer, each label a view of it.
+ */
 export function randomizeCase(labels: Labels): Labels {
   let letters = 0;
-  for (const label of labels) for (const c of label) if (isLetter(c)) letters++;
+  let total = 0;
+  for (const label of labels) {
+    total += label.length;
+    for (const c of label) if (isLetter(c)) letters++;
+  }
   if (letters === 0) return labels;
   const bits = randomBytes(Math.ceil(letters / 8));
+  const bytes = new Uint8Array(total);
+  const out: Uint8Array[] = new Array(labels.length);
   let n = 0;
-  return labels.map((label) =>
-    label.map((c) => {
-      if (!isLetter(c)) return c;
-      const upper = ((bits[n >> 3]! >> (n & 7)) & 1) === 1;
-      n++;
-      return upper ? c & ~0x20 : c | 0x20;
-    }),
-  );
+  let offset = 0;
+  for (let i = 0; i < labels.length; i++) {
+    const label = labels[i]!;
+    for (let j = 0; j < label.length; j++) {
+      const c = label[j]!;
+      if (!isLetter(c)) bytes[offset + j] = c;
+      else {
+        bytes[offset + j] = ((bits[n >> 3]! >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
+        n++;
+      }
+    }
+    out[i] = bytes.subarray(offset, offset + label.length);
+    offset += label.length;
+  }
+  return out;
 }
 
 /** True when the two names are the same bytes, case included. */
@@ -51,10 +67,14 @@ export function restoreQuestionCase(packet: Uint8Array, sent: Labels, original: 
 }
 
 function wireForm(labels: Labels): Uint8Array {
-  const out: number[] = [];
-  for (const label of labels) out.push(label.length, ...label);
-  out.push(0);
-  return Uint8Array.from(out);
+  const out = new Uint8Array(wireLength(labels));
+  let offset = 0;
+  for (const label of labels) {
+    out[offset] = label.length;
+    out.set(label, offset + 1);
+    offset += 1 + label.length;
+  }
+  return out; // the last octet stays 0: the root label
 }
 
 /** Servers (by address and port) that did not echo case: asked plainly until the entry expires. */

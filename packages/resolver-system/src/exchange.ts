@@ -1,5 +1,5 @@
 /** What one try (one nameserver, one transport) needs and how it ends. */
-import type { DnsError, DnsQuery, Labels, Timers, WireMessage } from '@dnscore/core/plugin';
+import type { Abortable, DnsError, DnsQuery, Labels, Timers, WireMessage } from '@dnscore/core/plugin';
 import { randomQueryId } from './query-id.js';
 import type { ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
@@ -11,8 +11,11 @@ export interface ExchangeContext {
   readonly timeoutMs: number;
   readonly timers: Timers;
   readonly stats: SystemResolverStats;
-  /** Aborting releases the socket and the timer at once; the try rejects with AbortError. */
-  readonly signal: AbortSignal;
+  /**
+   * Aborting releases the socket and the timer at once; the try rejects with AbortError. An
+   * AbortSignal or the shared query's LazyAbort (no AbortController per query in flight).
+   */
+  readonly signal: Abortable;
   /** EDNS0 payload size to advertise; no OPT record when undefined. */
   readonly udpPayloadSize: number | undefined;
   /** Set AD in the query (asked only when the AD bit is trusted). */
@@ -21,7 +24,7 @@ export interface ExchangeContext {
   /** DO and CD: the DNSSEC records, unvalidated. */
   readonly dnssecRecords?: boolean;
   /** The query name as sent, in randomized case (0x20); the answer must echo it exactly. */
-  readonly sentLabels?: Labels;
+  readonly sentLabels?: Labels | undefined;
 }
 
 export type ExchangeOutcome =

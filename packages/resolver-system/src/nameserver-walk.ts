@@ -13,6 +13,7 @@ import {
   TimeoutError,
   describeQuery,
   nameKey,
+  type Abortable,
   type DnsQuery,
   type PluginAnswer,
   type ServerAttempt,
@@ -56,7 +57,7 @@ export async function walkNameservers(
   query: DnsQuery,
   settings: WalkSettings,
   start: number,
-  signal: AbortSignal,
+  signal: Abortable,
 ): Promise<PluginAnswer> {
   const servers = settings.nameservers;
   let last: Answered | undefined;
@@ -88,9 +89,15 @@ async function askOne(
   query: DnsQuery,
   server: ServerAddress,
   settings: WalkSettings,
-  signal: AbortSignal,
+  signal: Abortable,
   log: ServerAttempt[] | undefined,
 ): Promise<ExchangeOutcome> {
+  const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
+  const overTcp = settings.forceTcp || settings.tcpMemory.has(key);
+  if (overTcp && !settings.forceTcp) settings.stats.tcpRemembered++;
+  const serverKey = overTcp ? undefined : formatServerAddress(server);
+  const randomized = serverKey !== undefined && settings.caseEcho?.echoes(serverKey) === true;
+  // One object of one shape per try, with or without the randomized name.
   const context: ExchangeContext = {
     server,
     query,
@@ -102,29 +109,18 @@ async function askOne(
     ad: settings.trustAd,
     rd: settings.recursionDesired,
     dnssecRecords: settings.dnssecRecords,
+    sentLabels: randomized ? randomizeCase(query.labels) : undefined,
   };
-  const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
-  const noted = (transport: 'udp' | 'tcp', outcome: ExchangeOutcome): ExchangeOutcome => {
-    if (log) log.push(serverAttempt(formatServerAddress(server), transport, outcome));
-    return outcome;
-  };
-  if (settings.forceTcp) return noted('tcp', await tcpExchange(context));
-  if (settings.tcpMemory.has(key)) {
-    settings.stats.tcpRemembered++;
-    return noted('tcp', await tcpExchange(context));
-  }
-  const serverKey = formatServerAddress(server);
-  const randomized = settings.caseEcho?.echoes(serverKey) === true;
-  let outcome = noted(
-    'udp',
-    await udpExchange(randomized ? { ...context, sentLabels: randomizeCase(query.labels) } : context),
-  );
+  // Where the trace's log says this try went; nothing is formatted when nobody traces.
+  const at = log ? formatServerAddress(server) : '';
+  if (overTcp) return noted(log, at, 'tcp', await tcpExchange(context));
+  let outcome = noted(log, at, 'udp', await udpExchange(context));
   if (randomized && outcome.kind === 'timeout' && (outcome.caseMismatch ?? 0) > 0) {
     // Our ID and question came back, but never in our case: a server that does not echo case
     // (or a forger who guessed the ID). Asked again plainly, as unbound does, and remembered.
     settings.stats.caseFallbacks++;
-    settings.caseEcho!.forget(serverKey);
-    outcome = noted('udp', await udpExchange(context));
+    settings.caseEcho!.forget(serverKey!);
+    outcome = noted(log, at, 'udp', await udpExchange({ ...context, sentLabels: undefined }));
   }
   if (
     outcome.kind === 'answer' &&
@@ -134,11 +130,27 @@ async function askOne(
   ) {
     // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
     settings.stats.ednsFallbacks++;
-    outcome = noted('udp', await udpExchange({ ...context, udpPayloadSize: undefined }));
+    outcome = noted(
+      log,
+      at,
+      'udp',
+      await udpExchange({ ...context, udpPayloadSize: undefined, sentLabels: undefined }),
+    );
   }
   if (outcome.kind !== 'truncated') return outcome;
   settings.tcpMemory.remember(key);
-  return noted('tcp', await tcpExchange(context));
+  return noted(log, at, 'tcp', await tcpExchange(randomized ? { ...context, sentLabels: undefined } : context));
+}
+
+/** Adds one try to the trace's log (undefined while nobody traces: then nothing is made). */
+function noted(
+  log: ServerAttempt[] | undefined,
+  server: string,
+  transport: 'udp' | 'tcp',
+  outcome: ExchangeOutcome,
+): ExchangeOutcome {
+  if (log) log.push(serverAttempt(server, transport, outcome));
+  return outcome;
 }
 
 /** One try as the query trace shows it. */

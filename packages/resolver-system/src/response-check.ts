@@ -14,11 +14,12 @@ import {
   type Labels,
   type WireMessage,
 } from '@dnscore/core/plugin';
-import { sameCase } from './case-randomization.js';
+import { restoreQuestionCase, sameCase } from './case-randomization.js';
 import { Flag } from './wire.js';
 
 export type Verdict =
-  | { readonly kind: 'accept'; readonly message: WireMessage }
+  /** `packet`: the answer with the question's name back in the case asked (a copy when it was randomized). */
+  | { readonly kind: 'accept'; readonly packet: Uint8Array; readonly message: WireMessage }
   /** Not a DNS response at all: too short, QR clear, another opcode. */
   | { readonly kind: 'garbage' }
   | { readonly kind: 'wrong-id' }
@@ -34,7 +35,10 @@ const WRONG_ID: Verdict = { kind: 'wrong-id' };
 const WRONG_QUESTION: Verdict = { kind: 'wrong-question' };
 const CASE_MISMATCH: Verdict = { kind: 'case-mismatch' };
 
-/** `sent`: the name as sent in randomized case, which the answer must echo byte for byte. */
+/**
+ * `sent`: the name as sent in randomized case, which the answer must echo byte for byte; an
+ * accepted answer is then parsed once, with the name back in the case asked.
+ */
 export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery, sent?: Labels): Verdict {
   if (packet.length < HEADER_LENGTH) return GARBAGE;
   if (((packet[0]! << 8) | packet[1]!) !== id) return WRONG_ID;
@@ -49,7 +53,8 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery,
     if (type !== query.type || rrclass !== query.class || !labelsEqual(name.labels, query.labels))
       return WRONG_QUESTION;
     if (sent && !sameCase(name.labels, sent)) return CASE_MISMATCH;
-    return { kind: 'accept', message: parseMessage(packet) };
+    const accepted = sent ? restoreQuestionCase(packet, sent, query.labels) : packet;
+    return { kind: 'accept', packet: accepted, message: parseMessage(accepted) };
   } catch (error) {
     if (error instanceof WireError) return { kind: 'malformed', error };
     throw error;

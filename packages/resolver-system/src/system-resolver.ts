@@ -12,12 +12,13 @@ import {
   StateError,
   makeQuery,
   nameKey,
+  questionKey,
   systemClock,
   systemTimers,
   throwIfAborted,
   type Availability,
+  type DeferredQuery,
   type DnsQuery,
-  type LazyAbort,
   type LimiterJob,
   type PluginAnswer,
   type ResolverPlugin,
@@ -93,7 +94,7 @@ export class SystemResolver implements ResolverPlugin {
   }
 
   available(): Availability {
-    return this.#closed ? { available: false, reason: 'the system resolver is closed' } : { available: true };
+    return this.#closed ? CLOSED : AVAILABLE;
   }
 
   /** A snapshot of the counters. */
@@ -175,47 +176,48 @@ export class SystemResolver implements ResolverPlugin {
       const answer: PluginAnswer = { rcode: Rcode.NOERROR, secure: false, bogus: false, answer: fromHosts };
       return Promise.resolve(queryChannel.hasSubscribers ? { ...answer, servers: [this.#hostsFile] } : answer);
     }
-    const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
-    const { joined, promise } = this.#inflight.joinLazy(key, signal, (shared) => this.#ask(query, shared));
+    // Class and type first: one short flat prefix and the name, not a chain of joined strings per waiting question.
+    const key = questionKey(query);
+    // Waits for a slot, then walks the nameservers. While it waits, a question is one record in
+    // the limiter's queue and the shared query it settles; sockets and timers come when it goes out.
+    const { joined, promise } = this.#inflight.joinDeferred(key, signal, (shared) =>
+      this.#limiter.submit(new PendingQuery(query, shared, this.#walk, this.#nextStart)),
+    );
     if (joined) this.#stats.deduplicated++;
     return promise;
-  }
-
-  /**
-   * Waits for a slot, then walks the nameservers. While it waits, a question is one record in
-   * the limiter's queue; its AbortSignal, sockets and timers are made when it goes out.
-   */
-  #ask(query: DnsQuery, shared: LazyAbort): Promise<PluginAnswer> {
-    return new Promise<PluginAnswer>((resolve, reject) => {
-      this.#limiter.submit(new PendingQuery(query, shared, this.#walk, this.#nextStart, resolve, reject));
-    });
   }
 
   /** The nameserver a query starts with (rotate); one function for every query. */
   readonly #nextStart = (): number => (this.#walk.rotate ? this.#rotation++ % this.#walk.nameservers.length : 0);
 }
 
-/** A question waiting for a slot: one record, no closures of its own. */
+// Asked before every question (the registry's first()): the same two answers, nothing made per call.
+const AVAILABLE: Availability = Object.freeze({ available: true });
+const CLOSED: Availability = Object.freeze({ available: false, reason: 'the system resolver is closed' });
+
+/** A question waiting for a slot: one record, no closures of its own; it settles the shared query. */
 class PendingQuery implements LimiterJob {
   constructor(
     private readonly query: DnsQuery,
-    readonly signal: LazyAbort,
+    readonly signal: DeferredQuery<PluginAnswer>,
     private readonly walk: WalkSettings,
     private readonly start: () => number,
-    private readonly resolve: (answer: PluginAnswer) => void,
-    private readonly reject: (error: unknown) => void,
   ) {}
 
   run(): Promise<PluginAnswer> {
-    const walked = walkNameservers(this.query, this.walk, this.start(), this.signal.signal);
-    walked.then(this.resolve, (error: unknown) => this.fail(error));
+    // The shared cancellation itself: no AbortController per query in flight.
+    const walked = walkNameservers(this.query, this.walk, this.start(), this.signal);
+    walked.then(
+      (answer) => this.signal.resolve(answer),
+      (error: unknown) => this.fail(error),
+    );
     return walked;
   }
 
   /** close() aborts with a StateError: its callers get that, not an AbortError they never asked for. */
   fail(error: unknown): void {
     const { signal } = this;
-    this.reject(signal.aborted && signal.reason instanceof StateError ? signal.reason : error);
+    signal.reject(signal.aborted && signal.reason instanceof StateError ? signal.reason : error);
   }
 }
 

@@ -6,8 +6,7 @@
  * reach us and can be counted (a connected socket would hide them in the kernel).
  */
 import { createSocket } from 'node:dgram';
-import { NetworkError, abortError, describeQuery, parseMessage } from '@dnscore/core/plugin';
-import { restoreQuestionCase } from './case-randomization.js';
+import { NetworkError, abortError, describeQuery } from '@dnscore/core/plugin';
 import { CLASSIC_UDP_SIZE } from './defaults.js';
 import { newQueryPacket, type ExchangeContext, type ExchangeOutcome } from './exchange.js';
 import { inspectResponse } from './response-check.js';
@@ -73,10 +72,7 @@ export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
         stats.truncated++;
         finish(() => resolve({ kind: 'truncated' }));
       } else {
-        const packet = context.sentLabels ? restoreQuestionCase(message, context.sentLabels, query.labels) : message;
-        finish(() =>
-          resolve({ kind: 'answer', packet, message: packet === message ? verdict.message : parseMessage(packet) }),
-        );
+        finish(() => resolve({ kind: 'answer', packet: verdict.packet, message: verdict.message }));
       }
     });
     // Port 0: the OS picks a random free port for this query alone; exclusive so a cluster

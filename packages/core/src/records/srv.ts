@@ -20,18 +20,28 @@ export function decodeSrv(reader: WireReader): SrvData {
  * with probability 1/(sum+1): "a very small chance", not never.
  */
 export function orderSrv<R extends { readonly data: SrvData }>(records: readonly R[], random: RandomSource): R[] {
-  const byPriority = new Map<number, R[]>();
-  for (const record of records) {
-    const group = byPriority.get(record.data.priority);
-    if (group) group.push(record);
-    else byPriority.set(record.data.priority, [record]);
-  }
+  // By priority, ascending; a stable sort keeps each priority's records in the order given.
+  let sorted = true;
+  for (let i = 1; i < records.length && sorted; i++)
+    sorted = records[i - 1]!.data.priority <= records[i]!.data.priority;
+  const byPriority = sorted ? records : [...records].sort((a, b) => a.data.priority - b.data.priority);
   const ordered: R[] = [];
-  for (const priority of [...byPriority.keys()].sort((a, b) => a - b)) {
-    const group = byPriority.get(priority)!;
-    const remaining = [...group.filter((r) => r.data.weight === 0), ...group.filter((r) => r.data.weight !== 0)];
+  const remaining: R[] = [];
+  for (let start = 0; start < byPriority.length; ) {
+    const priority = byPriority[start]!.data.priority;
+    let end = start;
+    while (end < byPriority.length && byPriority[end]!.data.priority === priority) end++;
+    // Weight-0 records first in the running sum, then the others, each in the order given.
+    let sum = 0;
+    for (let i = start; i < end; i++) if (byPriority[i]!.data.weight === 0) remaining.push(byPriority[i]!);
+    for (let i = start; i < end; i++) {
+      const record = byPriority[i]!;
+      if (record.data.weight !== 0) {
+        remaining.push(record);
+        sum += record.data.weight;
+      }
+    }
     while (remaining.length > 0) {
-      const sum = remaining.reduce((total, r) => total + r.data.weight, 0);
       const pick = Math.min(sum, Math.floor(random() * (sum + 1)));
       // RFC 2782: the first record whose running sum of weights reaches the pick.
       let running = 0;
@@ -40,8 +50,11 @@ export function orderSrv<R extends { readonly data: SrvData }>(records: readonly
         running += remaining[index]!.data.weight;
         if (running >= pick) break;
       }
-      ordered.push(remaining.splice(index, 1)[0]!);
+      const chosen = remaining.splice(index, 1)[0]!;
+      sum -= chosen.data.weight;
+      ordered.push(chosen);
     }
+    start = end;
   }
   return ordered;
 }

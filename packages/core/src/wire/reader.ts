@@ -112,7 +112,9 @@ export class WireReader {
       if (position + 1 + len > limit) throw new WireError(`${what} has a label that runs past its data`, position);
       length += len + 1;
       if (length > MAX_NAME_LENGTH) throw new WireError(`${what} is longer than ${MAX_NAME_LENGTH} octets`, position);
-      labels.push(this.packet.slice(position + 1, position + 1 + len));
+      // Views of the packet, not copies: a parsed message is read, never written, and whoever
+      // keeps its records keeps the packet too.
+      labels.push(this.packet.subarray(position + 1, position + 1 + len));
       position += 1 + len;
     }
     return { labels, text: formatName(labels) };

@@ -1,0 +1,63 @@
+/**
+ * What a waiting question holds, in a fresh process run with --expose-gc: COUNT distinct A
+ * questions asked at once of a UDP server in this process that never answers, so every one of
+ * them is still waiting (in flight or queued) when memory is measured, after full collections.
+ * Prints one JSON line.
+ * Usage: node --expose-gc waiting-memory-main.js SYSTEM COUNT   (SYSTEM: dnscore-system | node-dns)
+ */
+import { createSocket } from 'node:dgram';
+import { promises as dnsPromises } from 'node:dns';
+import { DnsCore } from '@dnscore/core';
+import { systemPlugin } from '../systems/dnscore.js';
+import { bulkName } from '../rig/zones.js';
+import { settledMemory } from './settled-memory.js';
+
+const [system = 'dnscore-system', countText = '10000'] = process.argv.slice(2);
+const count = Number(countText);
+// Nobody waits this long: the questions are cancelled (closed) once measured.
+const TIMEOUT_MS = 120_000;
+
+const silent = createSocket('udp4');
+await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+silent.on('message', () => {});
+const endpoint = `127.0.0.1:${silent.address().port}`;
+
+function lookupFor(kind: string): { lookup(name: string): Promise<string[]>; close(): Promise<void> | void } {
+  if (kind === 'dnscore-system') {
+    const core = new DnsCore([systemPlugin(endpoint, { timeoutMs: TIMEOUT_MS })]);
+    return {
+      lookup: async (name) => (await core.resolve(name, 'A')).records.map((r) => r.data),
+      close: () => core.close(),
+    };
+  }
+  if (kind === 'node-dns') {
+    const resolver = new dnsPromises.Resolver({ timeout: TIMEOUT_MS, tries: 1 });
+    resolver.setServers([endpoint]);
+    return { lookup: (name) => resolver.resolve4(name), close: () => resolver.cancel() };
+  }
+  throw new Error(`unknown system ${kind}`);
+}
+
+const { lookup, close } = lookupFor(system);
+const before = await settledMemory();
+// The same caller for both systems: an async function per question awaiting the lookup.
+const waiting = Array.from({ length: count }, async (_, i) => {
+  try {
+    await lookup(bulkName(i));
+  } catch {
+    // cancelled by close()
+  }
+});
+const during = await settledMemory();
+await close();
+await Promise.all(waiting);
+silent.close();
+console.log(
+  JSON.stringify({
+    system,
+    count,
+    heapBytes: during.heapUsed - before.heapUsed,
+    outsideBytes: during.external - before.external,
+    rssBytes: during.rss - before.rss,
+  }),
+);
