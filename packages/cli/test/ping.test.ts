@@ -233,7 +233,7 @@ describe('dnscore ping: nominal', () => {
   });
 });
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('dnscore ping: NAPTR memory', () => {
   it('the TLS NAPTR refuses: its UDP NAPTR of the same order answers; --naptr-memory ttl remembers it', async () => {
@@ -245,9 +245,9 @@ describe('dnscore ping: NAPTR memory', () => {
       `try 2 tls ${hosts.error}:${port} (error-server.${ORIGIN}) transport-error -`,
       expect.stringMatching(
         new RegExp(
-          `^${escape(`skip NAPTR ${record} of downgrade.${ORIGIN}: every target failed in this request`)} ` +
-            `${escape(`(tls ${hosts.dead}:${port} (transport error), `)}` +
-            `${escape(`tls ${hosts.error}:${port} (transport error));`)} ` +
+          `^${escapeRegExp(`skip NAPTR ${record} of downgrade.${ORIGIN}: every target failed in this request`)} ` +
+            `${escapeRegExp(`(tls ${hosts.dead}:${port} (transport error), `)}` +
+            `${escapeRegExp(`tls ${hosts.error}:${port} (transport error));`)} ` +
             `remembered for \\d+ s$`,
         ),
       ),
