@@ -155,7 +155,7 @@ describe('a signed SRV answer through libunbound: its additional section', () =>
     expect(prefer.targets.map((t) => t.address)).not.toContain(FORGED);
   });
 
-  it('after a bogus A answer for the target, the cached SRV answer still carries only the validated address', async () => {
+  it('after a bogus A answer for the target, the cached SRV answer carries only the validated address', async () => {
     const on = core();
     await on.resolve(SRV_OWNER, 'SRV');
     proxy.rewrite = (query, answer) =>
