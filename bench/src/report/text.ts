@@ -84,8 +84,9 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   libunbound strips from a secure answer the additional RRsets that did not validate
   (val-clean-additional, its default), so the backend marks it \`additionalSecure\` and
   @dnscore/sip takes a signed SRV answer's target addresses from it. The zone's DNSKEY costs no
-  round trip of its own: the backend asks the trust anchors' DNSKEY when it is constructed, and the addon makes libunbound's worker then too, so the key is
-  on the wire with the first questions. The addon's questions share one libunbound worker, whose
+  round trip of its own: the backend asks the trust anchors' DNSKEY when it is constructed, and
+  the addon makes libunbound's worker then too, so the key is on the wire with the first
+  questions. The addon's questions share one libunbound worker, whose
   mesh asks the DNSKEY once however many questions wait (the npm binding's blocking
   \`ub_resolve\` gave every call a worker of its own: six validated questions at once made 12
   queries). Warm,
