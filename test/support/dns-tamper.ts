@@ -66,3 +66,26 @@ export function forgedAnswer(query: ProxiedQuery, address: string): Uint8Array {
     answers: query.type === 1 ? [{ name: query.name, type: 'A', ttl: 300, class: 'IN', data: address }] : [],
   });
 }
+
+/** Every additional-section A record's address replaced with `address` (their RRSIGs left as they were). */
+export function forgeAdditionalAddresses(answer: Uint8Array, address: string): Uint8Array {
+  const packet = dnsPacket.decode(Buffer.from(answer));
+  packet.additionals = (packet.additionals ?? []).map((r) => (r.type === 'A' ? { ...r, data: address } : r));
+  return dnsPacket.encode(packet);
+}
+
+/**
+ * The additional section's A records and their RRSIGs replaced with unsigned A records
+ * (`name` -> address), as an attacker who cannot sign would inject them; OPT is kept.
+ */
+export function injectUnsignedAdditional(answer: Uint8Array, records: Readonly<Record<string, string>>): Uint8Array {
+  const packet = dnsPacket.decode(Buffer.from(answer));
+  const kept = (packet.additionals ?? []).filter(
+    (r) => r.type !== 'A' && !(r.type === 'RRSIG' && (r.data as { typeCovered: string }).typeCovered === 'A'),
+  );
+  const injected = Object.entries(records).map(
+    ([name, data]) => ({ name, type: 'A', ttl: 3600, class: 'IN', data }) as const,
+  );
+  packet.additionals = [...kept, ...injected];
+  return dnsPacket.encode(packet);
+}

@@ -293,10 +293,10 @@ export async function dnssecCost(ctx: BenchContext): Promise<Section> {
       `checked) ` +
       `and without any anchor ("not validated": insecure). Figures are medians (min-max). Validation costs the ` +
       `DNSKEY ` +
-      `query of the zone (one more round trip when cold) and the signature checks; and a secure answer's additional ` +
-      `section is not used by @dnscore/sip (additional data is not validated), so the SIP resolution asks the ` +
-      `targets' ` +
-      `A/AAAA itself. The last two tables put the TypeScript validating backend (same anchor, same nsd, DO and CD ` +
+      `query of the zone (asked when the backend is made, so no round trip of its own) and the signature checks. ` +
+      `libunbound strips the additional RRsets that did not validate from a secure answer (val-clean-additional), ` +
+      `so @dnscore/sip takes a secure SRV answer's target addresses from it (additionalSecure) and asks no ` +
+      `A/AAAA for them. The last two tables put the TypeScript validating backend (same anchor, same nsd, DO and CD ` +
       `through the system backend's transport) beside the system backend (not validated) and libunbound (validated).`,
     tables: [cold, warm, ...(await validatingTables(ctx, D))],
     notes: [],

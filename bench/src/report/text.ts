@@ -80,16 +80,17 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   addon's resolver thread, which runs libunbound's event API, the answers back in a batch) and,
   with DNSSEC, its signature checks; QNAME minimisation (libunbound's default) costs two more round trips
   in stub mode, which is why the backend turns it off for one's own servers.
-- **DNSSEC (part 3)**: validation costs the signature checks and, for SIP, a second round: a
-  secure answer's additional section is not used by @dnscore/sip, so the targets' addresses are
-  asked. The zone's DNSKEY costs no round trip of its own: the backend asks the trust anchors'
-  DNSKEY when it is constructed, and the addon makes libunbound's worker then too, so the key is
-  on the wire with the first questions. The addon's questions share one libunbound worker, whose
+- **DNSSEC (part 3)**: validation costs the signature checks, and no second round for SIP:
+  libunbound strips from a secure answer the additional RRsets that did not validate
+  (val-clean-additional, its default), so the backend marks it \`additionalSecure\` and
+  @dnscore/sip takes a signed SRV answer's target addresses from it. The zone's DNSKEY costs no
+  round trip of its own: the backend asks the trust anchors' DNSKEY when it is constructed, and
+  the addon makes libunbound's worker then too, so the key is on the wire with the first
+  questions. The addon's questions share one libunbound worker, whose
   mesh asks the DNSKEY once however many questions wait (the npm binding's blocking
   \`ub_resolve\` gave every call a worker of its own: six validated questions at once made 12
   queries). Warm,
-  through the core's cache, validated resolutions are slower: the signed packets are larger, and a
-  secure SRV answer's targets are asked rather than taken from its additional section. Through
+  through the core's cache, validated resolutions are slower: the signed packets are larger. Through
   libunbound each lookup, cached or not, goes to the addon's thread and back and its packet is parsed
   again, which is why the core cache belongs in front of libunbound.
 - **Failover (part 4)**: for a 503 or a refused connection the npm \`sip\` stack's first request is

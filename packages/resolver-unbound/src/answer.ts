@@ -12,14 +12,26 @@ import { InsecureAnswerError, UnboundResolveError } from './errors.js';
  * Maps one result. A bogus answer stays an answer with bogus true: the core hides its data
  * and the registry never falls back for it. With `requireSecure`, an insecure NOERROR or
  * NXDOMAIN throws InsecureAnswerError (other rcodes carry no data to trust and pass as they are).
+ * `cleanAdditional` says libunbound's val-clean-additional is on: then a secure answer's
+ * additional section holds only RRsets libunbound validated, and the answer says so
+ * (additionalSecure), so that an SRV answer's target addresses need no questions of their own.
  */
-export function toPluginAnswer(query: DnsQuery, raw: UnboundResultRaw, requireSecure = false): PluginAnswer {
+export function toPluginAnswer(
+  query: DnsQuery,
+  raw: UnboundResultRaw,
+  requireSecure = false,
+  cleanAdditional = false,
+): PluginAnswer {
   const packet = raw.answerPacket && raw.answerPacket.length > 0 ? raw.answerPacket : undefined;
+  // libunbound never sets both; if it did, bogus wins (a status is never better than validated).
+  const secure = raw.secure && !raw.bogus;
   const answer: PluginAnswer = {
     rcode: raw.rcode,
-    // libunbound never sets both; if it did, bogus wins (a status is never better than validated).
-    secure: raw.secure && !raw.bogus,
+    secure,
     bogus: raw.bogus,
+    // The validator removed every additional RRset of a secure answer that did not validate
+    // (unbound's val_check_nonsecure); what is left was validated with the answer.
+    ...(secure && cleanAdditional && packet ? { additionalSecure: true } : {}),
     ...(raw.bogus
       ? { whyBogus: raw.whyBogus ?? 'validation failed (libunbound gave no reason)', ede: edeOfWhyBogus(raw.whyBogus) }
       : {}),

@@ -113,6 +113,11 @@ export interface ContextPlan {
   readonly anchorZones: readonly string[];
   /** Stub zones and forwarders, for the query trace (libunbound does not say whom it asked). */
   readonly upstream: UpstreamPlan;
+  /**
+   * libunbound's val-clean-additional is on (its default; `options` may turn it off): the
+   * validator strips every additional RRset that did not validate from a secure answer.
+   */
+  readonly cleanAdditional: boolean;
 }
 
 /** Checks `options` and lists the steps that configure a context with them, in libunbound's order. */
@@ -221,12 +226,18 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     });
   }
 
+  let cleanAdditional = true;
   for (const [key, value] of Object.entries(options.options ?? {})) {
     const label = `options[${JSON.stringify(key)}]`;
     const name = key.endsWith(':') ? key.slice(0, -1) : key;
     if (!/^[a-z0-9-]+$/i.test(name)) throw new UnboundOptionError(label, 'is not an unbound.conf option name');
     const values = Array.isArray(value) ? (value as readonly UnboundOptionValue[]) : [value as UnboundOptionValue];
-    for (const item of values) set(label, name, optionText(item, label));
+    for (const item of values) {
+      const setting = optionText(item, label);
+      set(label, name, setting);
+      // The last setting wins; anything but libunbound's own "yes" counts as off.
+      if (name.toLowerCase() === 'val-clean-additional') cleanAdditional = setting === 'yes';
+    }
   }
 
   return {
@@ -238,6 +249,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     anchorSource,
     anchorZones: anchorZones(options),
     upstream: { ...upstream, resolvConf },
+    cleanAdditional,
   };
 }
 

@@ -152,7 +152,7 @@ export class UnboundResolver implements ResolverPlugin {
     const release = await this.#limiter.acquire(signal);
     // The context and the rules of the moment the query starts: a reload does not move it.
     const context = this.#context;
-    const requireSecure = this.#plan.requireSecure;
+    const { requireSecure, cleanAdditional } = this.#plan;
     if (this.#closed || !context) {
       release();
       throw new StateError('resolve() after close()');
@@ -163,7 +163,7 @@ export class UnboundResolver implements ResolverPlugin {
     try {
       work = context.resolve(query.name, query.type, query.class, signal).then(
         (raw) => {
-          const answer = toPluginAnswer(query, raw, requireSecure);
+          const answer = toPluginAnswer(query, raw, requireSecure, cleanAdditional);
           return asked ? { ...answer, servers: [{ ...asked, outcome: 'answer', rcode: answer.rcode }] } : answer;
         },
         (error: unknown) => {

@@ -85,6 +85,32 @@ describe('toPluginAnswer, off-nominal', () => {
   });
 });
 
+describe('toPluginAnswer, additionalSecure (val-clean-additional)', () => {
+  it('a secure answer with val-clean-additional on: its additional section was validated too', () => {
+    expect(toPluginAnswer(query, raw({ secure: true }), false, true)).toEqual({
+      rcode: 0,
+      secure: true,
+      bogus: false,
+      additionalSecure: true,
+      answer: PACKET,
+    });
+    expect(toPluginAnswer(query, raw({ secure: true }), true, true).additionalSecure).toBe(true);
+  });
+
+  it('never without val-clean-additional, nor on an answer that is not secure, nor without a packet', () => {
+    expect(toPluginAnswer(query, raw({ secure: true }), false, false)).not.toHaveProperty('additionalSecure');
+    expect(toPluginAnswer(query, raw({ secure: true }))).not.toHaveProperty('additionalSecure');
+    expect(toPluginAnswer(query, raw({}), false, true)).not.toHaveProperty('additionalSecure');
+    expect(toPluginAnswer(query, raw({ bogus: true }), false, true)).not.toHaveProperty('additionalSecure');
+    expect(toPluginAnswer(query, raw({ secure: true, bogus: true }), false, true)).not.toHaveProperty(
+      'additionalSecure',
+    );
+    expect(toPluginAnswer(query, raw({ secure: true, answerPacket: null }), false, true)).not.toHaveProperty(
+      'additionalSecure',
+    );
+  });
+});
+
 describe('toResolveError', () => {
   it('keeps libunbound message and number', () => {
     const cause = Object.assign(new Error('libunbound: out of memory (-5)'), { code: 'ERR_UNBOUND' });

@@ -162,6 +162,25 @@ describe('planContext, nominal', () => {
   });
 });
 
+describe('planContext, val-clean-additional', () => {
+  it("on by default (libunbound's default), off when options turn it off; the last setting wins", () => {
+    expect(planContext().cleanAdditional).toBe(true);
+    expect(planContext({ options: { 'val-clean-additional': 'yes' } }).cleanAdditional).toBe(true);
+    expect(planContext({ options: { 'val-clean-additional': true } }).cleanAdditional).toBe(true);
+    expect(planContext({ options: { 'val-clean-additional': 'no' } }).cleanAdditional).toBe(false);
+    expect(planContext({ options: { 'val-clean-additional:': false } }).cleanAdditional).toBe(false);
+    expect(planContext({ options: { 'val-clean-additional': ['yes', 'no'] } }).cleanAdditional).toBe(false);
+    expect(planContext({ options: { 'val-clean-additional': ['no', 'yes'] } }).cleanAdditional).toBe(true);
+    expect(planContext({ options: { 'val-permissive-mode': 'no' } }).cleanAdditional).toBe(true);
+  });
+
+  it('any other spelling or value counts as off (libunbound takes only "yes")', () => {
+    expect(planContext({ options: { 'VAL-CLEAN-ADDITIONAL': 'yes ' } }).cleanAdditional).toBe(false);
+    expect(planContext({ options: { 'val-clean-additional': 'YES' } }).cleanAdditional).toBe(false);
+    expect(planContext({ options: { 'val-clean-additional': 1 } }).cleanAdditional).toBe(false);
+  });
+});
+
 describe('planContext, off-nominal: refused before libunbound', () => {
   it.each([
     [{ debugLevel: 6 }, 'unbound option debugLevel: 6 is not an integer 0..5'],
