@@ -13,8 +13,9 @@ export interface PluginAnswer {
   /** Extended DNS Error INFO-CODE (RFC 8914) for the failure, when bogus (default 6, DNSSEC Bogus). */
   readonly ede?: number;
   /**
-   * A secure answer whose additional-section A and AAAA RRsets were validated too (a validating
-   * backend that checks them): they may stand in for their own questions. Default false.
+   * A secure answer whose additional-section A and AAAA RRsets were validated too
+   * (resolver-validating checks them; libunbound drops the ones that fail while
+   * val-clean-additional is on): they may stand in for their own questions. Default false.
    */
   readonly additionalSecure?: boolean;
   /** End of the CNAME chain; derived from the answer packet when left out. */
