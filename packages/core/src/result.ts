@@ -51,8 +51,7 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
   /**
    * A secure result whose additional-section A and AAAA RRsets the backend validated as well
    * (resolver-validating, and resolver-unbound while val-clean-additional is on): they may
-   * stand in for their own questions. Never
-   * true for a result that is not secure.
+   * stand in for their own questions. Never true for a result that is not secure.
    */
   readonly additionalSecure: boolean;
   /** Records left out because they broke a rule, with the rule and the reason. */
