@@ -105,7 +105,7 @@ export async function diagnosticsCost(ctx: BenchContext): Promise<Section> {
   );
   return {
     id: 'diagnostics',
-    title: 'Diagnostics channels: the cost of nobody listening',
+    title: '9. Diagnostics channels: the cost of nobody listening',
     method:
       'A DnsCore over a zone resolver behind the core cache answers the same A question from the cache, ' +
       'one call at a time; then one without a cache asks the zone resolver each time. Rows are interleaved ' +

@@ -286,7 +286,7 @@ export async function dnssecCost(ctx: BenchContext): Promise<Section> {
   };
   return {
     id: 'dnssec',
-    title: '3. DNSSEC cost (libunbound)',
+    title: '3. DNSSEC cost (libunbound and the TypeScript validator)',
     method:
       `The RFC 3263 zone signed with fresh ECDSA P-256 keys (\`${SIGNED_ZONE}\`) and served by nsd, asked through ` +
       `dnscore's libunbound backend with its DS as the trust anchor ("validated": every answer comes back secure, ` +

@@ -96,7 +96,7 @@ async function propagation(url: string, n: number): Promise<number[]> {
 
 export async function sharedPenalty(ctx: BenchContext): Promise<Section> {
   const id = 'shared';
-  const title = '6. The penalty box shared through Redis';
+  const title = '7. The penalty box shared through Redis';
   const method = [
     'The SIP fast path is one request of a warm locator: `cursor.next()` on a cached RFC 3263 answer',
     '(two SRV targets, both looked up in the box) and a 200 reported (which clears the target in the box),',

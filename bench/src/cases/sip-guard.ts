@@ -196,7 +196,7 @@ export async function sipGuard(ctx: BenchContext): Promise<Section> {
   );
   return {
     id: 'sipguard',
-    title: "The `sip` parser's quadratic inputs, with and without the bridge's guard",
+    title: "10. The `sip` parser's quadratic inputs, with and without the bridge's guard",
     method:
       `Loopback, one listener at a time answering OPTIONS 200: the time from sending a hostile message to the ` +
       `200 of a request sent right after it (a blocked event loop delays that answer). Median (min-max) of ${runs} ` +

@@ -3,7 +3,7 @@
 export const HOW_TO_RUN = `## How to run
 
 \`\`\`sh
-npm run bench                       # every part, about 4 minutes; writes BENCHMARKS.md
+npm run bench                       # every part, about 9 minutes; writes BENCHMARKS.md
 npm run bench -- --quick            # fewer runs, no 32-second cases, under a minute
                                     # (writes bench/dist/BENCHMARKS.quick.md)
 npm run bench -- --only cold,warm   # some parts (see bench/README.md)
@@ -71,8 +71,9 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   cache before the registry walk without an AbortController, and reads names of letters, digits,
   \`-\` and \`_\` without the escape-reading byte loop; the tables above measure that core. The
   price: about 2.3 KB more per cache entry once it has been hit (23 MB at the default 10,000
-  entries). What is left of a hit is the SIP procedure (the step-through record it writes for every
-  resolution, URI and name parsing, the additional-section bookkeeping).
+  entries). Later, a SIP resolution's plan (rule, SRV records, targets, links) was tied to the
+  cache entries it came from, and the step-through record is written only on request: a warm SIP
+  resolution is a map lookup, a currency check with one clock read, and the RFC 2782 draw.
 - **Cold latency (part 1)**: dnscore with the system backend needs one round trip, but it lands at
   1.1-1.2 D, not 1.0 D: each query gets a fresh socket on a random port (RFC 5452), and six sockets,
   six answers checked and six results built cost about 1-2 ms of CPU on this machine; c-ares
@@ -101,11 +102,13 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   next request; the bridge fails over after its per-target timer (6 s by default, 500 ms in the
   tuned rows) and its next request skips the dead server while it is in the penalty box.
 - **Bursts and memory (part 5)**: dnscore answers 10,000 names sooner than node:dns (c-ares sends
-  them all at once, nsd's socket drops some, c-ares waits and retries; dnscore keeps 1,024 in
-  flight), but its peak RSS grows about five times as much: each waiting question is a chain of
-  suspended async functions with an AbortController (about 5.7 KB live, heap snapshot mid-burst),
-  each answer builds a full result, and the collector reclaims the garbage of the burst late. The
-  socket per query is a deliberate security choice (RFC 5452). A cached answer costs about 550 bytes,
-  98 of them the packet: the rest is the Map entry and its key string, the entry and answer objects
-  and the packet's Uint8Array view.
+  them all at once, nsd's socket drops some, c-ares waits and retries; dnscore keeps 256 in
+  flight), but its peak RSS grows about three times as much. A waiting question is a few small
+  records (its query, one promise step, the shared query, the limiter's entry: about 2 KB of JS
+  heap with the caller's async function, against node:dns's 0.8 KB, whose queue is native memory);
+  the promises made at the start of the burst reach V8's old space, and so does what they resolve
+  with, until a full collection. Each answer is parsed at the transport and again by the core,
+  and each query in flight has a socket of its own: a deliberate security choice (RFC 5452). A
+  cached answer costs about 600 bytes, 98 of them the packet: the rest is the Map entry and its
+  key string, the entry and answer objects and the packet's Uint8Array view.
 `;
