@@ -22,7 +22,10 @@ export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint
   const kept = (record: Rr): boolean => record.rrtype === query.type || !PROOF_TYPES.has(record.rrtype);
   for (const message of messages) {
     for (const record of message.answer.filter(kept)) {
-      const key = `${record.name.toLowerCase()}/${record.rrtype}/${Buffer.from(record.rdata).toString('hex')}`;
+      const rdata = Buffer.from(record.rdata.buffer, record.rdata.byteOffset, record.rdata.length);
+      // Type, RDATA length, then exactly that many characters of RDATA, then the owner: one
+      // reading only, whatever the name holds.
+      const key = `${record.rrtype}/${rdata.length}/${rdata.toString('latin1')}${record.name.toLowerCase()}`;
       if (seen.has(key)) continue;
       seen.add(key);
       answers.push(record);
