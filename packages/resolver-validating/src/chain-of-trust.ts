@@ -62,7 +62,13 @@ export class ChainOfTrust {
   /** Options of one engine call, with a fresh work allowance. */
   verifyOptions(budget = new ValidationBudget(this.#settings.budget)): DenialOptions {
     const { clock, clockSkewSeconds, maxNsec3Iterations } = this.#settings;
-    return { clock, clockSkewSeconds, budget, ...(maxNsec3Iterations !== undefined ? { maxNsec3Iterations } : {}) };
+    return {
+      clock,
+      clockSkewSeconds,
+      budget,
+      verifier: (rrset, keys, zone, options) => this.verified.verify(rrset, keys, zone, options),
+      ...(maxNsec3Iterations !== undefined ? { maxNsec3Iterations } : {}),
+    };
   }
 
   /** True when a verdict on `name` is kept or being worked out. */

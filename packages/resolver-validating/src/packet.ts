@@ -22,7 +22,10 @@ export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint
   const kept = (record: Rr): boolean => record.rrtype === query.type || !PROOF_TYPES.has(record.rrtype);
   for (const message of messages) {
     for (const record of message.answer.filter(kept)) {
-      const key = `${record.name.toLowerCase()}/${record.rrtype}/${Buffer.from(record.rdata).toString('hex')}`;
+      const rdata = Buffer.from(record.rdata.buffer, record.rdata.byteOffset, record.rdata.length);
+      // Type, RDATA length, then exactly that many characters of RDATA, then the owner: one
+      // reading only, whatever the name holds.
+      const key = `${record.rrtype}/${rdata.length}/${rdata.toString('latin1')}${record.name.toLowerCase()}`;
       if (seen.has(key)) continue;
       seen.add(key);
       answers.push(record);
@@ -30,10 +33,14 @@ export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint
   }
   const authority = last.authority.filter(kept);
   const additional = last.additional.filter(kept);
-  const sizes = [...answers, ...authority, ...additional].map(
-    (r) => wireLength(parseName(r.name)) + 10 + r.rdata.length,
-  );
-  const packet = Buffer.alloc(HEADER_LENGTH + wireLength(query.labels) + 4 + sizes.reduce((a, b) => a + b, 0));
+  const records = [...answers, ...authority, ...additional];
+  // Each owner name read once: parsing a name is most of this function's cost.
+  const owners = records.map((r) => parseName(r.name));
+  let size = HEADER_LENGTH + wireLength(query.labels) + 4;
+  records.forEach((r, i) => {
+    size += wireLength(owners[i]!) + 10 + r.rdata.length;
+  });
+  const packet = Buffer.alloc(size);
   packet.writeUInt16BE(0, 0);
   packet.writeUInt16BE(QR_RD_RA | (last.rcode & 0x0f), 2);
   packet.writeUInt16BE(1, 4);
@@ -44,8 +51,8 @@ export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint
   packet.writeUInt16BE(query.type, offset);
   packet.writeUInt16BE(query.class, offset + 2);
   offset += 4;
-  for (const record of [...answers, ...authority, ...additional]) {
-    offset = writeName(packet, offset, parseName(record.name));
+  for (const [i, record] of records.entries()) {
+    offset = writeName(packet, offset, owners[i]!);
     packet.writeUInt16BE(record.rrtype, offset);
     packet.writeUInt16BE(record.class, offset + 2);
     packet.writeUInt32BE(record.ttl >>> 0, offset + 4);

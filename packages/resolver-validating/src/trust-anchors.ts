@@ -78,9 +78,26 @@ export function negativeAnchorOf(set: AnchorSet, name: Labels): Labels | undefin
   return set.negative.find((zone) => isAtOrBelow(name, zone));
 }
 
+/**
+ * Anchors already parsed, by their text: a backend made per question (a cold start) parses the
+ * same anchor text every time. Frozen and shared; failures are not kept (their message names
+ * the option).
+ */
+const parsedAnchors = new Map<string, TrustAnchor>();
+const PARSED_ANCHORS_SIZE = 64;
+
 /** "zone. [TTL] [IN] DS tag alg digest-type hex" or "zone. [TTL] [IN] DNSKEY flags 3 alg base64". */
 export function parseAnchor(text: string, option: string): TrustAnchor {
   if (typeof text !== 'string') throw new ValidatingOptionError(option, 'must be a string');
+  const known = parsedAnchors.get(text);
+  if (known) return known;
+  const anchor = Object.freeze(parseAnchorText(text, option));
+  if (parsedAnchors.size >= PARSED_ANCHORS_SIZE) parsedAnchors.delete(parsedAnchors.keys().next().value as string);
+  parsedAnchors.set(text, anchor);
+  return anchor;
+}
+
+function parseAnchorText(text: string, option: string): TrustAnchor {
   const fields = text.replace(/[()]/g, ' ').trim().split(/\s+/);
   const owner = fields.shift() ?? '';
   while (fields.length > 0 && (/^\d+$/.test(fields[0]!) || /^IN$/i.test(fields[0]!))) fields.shift();

@@ -161,6 +161,22 @@ describe('RRsets verified once', () => {
   });
 });
 
+describe('denial records verified once', () => {
+  it('a NODATA asked again reuses its verified NSEC; the same NSEC without its RRSIG is bogus', async () => {
+    const { core, resolver } = backend();
+    const first = await core.resolve('www.secure.example', 'TXT');
+    expect([status(first), first.records.length, resolver.verifiedReused]).toEqual(['secure', 0, 0]);
+    const again = await core.resolve('www.secure.example', 'TXT');
+    expect([status(again), again.records.length, resolver.verifiedReused]).toEqual(['secure', 0, 1]);
+    proxy.rewrite = only('www.secure.example', (q, answer) => (q.type === 16 ? stripRrsigs(answer) : answer));
+    const stripped = await core.resolve('www.secure.example', 'TXT');
+    // Unsigned data: its zone is looked up, and the DS question for www (no zone cut) is denied
+    // by that same NSEC, signed in that answer: one more reuse, and the TXT answer stays bogus.
+    expect([status(stripped), stripped.records.length, resolver.verifiedReused]).toEqual(['bogus', 0, 2]);
+    expect(stripped.whyBogus).toContain('no signed NSEC or NSEC3');
+  });
+});
+
 describe('negative trust anchors and requireSecure', () => {
   it('a negative trust anchor makes a bogus zone insecure, with its data', async () => {
     const { core } = backend({ negativeTrustAnchors: ['bogus.example'] });

@@ -55,7 +55,7 @@ export function canonicalRdata(rrtype: number, rdata: Uint8Array): Uint8Array {
   const layout = LAYOUTS.get(rrtype);
   if (!layout) return rdata;
   // A copy even when `rdata` is a Buffer (whose slice() is a view): the caller's record stays as it is.
-  const out = Uint8Array.from(rdata);
+  const out = new Uint8Array(rdata);
   let offset = 0;
   for (const field of layout) {
     if (field === 'name') {
@@ -93,7 +93,9 @@ function lowerNameInPlace(bytes: Uint8Array, start: number, end: number): void {
 export function uncompressedRdata(packet: Uint8Array, record: WireRecord): Uint8Array {
   const end = record.rdataOffset + record.rdlength;
   const layout = LAYOUTS.get(record.type);
-  if (!layout) return Uint8Array.from(packet.subarray(record.rdataOffset, end));
+  // A copy (the packet may be reused); the typed-array constructor copies in one go, where
+  // Uint8Array.from() walks the bytes one by one.
+  if (!layout) return new Uint8Array(packet.subarray(record.rdataOffset, end));
   const reader = new WireReader(packet, record.rdataOffset, end);
   const parts: Uint8Array[] = [];
   try {
@@ -110,5 +112,13 @@ export function uncompressedRdata(packet: Uint8Array, record: WireRecord): Uint8
   }
   if (reader.remaining !== 0) throw new RdataFormatError(`RDATA of type ${record.type} has bytes left over`);
   // A plain Uint8Array, like core's records (a Buffer would show up in JSON and equality checks).
-  return Uint8Array.from(Buffer.concat(parts));
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const rdata = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    rdata.set(part, offset);
+    offset += part.length;
+  }
+  return rdata;
 }

@@ -167,7 +167,7 @@ export function parseRrsig(rdata: Uint8Array): RrsigData {
 /** The RRSIG RDATA without its signature field (RFC 4034 section 3.1.8.1), signer name lowercased. */
 export function rrsigSignedPart(rdata: Uint8Array, rrsig: RrsigData): Uint8Array {
   const end = rdata.length - rrsig.signature.length;
-  const out = Uint8Array.from(rdata.subarray(0, end)); // a copy, also of a Buffer
+  const out = new Uint8Array(rdata.subarray(0, end)); // a copy, also of a Buffer
   // The signer's name starts after the 18 fixed octets; lowercase its label octets only.
   let offset = 18;
   while (offset < end && out[offset] !== 0) {

@@ -109,7 +109,9 @@ export function verifyRrset(
   const owner = parseName(first.name);
   const zoneLabels = typeof zone === 'string' ? parseName(zone) : zone;
   for (const record of rrset.records) {
-    if (record.rrtype !== first.rrtype || record.class !== first.class || !namesEqual(parseName(record.name), owner)) {
+    // The same owner text is the same name: parsed only when it is written differently.
+    const sameOwner = record.name === first.name || namesEqual(parseName(record.name), owner);
+    if (record.rrtype !== first.rrtype || record.class !== first.class || !sameOwner) {
       return bogus(
         `records of ${first.name} type ${first.rrtype} and ${record.name} type ${record.rrtype} are not one RRset`,
       );
@@ -119,9 +121,17 @@ export function verifyRrset(
   if (rrset.rrsigs.length === 0) return bogus(`${what}: no RRSIG`, Ede.RRSIGS_MISSING);
 
   // The keys that may sign at all, found once: a flood of RRSIGs must not rescan a flood of keys.
-  const usable = keys.filter(
-    (key) => namesEqual(parseName(key.record.name), zoneLabels) && (keyFilter === undefined || keyFilter(key)),
-  );
+  // A zone's keys share their owner text: each distinct text is parsed once.
+  const atZone = new Map<string, boolean>();
+  const keyAtZone = (name: string): boolean => {
+    let at = atZone.get(name);
+    if (at === undefined) {
+      at = namesEqual(parseName(name), zoneLabels);
+      atZone.set(name, at);
+    }
+    return at;
+  };
+  const usable = keys.filter((key) => keyAtZone(key.record.name) && (keyFilter === undefined || keyFilter(key)));
   const { now, skew } = nowAndSkew(options);
   const budget = options.budget;
   let tries = 0;
@@ -212,7 +222,9 @@ function rrsigMismatch(rrsig: RrsigData, sigRecord: Rr, first: Rr, owner: Labels
   if (sigRecord.rrtype !== DnssecType.RRSIG) return `a record of type ${sigRecord.rrtype} is no RRSIG`;
   if (rrsig.typeCovered !== first.rrtype) return `RRSIG covers type ${rrsig.typeCovered}`;
   if (sigRecord.class !== first.class) return `RRSIG of class ${sigRecord.class}`;
-  if (!namesEqual(parseName(sigRecord.name), owner)) return `RRSIG owned by ${sigRecord.name}`;
+  if (sigRecord.name !== first.name && !namesEqual(parseName(sigRecord.name), owner)) {
+    return `RRSIG owned by ${sigRecord.name}`;
+  }
   if (!namesEqual(rrsig.signerName, zone))
     return `RRSIG signed by ${formatName(rrsig.signerName)}, not the zone ${formatName(zone)}`;
   if (!isAtOrBelow(owner, zone)) return `RRSIG signer ${formatName(zone)} is not an ancestor of the owner`;
