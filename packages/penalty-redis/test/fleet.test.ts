@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopOnExit } from '../../../test/support/cleanup.js';
 import { answer, startSipPeer, type SipPeer } from '../../../test/support/sip-peer.js';
 import { freePort, redisInstalled, startRedis, type RedisServer } from './support/fleet.js';
 
@@ -101,6 +102,8 @@ live IN A ${LIVE}
 async function startSender(config: Record<string, unknown>): Promise<Sender> {
   const script = new URL('./support/sender.mjs', import.meta.url).pathname;
   const child = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // A sender still starting (waiting for Redis) never reads stdin: stopped with the test process.
+  if (child.pid !== undefined) child.once('exit', stopOnExit(child.pid));
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async (): Promise<Record<string, unknown>> => {
     const { value, done } = await lines.next();
