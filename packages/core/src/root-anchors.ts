@@ -1,5 +1,5 @@
 /**
- * The default DNSSEC trust anchors of every validating backend: both root KSKs (DESIGN's
+ * The default DNSSEC trust anchors of every validating backend: both root KSKs (ARCHITECTURE.md's
  * decisions table), from Debian's root.ds (package dns-root-data) when present, completed with
  * the built-in DS records of any root KSK the file lacks.
  */
