@@ -1,19 +1,19 @@
 /**
- * A man in the middle between real libunbound and nsd (test/support/dns-proxy.ts), on a signed
- * tree with real delegations (test/support/signed-tree.ts): every answer the attacker alters on
+ * A man in the middle between real libunbound and nsd, on a signed tree with real delegations
+ * (test/support/signed-tree-behind-proxy.ts): every answer the attacker alters on
  * the signed path is reported bogus, with its EDE code, and never falls back to the
  * non-validating system backend, whose queries (no DO bit) the attacker answers with forged
  * data; a chain is as secure as its weakest link. Through the API (cached and uncached), the
  * CLI, a SIP resolution and the PJSIP-style adapter.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DnsCore, Ede, withCache, type DnsResult } from '@dnscore/core';
-import { createPjsipAdapter, hostInfoFromUri } from '@dnscore/pjsip-adapter';
+import { createPjsipAdapter } from '@dnscore/pjsip-adapter';
 import { SystemResolver } from '@dnscore/resolver-system';
 import { UnboundResolver, type UnboundOptions } from '@dnscore/resolver-unbound';
 import { SipLocator } from '@dnscore/sip';
 import { dnscore } from '../packages/cli/test/support.js';
-import { startDnsProxy, type DnsProxy, type Rewrite } from './support/dns-proxy.js';
+import type { Rewrite } from './support/dns-proxy.js';
 import {
   appendOctetToCname,
   dropDs,
@@ -22,32 +22,18 @@ import {
   setAuthenticData,
   stripRrsigs,
 } from './support/dns-tamper.js';
-import { startNsd, type NsdServer } from './support/nsd.js';
-import { signTree, type SignedTree } from './support/signed-tree.js';
+import { resolveOnce } from './support/pjsip-consumer.js';
+import { signedTreeBehindProxy } from './support/signed-tree-behind-proxy.js';
 
 const FORGED = '6.6.6.6';
 const A = 1;
 const DS = 43;
 
-let tree: SignedTree;
-let nsd: NsdServer;
-let proxy: DnsProxy;
-const open: DnsCore[] = [];
-
-beforeAll(async () => {
-  tree = await signTree();
-  nsd = await startNsd(tree.zones);
-  proxy = await startDnsProxy(nsd);
-});
-afterAll(async () => {
-  await Promise.all(open.map((core) => core.close()));
-  await proxy?.close();
-  await nsd?.stop();
-});
+const mitm = signedTreeBehindProxy();
 
 /** The attacker: `signed` rewrites what the validator (DO bit) gets; plain queries get forged data. */
 function attack(signed: Rewrite = (_q, answer) => answer): void {
-  proxy.rewrite = (query, answer) => (query.dnssecOk ? signed(query, answer) : forgedAnswer(query, FORGED));
+  mitm.proxy.rewrite = (query, answer) => (query.dnssecOk ? signed(query, answer) : forgedAnswer(query, FORGED));
 }
 beforeEach(() => attack());
 
@@ -58,16 +44,9 @@ interface Stack {
 
 /** libunbound (a fresh context, so a fresh cache) with the system backend behind it, both via the proxy. */
 function stack(cached: boolean, options: UnboundOptions = {}): Stack {
-  const unbound = new UnboundResolver({
-    nameservers: [proxy.endpoint],
-    resolvConf: false,
-    hosts: false,
-    trustAnchors: [tree.anchor],
-    ...options,
-  });
-  const system = new SystemResolver({ nameservers: [proxy.endpoint] });
-  const core = new DnsCore(cached ? [withCache(unbound), withCache(system)] : [unbound, system]);
-  open.push(core);
+  const unbound = new UnboundResolver({ ...mitm.unboundOptions, ...options });
+  const system = new SystemResolver({ nameservers: [mitm.proxy.endpoint] });
+  const core = mitm.closeAtEnd(new DnsCore(cached ? [withCache(unbound), withCache(system)] : [unbound, system]));
   return { core, system };
 }
 
@@ -75,9 +54,9 @@ const cliFlags = (resolver = 'auto') => [
   '--resolver',
   resolver,
   '--server',
-  proxy.endpoint,
+  mitm.proxy.endpoint,
   '--trust-anchor',
-  tree.anchor,
+  mitm.tree.anchor,
 ];
 
 function addresses(result: DnsResult): unknown[] {
@@ -154,14 +133,9 @@ describe("issue 17's attack: one octet appended to a signed CNAME's RDATA", () =
 
   it('PJSIP-style adapter: an error status and no address', async () => {
     const { core, system } = stack(false);
-    const adapter = createPjsipAdapter(core);
-    const [status, found] = await new Promise<[number, { count: number } | null]>((resolve) =>
-      adapter.resolve(null, null, hostInfoFromUri('sip:bob@tagged.secure.example'), 'token', (s, _t, a) =>
-        resolve([s, a as { count: number } | null]),
-      ),
-    );
+    const { status, addresses } = await resolveOnce(createPjsipAdapter(core), 'sip:bob@tagged.secure.example');
     expect(status).not.toBe(0);
-    expect(found?.count ?? 0).toBe(0);
+    expect(addresses?.count ?? 0).toBe(0);
     expect(system.stats.queries).toBe(0);
   });
 });
@@ -316,18 +290,12 @@ describe('SIP: each target as secure as the NAPTR, SRV and A answers it rests on
     async () => {
       const { core } = stack(false);
       const adapter = createPjsipAdapter(core, { transports: ['udp'], ipv6: false, dnssec: 'require' });
-      const ask = (uri: string) =>
-        new Promise<[number, { count: number } | null]>((resolve) =>
-          adapter.resolve(null, null, hostInfoFromUri(uri), 'token', (s, _t, a) =>
-            resolve([s, a as { count: number } | null]),
-          ),
-        );
-      const [bad, none] = await ask('sip:bob@insecure.example');
-      expect(bad).not.toBe(0);
-      expect(none?.count ?? 0).toBe(0);
-      const [good, found] = await ask('sip:bob@secure.example');
-      expect(good).toBe(0);
-      expect(found?.count).toBe(1);
+      const bad = await resolveOnce(adapter, 'sip:bob@insecure.example');
+      expect(bad.status).not.toBe(0);
+      expect(bad.addresses?.count ?? 0).toBe(0);
+      const good = await resolveOnce(adapter, 'sip:bob@secure.example');
+      expect(good.status).toBe(0);
+      expect(good.addresses?.count).toBe(1);
     },
   );
 });
@@ -336,14 +304,8 @@ describe('an algorithm this libunbound lacks (RFC 4035 section 5.2)', () => {
   it(
     'an Ed448-only zone is secure exactly when the probe says Ed448 validates; the CLI says why when ' + 'not',
     async () => {
-      const unbound = new UnboundResolver({
-        nameservers: [proxy.endpoint],
-        resolvConf: false,
-        hosts: false,
-        trustAnchors: [tree.anchor],
-      });
-      const core = new DnsCore([unbound]);
-      open.push(core);
+      const unbound = new UnboundResolver(mitm.unboundOptions);
+      const core = mitm.closeAtEnd(new DnsCore([unbound]));
       const ed448 = (await unbound.dnssecSupport()).algorithms.find((a) => a.number === 16)!;
       const result = await core.resolve('www.ed448.example', 'A');
       expect([result.dnssec, addresses(result)]).toEqual([ed448.validates ? 'secure' : 'insecure', ['192.0.2.48']]);

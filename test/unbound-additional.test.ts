@@ -2,19 +2,18 @@
  * libunbound's validator strips from a secure answer every additional RRset that did not
  * validate (val-clean-additional, its default), so @dnscore/resolver-unbound marks such an
  * answer additionalSecure and a SIP resolution takes an SRV answer's validated target
- * addresses without asking A/AAAA. Shown here with a man in the middle (test/support/dns-proxy.ts)
- * between real libunbound and nsd on a signed tree (test/support/signed-tree.ts): a forged or
+ * addresses without asking A/AAAA. Shown here with a man in the middle between real libunbound
+ * and nsd on a signed tree (test/support/signed-tree-behind-proxy.ts): a forged or
  * unsigned additional address never reaches a target, secure or not; with the option off the
  * flag is false and the targets' addresses are asked.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DnsCore, withCache } from '@dnscore/core';
 import { UnboundResolver, type UnboundOptions } from '@dnscore/resolver-unbound';
 import { SipLocator, type SipResolution } from '@dnscore/sip';
-import { startDnsProxy, type DnsProxy, type ProxiedQuery, type Rewrite } from './support/dns-proxy.js';
+import type { ProxiedQuery, Rewrite } from './support/dns-proxy.js';
 import { forgeAddresses, forgeAdditionalAddresses, injectUnsignedAdditional } from './support/dns-tamper.js';
-import { startNsd, type NsdServer } from './support/nsd.js';
-import { signTree, type SignedTree } from './support/signed-tree.js';
+import { signedTreeBehindProxy } from './support/signed-tree-behind-proxy.js';
 
 const FORGED = '6.6.6.6';
 const URI = 'sip:bob@secure.example';
@@ -23,25 +22,7 @@ const A = 1;
 const SRV = 33;
 const AAAA = 28;
 
-let tree: SignedTree;
-let nsd: NsdServer;
-let proxy: DnsProxy;
-const open: DnsCore[] = [];
-
-beforeAll(async () => {
-  tree = await signTree();
-  nsd = await startNsd(tree.zones);
-  proxy = await startDnsProxy(nsd);
-});
-afterAll(async () => {
-  await Promise.all(open.map((core) => core.close()));
-  await proxy?.close();
-  await nsd?.stop();
-});
-beforeEach(() => {
-  proxy.rewrite = (_q, answer) => answer;
-  proxy.queries.length = 0;
-});
+const mitm = signedTreeBehindProxy();
 
 /** Rewrites only the answer to the SRV question (libunbound asks with the DO bit). */
 function onSrv(rewrite: (answer: Uint8Array) => Uint8Array): Rewrite {
@@ -50,16 +31,8 @@ function onSrv(rewrite: (answer: Uint8Array) => Uint8Array): Rewrite {
 
 /** A fresh libunbound context (fresh cache) under the tree's anchor, alone in the core. */
 function core(options: UnboundOptions = {}, cached = false): DnsCore {
-  const unbound = new UnboundResolver({
-    nameservers: [proxy.endpoint],
-    resolvConf: false,
-    hosts: false,
-    trustAnchors: [tree.anchor],
-    ...options,
-  });
-  const made = new DnsCore([cached ? withCache(unbound) : unbound]);
-  open.push(made);
-  return made;
+  const unbound = new UnboundResolver({ ...mitm.unboundOptions, ...options });
+  return mitm.closeAtEnd(new DnsCore([cached ? withCache(unbound) : unbound]));
 }
 
 function locate(on: DnsCore, ipv6 = false): Promise<SipResolution> {
@@ -68,7 +41,7 @@ function locate(on: DnsCore, ipv6 = false): Promise<SipResolution> {
 
 /** A and AAAA questions for the SRV target (the locator asks those of the URI's domain itself in round 1). */
 const addressQuestions = (): string[] =>
-  proxy.queries
+  mitm.proxy.queries
     .filter((q: ProxiedQuery) => q.name === 'sip1.secure.example' && (q.type === A || q.type === AAAA))
     .map((q) => `${q.name}/${q.type}`);
 
@@ -92,7 +65,7 @@ describe('a signed SRV answer through libunbound: its additional section', () =>
       'sip1.secure.example 192.0.2.81',
     ]);
 
-    proxy.queries.length = 0;
+    mitm.proxy.queries.length = 0;
     const resolution = await locate(core(), true);
     expect(resolution.error).toBeUndefined();
     expect(targets(resolution)).toEqual([['192.0.2.81', '5060', 'secure']]);
@@ -106,7 +79,7 @@ describe('a signed SRV answer through libunbound: its additional section', () =>
     ]);
     // Cold: the chain of trust, NAPTR and SRV, and no A or AAAA question for the target.
     expect(addressQuestions()).toEqual([]);
-    expect(proxy.queries.map((q) => `${q.name}/${q.type}`)).toContain(`${SRV_OWNER}/${SRV}`);
+    expect(mitm.proxy.queries.map((q) => `${q.name}/${q.type}`)).toContain(`${SRV_OWNER}/${SRV}`);
   });
 
   it.each([false, true])(
@@ -124,13 +97,13 @@ describe('a signed SRV answer through libunbound: its additional section', () =>
   );
 
   it('a forged additional address (its RRSIG kept) is removed by libunbound: the real address is asked', async () => {
-    proxy.rewrite = onSrv((answer) => forgeAdditionalAddresses(answer, FORGED));
+    mitm.proxy.rewrite = onSrv((answer) => forgeAdditionalAddresses(answer, FORGED));
     const on = core();
     const srv = await on.resolve(SRV_OWNER, 'SRV');
     expect([srv.dnssec, srv.additionalSecure]).toEqual(['secure', true]);
     expect(srv.additional.filter((r) => r.type === 'A' || r.type === 'RRSIG')).toEqual([]);
 
-    proxy.queries.length = 0;
+    mitm.proxy.queries.length = 0;
     const resolution = await locate(core());
     expect(targets(resolution)).toEqual([['192.0.2.81', '5060', 'secure']]);
     expect(addressLink(resolution)).toEqual(['A sip1.secure.example secure (own query)']);
@@ -144,7 +117,7 @@ describe('a signed SRV answer through libunbound: its additional section', () =>
       if (query.name === 'sip1.secure.example' && query.type === A) return forgeAddresses(answer, FORGED);
       return answer;
     };
-    proxy.rewrite = forgeBoth;
+    mitm.proxy.rewrite = forgeBoth;
     const on = core();
     const resolution = await locate(on);
     expect(resolution.targets).toEqual([]);
@@ -158,19 +131,19 @@ describe('a signed SRV answer through libunbound: its additional section', () =>
   it('after a bogus A answer for the target, the cached SRV answer carries only the validated address', async () => {
     const on = core();
     await on.resolve(SRV_OWNER, 'SRV');
-    proxy.rewrite = (query, answer) =>
+    mitm.proxy.rewrite = (query, answer) =>
       query.name === 'sip1.secure.example' && query.type === A ? forgeAddresses(answer, FORGED) : answer;
     // Asked on its own, the forged A answer is bogus.
     const direct = await on.resolve('sip1.secure.example', 'A');
     expect([direct.dnssec, direct.records]).toEqual(['bogus', []]);
-    proxy.queries.length = 0;
+    mitm.proxy.queries.length = 0;
     const resolution = await locate(on);
     expect(targets(resolution)).toEqual([['192.0.2.81', '5060', 'secure']]);
     expect(addressQuestions()).toEqual([]);
   });
 
   it('unsigned additional addresses injected by the attacker are never used', async () => {
-    proxy.rewrite = onSrv((answer) =>
+    mitm.proxy.rewrite = onSrv((answer) =>
       injectUnsignedAdditional(answer, { 'sip1.secure.example': FORGED, 'sip2.secure.example': '6.6.6.7' }),
     );
     const on = core();
@@ -178,7 +151,7 @@ describe('a signed SRV answer through libunbound: its additional section', () =>
     expect([srv.dnssec, srv.additionalSecure]).toEqual(['secure', true]);
     expect(srv.additional.filter((r) => r.type === 'A')).toEqual([]);
 
-    proxy.queries.length = 0;
+    mitm.proxy.queries.length = 0;
     for (const dnssec of ['require', 'prefer'] as const) {
       const resolution = await new SipLocator(core(), { transports: ['udp'], ipv6: false, dnssec }).resolve(URI);
       expect(targets(resolution)).toEqual([['192.0.2.81', '5060', 'secure']]);
@@ -197,7 +170,7 @@ describe('val-clean-additional turned off through options', () => {
     expect([srv.dnssec, srv.additionalSecure]).toEqual(['secure', false]);
     expect(srv.additional.filter((r) => r.type === 'A').map((r) => String(r.data))).toEqual(['192.0.2.81']);
 
-    proxy.queries.length = 0;
+    mitm.proxy.queries.length = 0;
     const resolution = await locate(core(off));
     expect(targets(resolution)).toEqual([['192.0.2.81', '5060', 'secure']]);
     expect(addressLink(resolution)).toEqual(['A sip1.secure.example secure (own query)']);
@@ -205,7 +178,7 @@ describe('val-clean-additional turned off through options', () => {
   });
 
   it('a forged additional address that libunbound now keeps on a secure answer is still not used', async () => {
-    proxy.rewrite = onSrv((answer) => forgeAdditionalAddresses(answer, FORGED));
+    mitm.proxy.rewrite = onSrv((answer) => forgeAdditionalAddresses(answer, FORGED));
     const on = core(off);
     const srv = await on.resolve(SRV_OWNER, 'SRV');
     // libunbound leaves the forged record in (its RRSIG no longer matches): the flag must be false.
