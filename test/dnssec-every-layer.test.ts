@@ -6,13 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsCore } from '@dnscore/core';
-import { createPjsipAdapter, hostInfoFromUri } from '@dnscore/pjsip-adapter';
+import { createPjsipAdapter } from '@dnscore/pjsip-adapter';
 import { SystemResolver } from '@dnscore/resolver-system';
 import { UnboundResolver } from '@dnscore/resolver-unbound';
 import { SipLocator } from '@dnscore/sip';
 import { dnscore } from '../packages/cli/test/support.js';
 import { alterRecord, signZone, type SignedZone } from './support/dnssec.js';
 import { startNsd, type NsdServer } from './support/nsd.js';
+import { resolveOnce } from './support/pjsip-consumer.js';
 
 const ZONE = `$ORIGIN layers.example.
 $TTL 3600
@@ -69,10 +70,7 @@ describe('a bogus answer through every layer', () => {
   });
 
   it('pjsip-adapter: the PJSIP callback gets an error status and no address', async () => {
-    const adapter = createPjsipAdapter(core);
-    const [status, addresses] = await new Promise<[number, unknown]>((resolve) =>
-      adapter.resolve(null, null, hostInfoFromUri('sip:bob@layers.example'), 'token', (s, _t, a) => resolve([s, a])),
-    );
+    const { status, addresses } = await resolveOnce(createPjsipAdapter(core), 'sip:bob@layers.example');
     expect(status).not.toBe(0);
     expect((addresses ?? { count: 0 }) as object).toMatchObject({ count: 0 });
     expect(system.stats.queries).toBe(0);
