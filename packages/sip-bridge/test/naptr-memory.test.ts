@@ -6,12 +6,9 @@
  * asserted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import sip from 'sip';
-import { DnsCore, ZoneResolver, seededRandom } from '@dnscore/core';
-import { SipLocator, TargetsExhaustedError, type SipLocatorOptions } from '@dnscore/sip';
-import type { SendReport } from '../src/send-report.js';
-import { SipBridge } from '../src/sip-bridge.js';
-import type { SipRequest } from '../src/sip-stack.js';
+import { TargetsExhaustedError, type SipLocatorOptions } from '@dnscore/sip';
+import type { SipBridge } from '../src/sip-bridge.js';
+import { request, tries, zoneBridge } from './support/bridge.js';
 import { PEER, answer, freePort, startSipPeer, type SipPeer } from './support/peers.js';
 
 const ORIGIN = 'naptr.bridge.test';
@@ -52,92 +49,56 @@ afterAll(async () => {
   for (const peer of peers) await peer.close();
 });
 
-async function bridge(policy: SipLocatorOptions = {}): Promise<SipBridge> {
-  const locator = new SipLocator(
-    new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(3) }),
-    { ipv6: false, targetTimeoutMs: 300, ...policy },
-  );
-  return SipBridge.create(sip, locator, { address: '127.0.0.1', port: await freePort() });
-}
-
-let seq = 0;
-function request(uri: string, method = 'OPTIONS'): SipRequest {
-  seq++;
-  return {
-    method,
-    uri,
-    headers: {
-      to: { uri },
-      from: { uri: 'sip:alice@127.0.0.1', params: { tag: `n${seq}` } },
-      'call-id': `naptr-${seq}`,
-      cseq: { method, seq: 1 },
-    },
-  };
-}
-
-const tries = (report: SendReport): string[] =>
-  report.attempts.map((a) => `${a.target.transport} ${a.target.address} ${a.outcome} ${a.status ?? '-'}`);
+const bridge = (policy: SipLocatorOptions = {}): Promise<SipBridge> => zoneBridge(zone, {}, policy);
 
 describe('SipBridge: NAPTR memory', () => {
   it('the TLS NAPTR refuses: the UDP NAPTR of the same order answers; the later order gets nothing', async () => {
     const b = await bridge();
     const before = later.requests.length;
-    try {
-      const first = await b.send(request(`sip:svc@${ORIGIN}`, 'INVITE'));
-      expect(tries(first)).toEqual([`tls ${TLS_DOWN} transport-error -`, `udp ${UDP_SAME_ORDER} response 200`]);
-      expect(first.answeredBy?.address).toBe(UDP_SAME_ORDER);
-      expect(first.attempts[1]!.skippedNaptrs.map((s) => [s.record, s.reason])).toEqual([[TLS_RECORD, 'failed']]);
-      expect(first.attempts[1]!.skippedNaptrs[0]!.detail).toMatch(
-        new RegExp(`^every target failed: tls ${TLS_DOWN.replaceAll('.', '\\.')}:${port} \\(transport error\\)$`),
-      );
+    const first = await b.send(request(`sip:svc@${ORIGIN}`, 'INVITE'));
+    expect(tries(first)).toEqual([`tls ${TLS_DOWN} transport-error -`, `udp ${UDP_SAME_ORDER} response 200`]);
+    expect(first.answeredBy?.address).toBe(UDP_SAME_ORDER);
+    expect(first.attempts[1]!.skippedNaptrs.map((s) => [s.record, s.reason])).toEqual([[TLS_RECORD, 'failed']]);
+    expect(first.attempts[1]!.skippedNaptrs[0]!.detail).toMatch(
+      new RegExp(`^every target failed: tls ${TLS_DOWN.replaceAll('.', '\\.')}:${port} \\(transport error\\)$`),
+    );
 
-      // The TLS server is in the penalty box: the next request passes its NAPTR at once, and says why.
-      const second = await b.send(request(`sip:svc@${ORIGIN}`));
-      expect(tries(second)).toEqual([`udp ${UDP_SAME_ORDER} response 200`]);
-      const attempt = second.attempts[0]!;
-      expect(attempt.skipped.map((e) => `${e.transport} ${e.address} ${e.reason}`)).toEqual([
-        `tls ${TLS_DOWN} transport-error`,
-      ]);
-      expect(attempt.skippedNaptrs.map((s) => [s.record, s.reason, s.until])).toEqual([
-        [TLS_RECORD, 'failed', undefined],
-      ]);
-      expect(later.requests.length).toBe(before);
-      expect(b.locator.naptrMemory.entries()).toEqual([]);
-    } finally {
-      b.close();
-    }
+    // The TLS server is in the penalty box: the next request passes its NAPTR at once, and says why.
+    const second = await b.send(request(`sip:svc@${ORIGIN}`));
+    expect(tries(second)).toEqual([`udp ${UDP_SAME_ORDER} response 200`]);
+    const attempt = second.attempts[0]!;
+    expect(attempt.skipped.map((e) => `${e.transport} ${e.address} ${e.reason}`)).toEqual([
+      `tls ${TLS_DOWN} transport-error`,
+    ]);
+    expect(attempt.skippedNaptrs.map((s) => [s.record, s.reason, s.until])).toEqual([
+      [TLS_RECORD, 'failed', undefined],
+    ]);
+    expect(later.requests.length).toBe(before);
+    expect(b.locator.naptrMemory.entries()).toEqual([]);
   });
 
   it("mode 'ttl': the failed NAPTR is remembered for its TTL and listed; forgetting it brings TLS back", async () => {
     const b = await bridge({ naptrMemory: 'ttl' });
-    try {
-      await b.send(request(`sip:svc@${ORIGIN}`, 'INVITE'));
-      const [entry] = b.locator.naptrMemory.entries();
-      expect([entry!.record, entry!.transport, entry!.owner]).toEqual([TLS_RECORD, 'tls', ORIGIN]);
-      b.locator.penaltyBox.clearAll(); // the server is no longer boxed: the memory alone keeps it out
-      const next = await b.send(request(`sip:svc@${ORIGIN}`));
-      expect(tries(next)).toEqual([`udp ${UDP_SAME_ORDER} response 200`]);
-      expect(next.attempts[0]!.skipped).toEqual([]);
-      expect(next.attempts[0]!.skippedNaptrs.map((s) => [s.reason, s.until])).toEqual([['remembered', entry!.until]]);
-      expect(b.locator.naptrMemory.forget(entry!)).toBe(true);
-      const again = await b.send(request(`sip:svc@${ORIGIN}`));
-      expect(tries(again)[0]).toBe(`tls ${TLS_DOWN} transport-error -`);
-    } finally {
-      b.close();
-    }
+    await b.send(request(`sip:svc@${ORIGIN}`, 'INVITE'));
+    const [entry] = b.locator.naptrMemory.entries();
+    expect([entry!.record, entry!.transport, entry!.owner]).toEqual([TLS_RECORD, 'tls', ORIGIN]);
+    b.locator.penaltyBox.clearAll(); // the server is no longer boxed: the memory alone keeps it out
+    const next = await b.send(request(`sip:svc@${ORIGIN}`));
+    expect(tries(next)).toEqual([`udp ${UDP_SAME_ORDER} response 200`]);
+    expect(next.attempts[0]!.skipped).toEqual([]);
+    expect(next.attempts[0]!.skippedNaptrs.map((s) => [s.reason, s.until])).toEqual([['remembered', entry!.until]]);
+    expect(b.locator.naptrMemory.forget(entry!)).toBe(true);
+    const again = await b.send(request(`sip:svc@${ORIGIN}`));
+    expect(tries(again)[0]).toBe(`tls ${TLS_DOWN} transport-error -`);
   });
 
   it('a sips: URI keeps to SIPS: the refused TLS server, then no target, and the UDP servers get nothing', async () => {
     const b = await bridge({ naptrMemory: 'ttl' });
     const counts = [same.requests.length, later.requests.length];
-    try {
-      const report = await b.send(request(`sips:svc@${ORIGIN}`));
-      expect(tries(report)).toEqual([`tls ${TLS_DOWN} transport-error -`]);
-      expect(report.error).toBeInstanceOf(TargetsExhaustedError);
-      expect(report.response?.status).toBe(503);
-      expect([same.requests.length, later.requests.length]).toEqual(counts);
-    } finally {
-      b.close();
-    }
+    const report = await b.send(request(`sips:svc@${ORIGIN}`));
+    expect(tries(report)).toEqual([`tls ${TLS_DOWN} transport-error -`]);
+    expect(report.error).toBeInstanceOf(TargetsExhaustedError);
+    expect(report.response?.status).toBe(503);
+    expect([same.requests.length, later.requests.length]).toEqual(counts);
   });
 });

@@ -7,18 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
-import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom } from '@dnscore/core';
-import {
-  NoTargetsError,
-  SipLocator,
-  TargetsExhaustedError,
-  TransactionTimeoutError,
-  type SipLocatorOptions,
-} from '@dnscore/sip';
+import { InvalidArgumentError } from '@dnscore/core';
+import { NoTargetsError, TargetsExhaustedError, TransactionTimeoutError, type SipLocatorOptions } from '@dnscore/sip';
 import { BridgeClosedError, InvalidSipMessageError, UnknownTransactionError } from '../src/errors.js';
 import type { SendReport } from '../src/send-report.js';
 import { SipBridge, type SipBridgeOptions } from '../src/sip-bridge.js';
 import type { SipRequest, SipResponse } from '../src/sip-stack.js';
+import { request, tries, zoneBridge } from './support/bridge.js';
 import {
   PEER,
   answer,
@@ -142,42 +137,8 @@ afterAll(async () => {
   for (const peer of Object.values(peers)) await peer.close();
 });
 
-async function bridge(options: SipBridgeOptions = {}, policy: SipLocatorOptions = {}): Promise<SipBridge> {
-  const locator = new SipLocator(
-    new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })], { random: seededRandom(3) }),
-    { ipv6: false, targetTimeoutMs: 300, ...policy },
-  );
-  return SipBridge.create(sip, locator, {
-    address: '127.0.0.1',
-    port: await freePort(),
-    tls: { ca: cert.cert },
-    ...options,
-  });
-}
-
-let seq = 0;
-function request(uri: string, method = 'OPTIONS', extra: Partial<SipRequest['headers']> = {}): SipRequest {
-  seq++;
-  return {
-    method,
-    uri,
-    headers: {
-      to: { uri },
-      from: { uri: 'sip:alice@127.0.0.1', params: { tag: `b${seq}` } },
-      'call-id': `bridge-${seq}`,
-      cseq: { method, seq: 1 },
-      ...extra,
-    },
-  };
-}
-
-function tries(report: SendReport): string[] {
-  return report.attempts.map(
-    (a) =>
-      `${a.target.transport} ${a.target.address} ${a.outcome} ` +
-      `${a.status ?? '-'}${a.pinned ? ' pinned' : ''}${a.switched ? ' switched' : ''}`,
-  );
-}
+const bridge = (options: SipBridgeOptions = {}, policy: SipLocatorOptions = {}): Promise<SipBridge> =>
+  zoneBridge(zone, { tls: { ca: cert.cert }, ...options }, policy);
 
 async function send(b: SipBridge, rq: SipRequest): Promise<{ report: SendReport; statuses: number[] }> {
   const statuses: number[] = [];
@@ -191,352 +152,274 @@ const last = (peer: SipPeer, method?: string) =>
 describe('SipBridge: failover', () => {
   it('503 fails over at once; Retry-After sets the penalty; the application sees only the answer', async () => {
     const b = await bridge();
-    try {
-      const { report, statuses } = await send(b, request(`sip:svc@busy.${ORIGIN}`));
-      expect(tries(report)).toEqual([`udp ${A.busy} failover 503`, `udp ${A.live} response 200`]);
-      expect([report.answeredBy?.address, report.response?.status, statuses]).toEqual([A.live, 200, [200]]);
-      const boxed = b.locator.penaltyBox.get({ transport: 'udp', address: A.busy, port })!;
-      expect(boxed.until - Date.now()).toBeLessThanOrEqual(20_000);
-      // Each try was a new client transaction with a new branch; the Request-URI was not rewritten.
-      const [first, second] = [last(peers.busy!), last(peers.live!)];
-      expect(first.headers.via[0]!.params.branch).not.toBe(second.headers.via[0]!.params.branch);
-      expect([first.uri, second.uri]).toEqual([`sip:svc@busy.${ORIGIN}`, `sip:svc@busy.${ORIGIN}`]);
-    } finally {
-      b.close();
-    }
+    const { report, statuses } = await send(b, request(`sip:svc@busy.${ORIGIN}`));
+    expect(tries(report)).toEqual([`udp ${A.busy} failover 503`, `udp ${A.live} response 200`]);
+    expect([report.answeredBy?.address, report.response?.status, statuses]).toEqual([A.live, 200, [200]]);
+    const boxed = b.locator.penaltyBox.get({ transport: 'udp', address: A.busy, port })!;
+    expect(boxed.until - Date.now()).toBeLessThanOrEqual(20_000);
+    // Each try was a new client transaction with a new branch; the Request-URI was not rewritten.
+    const [first, second] = [last(peers.busy!), last(peers.live!)];
+    expect(first.headers.via[0]!.params.branch).not.toBe(second.headers.via[0]!.params.branch);
+    expect([first.uri, second.uri]).toEqual([`sip:svc@busy.${ORIGIN}`, `sip:svc@busy.${ORIGIN}`]);
   });
 
   it('silence fails over after the per-target timer; an OPTIONS leaves the silent target out of the box', async () => {
     const b = await bridge();
-    try {
-      for (let i = 0; i < 2; i++) {
-        expect(tries((await send(b, request(`sip:svc@silent.${ORIGIN}`))).report)).toEqual([
-          `udp ${A.silent} timeout -`,
-          `udp ${A.live} response 200`,
-        ]);
-      }
-      expect(b.locator.penaltyBox.entries()).toEqual([]);
-    } finally {
-      b.close();
+    for (let i = 0; i < 2; i++) {
+      expect(tries((await send(b, request(`sip:svc@silent.${ORIGIN}`))).report)).toEqual([
+        `udp ${A.silent} timeout -`,
+        `udp ${A.live} response 200`,
+      ]);
     }
+    expect(b.locator.penaltyBox.entries()).toEqual([]);
   });
 
   it('an INVITE met by silence boxes the target with its reason; the next request skips it and says why', async () => {
     const b = await bridge();
-    try {
-      const invite = await send(b, request(`sip:svc@silent.${ORIGIN}`, 'INVITE'));
-      expect(tries(invite.report)).toEqual([`udp ${A.silent} timeout -`, `udp ${A.live} response 200`]);
-      const entry = b.locator.penaltyBox.get({ transport: 'udp', address: A.silent, port })!;
-      expect(entry).toMatchObject({ reason: 'timeout', detail: 'no response to INVITE within 300 ms' });
-      const next = await send(b, request(`sip:svc@silent.${ORIGIN}`));
-      expect(tries(next.report)).toEqual([`udp ${A.live} response 200`]);
-      expect(next.report.attempts[0]!.skipped).toEqual([entry]);
-    } finally {
-      b.close();
-    }
+    const invite = await send(b, request(`sip:svc@silent.${ORIGIN}`, 'INVITE'));
+    expect(tries(invite.report)).toEqual([`udp ${A.silent} timeout -`, `udp ${A.live} response 200`]);
+    const entry = b.locator.penaltyBox.get({ transport: 'udp', address: A.silent, port })!;
+    expect(entry).toMatchObject({ reason: 'timeout', detail: 'no response to INVITE within 300 ms' });
+    const next = await send(b, request(`sip:svc@silent.${ORIGIN}`));
+    expect(tries(next.report)).toEqual([`udp ${A.live} response 200`]);
+    expect(next.report.attempts[0]!.skipped).toEqual([entry]);
   });
 
   it('a 500 is the answer by default; with failoverOn [500, 503] it moves on, unseen by the application', async () => {
     const plain = await bridge();
     const carrier = await bridge({}, { failoverOn: [500, 503] });
-    try {
-      const answered = await send(plain, request(`sip:svc@err500.${ORIGIN}`));
-      expect(tries(answered.report)).toEqual([`udp ${A.error500} response 500`]);
-      expect([answered.report.answeredBy?.address, answered.statuses]).toEqual([A.error500, [500]]);
-      const moved = await send(carrier, request(`sip:svc@err500.${ORIGIN}`));
-      expect(tries(moved.report)).toEqual([`udp ${A.error500} failover 500`, `udp ${A.live} response 200`]);
-      expect([moved.report.answeredBy?.address, moved.statuses]).toEqual([A.live, [200]]);
-      expect(carrier.locator.penaltyBox.entries()).toEqual([]); // one request failed there, not the server
-    } finally {
-      plain.close();
-      carrier.close();
-    }
+    const answered = await send(plain, request(`sip:svc@err500.${ORIGIN}`));
+    expect(tries(answered.report)).toEqual([`udp ${A.error500} response 500`]);
+    expect([answered.report.answeredBy?.address, answered.statuses]).toEqual([A.error500, [500]]);
+    const moved = await send(carrier, request(`sip:svc@err500.${ORIGIN}`));
+    expect(tries(moved.report)).toEqual([`udp ${A.error500} failover 500`, `udp ${A.live} response 200`]);
+    expect([moved.report.answeredBy?.address, moved.statuses]).toEqual([A.live, [200]]);
+    expect(carrier.locator.penaltyBox.entries()).toEqual([]); // one request failed there, not the server
   });
 
   it('the transaction bound: six silent servers, 300 ms each, 1000 ms in all: the last try capped, a 408', async () => {
     const b = await bridge({}, { transactionTimeoutMs: 1_000 });
-    try {
-      const { report, statuses } = await send(b, request(`sip:svc@quiet.${ORIGIN}`, 'INVITE'));
-      expect(report.error).toBeInstanceOf(TransactionTimeoutError);
-      expect([report.answeredBy, report.response?.status, statuses]).toEqual([null, 408, [408]]);
-      const { attempts } = report;
-      // Fewer tries than servers; the order of the SRV priorities; only the last timer cut by the bound.
-      expect(attempts.length).toBeLessThan(A.quiet.length);
-      expect(attempts.map((a) => a.target.address)).toEqual(A.quiet.slice(0, attempts.length));
-      expect(attempts.map((a) => a.outcome)).toEqual(attempts.map(() => 'timeout'));
-      expect(attempts.slice(0, -1).map((a) => [a.timeoutMs, a.capped])).toEqual(
-        attempts.slice(0, -1).map(() => [300, false]),
-      );
-      expect(attempts.at(-1)!.capped).toBe(true);
-      expect(attempts.at(-1)!.timeoutMs).toBeLessThan(300);
-      expect(attempts.reduce((sum, a) => sum + a.timeoutMs, 0)).toBeLessThanOrEqual(1_000);
-      // INVITE timeouts are boxed; the capped try is not.
-      expect(b.locator.penaltyBox.entries().map((e) => e.address)).toEqual(A.quiet.slice(0, attempts.length - 1));
-    } finally {
-      b.close();
-    }
+    const { report, statuses } = await send(b, request(`sip:svc@quiet.${ORIGIN}`, 'INVITE'));
+    expect(report.error).toBeInstanceOf(TransactionTimeoutError);
+    expect([report.answeredBy, report.response?.status, statuses]).toEqual([null, 408, [408]]);
+    const { attempts } = report;
+    // Fewer tries than servers; the order of the SRV priorities; only the last timer cut by the bound.
+    expect(attempts.length).toBeLessThan(A.quiet.length);
+    expect(attempts.map((a) => a.target.address)).toEqual(A.quiet.slice(0, attempts.length));
+    expect(attempts.map((a) => a.outcome)).toEqual(attempts.map(() => 'timeout'));
+    expect(attempts.slice(0, -1).map((a) => [a.timeoutMs, a.capped])).toEqual(
+      attempts.slice(0, -1).map(() => [300, false]),
+    );
+    expect(attempts.at(-1)!.capped).toBe(true);
+    expect(attempts.at(-1)!.timeoutMs).toBeLessThan(300);
+    expect(attempts.reduce((sum, a) => sum + a.timeoutMs, 0)).toBeLessThanOrEqual(1_000);
+    // INVITE timeouts are boxed; the capped try is not.
+    expect(b.locator.penaltyBox.entries().map((e) => e.address)).toEqual(A.quiet.slice(0, attempts.length - 1));
   });
 
   it('the transaction bound after a real 503: the application gets that 503, not a 408', async () => {
     const b = await bridge({}, { transactionTimeoutMs: 800 });
-    try {
-      const { report, statuses } = await send(b, request(`sip:svc@busyquiet.${ORIGIN}`));
-      expect(tries(report)[0]).toBe(`udp ${A.busy} failover 503`);
-      expect(report.error).toBeInstanceOf(TransactionTimeoutError);
-      expect([report.response?.status, report.response?.headers['retry-after'], statuses]).toEqual([503, '20', [503]]);
-    } finally {
-      b.close();
-    }
+    const { report, statuses } = await send(b, request(`sip:svc@busyquiet.${ORIGIN}`));
+    expect(tries(report)[0]).toBe(`udp ${A.busy} failover 503`);
+    expect(report.error).toBeInstanceOf(TransactionTimeoutError);
+    expect([report.response?.status, report.response?.headers['retry-after'], statuses]).toEqual([503, '20', [503]]);
   });
 
   it('issue 14: a sips: URI whose TLS servers all refuse ends there; the UDP server gets nothing', async () => {
     const b = await bridge();
-    try {
-      const { report, statuses } = await send(b, request(`sips:svc@downgrade.${ORIGIN}`));
-      expect(tries(report)).toEqual([
-        `tls ${A.tlsRefused[0]} transport-error -`,
-        `tls ${A.tlsRefused[1]} transport-error -`,
-      ]);
-      expect(report.error).toBeInstanceOf(TargetsExhaustedError);
-      expect([report.answeredBy, report.response?.status, statuses]).toEqual([null, 503, [503]]);
-      expect(peers.udpDowngrade!.requests).toEqual([]);
-    } finally {
-      b.close();
-    }
+    const { report, statuses } = await send(b, request(`sips:svc@downgrade.${ORIGIN}`));
+    expect(tries(report)).toEqual([
+      `tls ${A.tlsRefused[0]} transport-error -`,
+      `tls ${A.tlsRefused[1]} transport-error -`,
+    ]);
+    expect(report.error).toBeInstanceOf(TargetsExhaustedError);
+    expect([report.answeredBy, report.response?.status, statuses]).toEqual([null, 503, [503]]);
+    expect(peers.udpDowngrade!.requests).toEqual([]);
   });
 
   it('a refused TCP connection is a transport error at once', async () => {
     const b = await bridge();
-    try {
-      const { report, statuses } = await send(b, request(`sip:svc@refused.${ORIGIN};transport=tcp`));
-      expect(tries(report)).toEqual([`tcp ${A.silent} transport-error -`]);
-      expect(report.error).toBeInstanceOf(TargetsExhaustedError);
-      expect([report.answeredBy, report.response?.status, statuses]).toEqual([null, 503, [503]]);
-    } finally {
-      b.close();
-    }
+    const { report, statuses } = await send(b, request(`sip:svc@refused.${ORIGIN};transport=tcp`));
+    expect(tries(report)).toEqual([`tcp ${A.silent} transport-error -`]);
+    expect(report.error).toBeInstanceOf(TargetsExhaustedError);
+    expect([report.answeredBy, report.response?.status, statuses]).toEqual([null, 503, [503]]);
   });
 
   it('a provisional response ends the timer; a 503 after it still fails over', async () => {
     const b = await bridge();
-    try {
-      const { report, statuses } = await send(b, request(`sip:svc@ring503.${ORIGIN}`));
-      expect(tries(report)).toEqual([`udp ${A.ring503} failover 503`, `udp ${A.live} response 200`]);
-      expect(statuses).toEqual([180, 200]);
-      const ringing = await send(b, request(`sip:svc@ring200.${ORIGIN}`));
-      expect([tries(ringing.report), ringing.statuses]).toEqual([[`udp ${A.ring200} response 200`], [180, 200]]);
-    } finally {
-      b.close();
-    }
+    const { report, statuses } = await send(b, request(`sip:svc@ring503.${ORIGIN}`));
+    expect(tries(report)).toEqual([`udp ${A.ring503} failover 503`, `udp ${A.live} response 200`]);
+    expect(statuses).toEqual([180, 200]);
+    const ringing = await send(b, request(`sip:svc@ring200.${ORIGIN}`));
+    expect([tries(ringing.report), ringing.statuses]).toEqual([[`udp ${A.ring200} response 200`], [180, 200]]);
   });
 
   it('a non-INVITE that got a provisional response and then nothing ends by Timer F with a 408', async () => {
     const b = await bridge({ nonInviteTimeoutMs: 400 });
-    try {
-      const { report, statuses } = await send(b, request(`sip:svc@ringsilent.${ORIGIN}`));
-      expect(tries(report)).toEqual([`udp ${A.ringSilent} timeout -`]);
-      expect([report.answeredBy, statuses]).toEqual([null, [183, 408]]);
-    } finally {
-      b.close();
-    }
+    const { report, statuses } = await send(b, request(`sip:svc@ringsilent.${ORIGIN}`));
+    expect(tries(report)).toEqual([`udp ${A.ringSilent} timeout -`]);
+    expect([report.answeredBy, statuses]).toEqual([null, [183, 408]]);
   });
 
   it('when every target fails: the last real 503 (with its headers), else 408 after silence', async () => {
     const b = await bridge();
-    try {
-      const busy = await send(b, request(`sip:svc@allbusy.${ORIGIN}`));
-      expect(tries(busy.report)).toEqual([`udp ${A.busy} failover 503`, `udp ${A.busy2} failover 503`]);
-      expect(busy.report.response?.headers['retry-after']).toBe('7 (maintenance)');
-      expect(busy.statuses).toEqual([503]);
-      const quiet = await send(b, request(`sip:svc@allsilent.${ORIGIN}`));
-      expect([quiet.report.response?.status, quiet.statuses, quiet.report.error]).toEqual([
-        408,
-        [408],
-        expect.any(TargetsExhaustedError),
-      ]);
-    } finally {
-      b.close();
-    }
+    const busy = await send(b, request(`sip:svc@allbusy.${ORIGIN}`));
+    expect(tries(busy.report)).toEqual([`udp ${A.busy} failover 503`, `udp ${A.busy2} failover 503`]);
+    expect(busy.report.response?.headers['retry-after']).toBe('7 (maintenance)');
+    expect(busy.statuses).toEqual([503]);
+    const quiet = await send(b, request(`sip:svc@allsilent.${ORIGIN}`));
+    expect([quiet.report.response?.status, quiet.statuses, quiet.report.error]).toEqual([
+      408,
+      [408],
+      expect.any(TargetsExhaustedError),
+    ]);
   });
 
   it('no targets at all: a 503 made by the bridge, and the resolution error', async () => {
     const b = await bridge();
-    try {
-      const { report, statuses } = await send(b, request(`sip:svc@nowhere.${ORIGIN}`));
-      expect([report.attempts, statuses, report.error]).toEqual([[], [503], expect.any(NoTargetsError)]);
-    } finally {
-      b.close();
-    }
+    const { report, statuses } = await send(b, request(`sip:svc@nowhere.${ORIGIN}`));
+    expect([report.attempts, statuses, report.error]).toEqual([[], [503], expect.any(NoTargetsError)]);
   });
 });
 
 describe('SipBridge: what stays on the target that took the request', () => {
   it('CANCEL goes where the INVITE went (not the first target); the ACK of the 487 too', async () => {
     const b = await bridge();
-    try {
-      const invite = request(`sip:bob@cancel.${ORIGIN}`, 'INVITE');
-      const statuses: number[] = [];
-      let ringing: () => void = () => {};
-      const rang = new Promise<void>((r) => (ringing = r));
-      const walk = b.send(invite, (rs) => {
-        statuses.push(rs.status);
-        if (rs.status === 180) ringing();
-      });
-      await rang;
-      const cancel: SipRequest = {
-        method: 'CANCEL',
-        uri: invite.uri,
-        headers: {
-          via: [invite.headers.via![0]!],
-          to: invite.headers.to,
-          from: invite.headers.from,
-          'call-id': invite.headers['call-id'],
-          cseq: { method: 'CANCEL', seq: 1 },
-        },
-      };
-      const cancelled = await b.send(cancel);
-      expect(tries(cancelled)).toEqual([`udp ${A.cancel} response 200`]);
-      const report = await walk;
-      expect(tries(report)).toEqual([`udp ${A.silent} timeout -`, `udp ${A.cancel} response 487`]);
-      expect(statuses).toEqual([180, 487]);
-      while (!peers.cancel!.requests.some((r) => r.method === 'ACK')) await new Promise((r) => setTimeout(r, 5));
-      const methods = peers.cancel!.requests.map(
-        (r) => `${r.method} ${r.headers.via[0]!.params.branch === invite.headers.via![0]!.params.branch}`,
-      );
-      expect(methods).toEqual(['INVITE true', 'CANCEL true', 'ACK true']);
-    } finally {
-      b.close();
-    }
+    const invite = request(`sip:bob@cancel.${ORIGIN}`, 'INVITE');
+    const statuses: number[] = [];
+    let ringing: () => void = () => {};
+    const rang = new Promise<void>((r) => (ringing = r));
+    const walk = b.send(invite, (rs) => {
+      statuses.push(rs.status);
+      if (rs.status === 180) ringing();
+    });
+    await rang;
+    const cancel: SipRequest = {
+      method: 'CANCEL',
+      uri: invite.uri,
+      headers: {
+        via: [invite.headers.via![0]!],
+        to: invite.headers.to,
+        from: invite.headers.from,
+        'call-id': invite.headers['call-id'],
+        cseq: { method: 'CANCEL', seq: 1 },
+      },
+    };
+    const cancelled = await b.send(cancel);
+    expect(tries(cancelled)).toEqual([`udp ${A.cancel} response 200`]);
+    const report = await walk;
+    expect(tries(report)).toEqual([`udp ${A.silent} timeout -`, `udp ${A.cancel} response 487`]);
+    expect(statuses).toEqual([180, 487]);
+    while (!peers.cancel!.requests.some((r) => r.method === 'ACK')) await new Promise((r) => setTimeout(r, 5));
+    const methods = peers.cancel!.requests.map(
+      (r) => `${r.method} ${r.headers.via[0]!.params.branch === invite.headers.via![0]!.params.branch}`,
+    );
+    expect(methods).toEqual(['INVITE true', 'CANCEL true', 'ACK true']);
   });
 
   it(
     'the ACK of a 2xx is a new transaction that follows the route set: Request-URI target, or the loose ' + 'Route',
     async () => {
       const b = await bridge();
-      try {
-        const invite = request(`sip:bob@live.${ORIGIN}`, 'INVITE');
-        const ok = await b.send(invite);
-        expect(ok.response?.status).toBe(200);
-        const inviteBranch = invite.headers.via![0]!.params.branch;
-        const ack = (uri: string, route?: SipRequest['headers']['route']): SipRequest => ({
-          method: 'ACK',
-          uri,
-          headers: {
-            via: [...invite.headers.via!],
-            to: ok.response!.headers.to,
-            from: invite.headers.from,
-            'call-id': invite.headers['call-id'],
-            cseq: { method: 'ACK', seq: 1 },
-            ...(route ? { route } : {}),
-          },
-        });
-        const direct = await b.send(ack(`sip:bob@${A.contact}:${port}`));
-        expect(direct.sentTo?.address).toBe(A.contact);
-        const proxied = await b.send(ack(`sip:bob@${A.contact}:${port}`, [{ uri: `sip:proxy.${ORIGIN}:${port};lr` }]));
-        expect(proxied.sentTo?.address).toBe(A.proxy);
-        while (peers.proxy!.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-        const atProxy = last(peers.proxy!, 'ACK');
-        expect(atProxy.uri).toBe(`sip:bob@${A.contact}:${port}`); // the Request-URI stays the remote target
-        expect(atProxy.headers.via).toHaveLength(1);
-        expect(atProxy.headers.via[0]!.params.branch).not.toBe(inviteBranch);
-        expect(peers.live!.requests.filter((r) => r.method === 'ACK')).toEqual([]);
-      } finally {
-        b.close();
-      }
+      const invite = request(`sip:bob@live.${ORIGIN}`, 'INVITE');
+      const ok = await b.send(invite);
+      expect(ok.response?.status).toBe(200);
+      const inviteBranch = invite.headers.via![0]!.params.branch;
+      const ack = (uri: string, route?: SipRequest['headers']['route']): SipRequest => ({
+        method: 'ACK',
+        uri,
+        headers: {
+          via: [...invite.headers.via!],
+          to: ok.response!.headers.to,
+          from: invite.headers.from,
+          'call-id': invite.headers['call-id'],
+          cseq: { method: 'ACK', seq: 1 },
+          ...(route ? { route } : {}),
+        },
+      });
+      const direct = await b.send(ack(`sip:bob@${A.contact}:${port}`));
+      expect(direct.sentTo?.address).toBe(A.contact);
+      const proxied = await b.send(ack(`sip:bob@${A.contact}:${port}`, [{ uri: `sip:proxy.${ORIGIN}:${port};lr` }]));
+      expect(proxied.sentTo?.address).toBe(A.proxy);
+      while (peers.proxy!.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+      const atProxy = last(peers.proxy!, 'ACK');
+      expect(atProxy.uri).toBe(`sip:bob@${A.contact}:${port}`); // the Request-URI stays the remote target
+      expect(atProxy.headers.via).toHaveLength(1);
+      expect(atProxy.headers.via[0]!.params.branch).not.toBe(inviteBranch);
+      expect(peers.live!.requests.filter((r) => r.method === 'ACK')).toEqual([]);
     },
   );
 
   it('a strict first route becomes the Request-URI; the remote target goes last in Route', async () => {
     const b = await bridge();
-    try {
-      const rq = request(`sip:bob@${A.contact}:${port}`, 'OPTIONS', {
-        route: [{ uri: `sip:strict.${ORIGIN}:${port}` }],
-      });
-      expect(tries(await b.send(rq))).toEqual([`udp ${A.strict} response 200`]);
-      const seen = last(peers.strict!);
-      expect(seen.uri).toBe(`sip:strict.${ORIGIN}:${port}`);
-      expect(sip.stringifyUri((seen.headers.route as { uri: never }[])[0]!.uri)).toBe(`sip:bob@${A.contact}:${port}`);
-    } finally {
-      b.close();
-    }
+    const rq = request(`sip:bob@${A.contact}:${port}`, 'OPTIONS', {
+      route: [{ uri: `sip:strict.${ORIGIN}:${port}` }],
+    });
+    expect(tries(await b.send(rq))).toEqual([`udp ${A.strict} response 200`]);
+    const seen = last(peers.strict!);
+    expect(seen.uri).toBe(`sip:strict.${ORIGIN}:${port}`);
+    expect(sip.stringifyUri((seen.headers.route as { uri: never }[])[0]!.uri)).toBe(`sip:bob@${A.contact}:${port}`);
   });
 
   it('a request over 1300 bytes for a UDP target goes over TCP to the same address and port', async () => {
     const b = await bridge();
-    try {
-      const rq = {
-        ...request(`sip:svc@live.${ORIGIN}`, 'MESSAGE', { 'content-type': 'text/plain' }),
-        content: 'x'.repeat(1400),
-      };
-      const report = await b.send(rq);
-      expect(tries(report)).toEqual([`tcp ${A.live} response 200 switched`]);
-      expect(last(peers.liveTcp!).headers.via[0]).toMatchObject({ protocol: 'TCP' });
-    } finally {
-      b.close();
-    }
+    const rq = {
+      ...request(`sip:svc@live.${ORIGIN}`, 'MESSAGE', { 'content-type': 'text/plain' }),
+      content: 'x'.repeat(1400),
+    };
+    const report = await b.send(rq);
+    expect(tries(report)).toEqual([`tcp ${A.live} response 200 switched`]);
+    expect(last(peers.liveTcp!).headers.via[0]).toMatchObject({ protocol: 'TCP' });
   });
 
   it('Call-ID affinity sends a dialog to its pinned server, but never overrides an IP literal', async () => {
     const b = await bridge();
-    try {
-      b.locator.dialogs.learnIncoming('dialog-1', { transport: 'udp', address: A.busy, port });
-      b.locator.dialogs.learnIncoming('dialog-2', { transport: 'udp', address: A.busy, port });
-      const pinned = await b.send({
-        ...request(`sip:svc@cluster.${ORIGIN}`),
-        headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-1' },
-      });
-      expect(tries(pinned)[0]).toBe(`udp ${A.busy} failover 503 pinned`);
-      const literal = await b.send({
-        ...request(`sip:svc@${A.live}:${port}`),
-        headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-2' },
-      });
-      expect(tries(literal)).toEqual([`udp ${A.live} response 200`]);
-    } finally {
-      b.close();
-    }
+    b.locator.dialogs.learnIncoming('dialog-1', { transport: 'udp', address: A.busy, port });
+    b.locator.dialogs.learnIncoming('dialog-2', { transport: 'udp', address: A.busy, port });
+    const pinned = await b.send({
+      ...request(`sip:svc@cluster.${ORIGIN}`),
+      headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-1' },
+    });
+    expect(tries(pinned)[0]).toBe(`udp ${A.busy} failover 503 pinned`);
+    const literal = await b.send({
+      ...request(`sip:svc@${A.live}:${port}`),
+      headers: { ...request('x').headers, to: { uri: 'sip:svc@x' }, 'call-id': 'dialog-2' },
+    });
+    expect(tries(literal)).toEqual([`udp ${A.live} response 200`]);
   });
 
   it('TLS checks the SRV target name when asked to (tlsServerName: "target")', async () => {
     const domain = await bridge();
     const target = await bridge({ tlsServerName: 'target' });
-    try {
-      expect(tries(await domain.send(request(`sips:svc@tls.${ORIGIN}`)))).toEqual([`tls ${A.tls} transport-error -`]);
-      expect(tries(await target.send(request(`sips:svc@tls.${ORIGIN}`)))).toEqual([`tls ${A.tls} response 200`]);
-      expect(peers.tls!.serverNames).toEqual([`tls.${ORIGIN}`, `tls-target.${ORIGIN}`]);
-    } finally {
-      domain.close();
-      target.close();
-    }
+    expect(tries(await domain.send(request(`sips:svc@tls.${ORIGIN}`)))).toEqual([`tls ${A.tls} transport-error -`]);
+    expect(tries(await target.send(request(`sips:svc@tls.${ORIGIN}`)))).toEqual([`tls ${A.tls} response 200`]);
+    expect(peers.tls!.serverNames).toEqual([`tls.${ORIGIN}`, `tls-target.${ORIGIN}`]);
   });
 });
 
 describe('SipBridge: off-nominal', () => {
   it('refuses messages it cannot route, at once', async () => {
     const b = await bridge();
-    try {
-      const { 'call-id': _callId, ...noCallId } = request('sip:a@b.example').headers;
-      expect(() => b.send({ method: 'OPTIONS', uri: 'sip:a@b.example', headers: noCallId })).toThrow(
-        InvalidSipMessageError,
-      );
-      expect(() => b.send({ ...request('sip:a@b.example'), method: 'BAD METHOD' })).toThrow(/not a SIP method/);
-      expect(() => b.send(request('tel:+1555'))).toThrow(InvalidSipMessageError);
-      expect(() =>
-        b.send({ ...request('sip:a@b.example'), headers: { ...request('x').headers, cseq: 'one' } }),
-      ).toThrow(/CSeq/);
-      const cancel = request('sip:a@b.example', 'CANCEL', { via: [{ params: { branch: 'z9hG4bKnever' } }] });
-      expect(() => b.send(cancel)).toThrow(UnknownTransactionError);
-      expect(() =>
-        b.send(
-          sip.makeResponse(
-            request('sip:a@b.example', 'OPTIONS', { via: [{ params: { branch: 'z9hG4bKx' } }] }),
-            200,
-            'OK',
-          ) as SipResponse,
-        ),
-      ).toThrow(UnknownTransactionError);
-    } finally {
-      b.close();
-    }
+    const { 'call-id': _callId, ...noCallId } = request('sip:a@b.example').headers;
+    expect(() => b.send({ method: 'OPTIONS', uri: 'sip:a@b.example', headers: noCallId })).toThrow(
+      InvalidSipMessageError,
+    );
+    expect(() => b.send({ ...request('sip:a@b.example'), method: 'BAD METHOD' })).toThrow(/not a SIP method/);
+    expect(() => b.send(request('tel:+1555'))).toThrow(InvalidSipMessageError);
+    expect(() => b.send({ ...request('sip:a@b.example'), headers: { ...request('x').headers, cseq: 'one' } })).toThrow(
+      /CSeq/,
+    );
+    const cancel = request('sip:a@b.example', 'CANCEL', { via: [{ params: { branch: 'z9hG4bKnever' } }] });
+    expect(() => b.send(cancel)).toThrow(UnknownTransactionError);
+    expect(() =>
+      b.send(
+        sip.makeResponse(
+          request('sip:a@b.example', 'OPTIONS', { via: [{ params: { branch: 'z9hG4bKx' } }] }),
+          200,
+          'OK',
+        ) as SipResponse,
+      ),
+    ).toThrow(UnknownTransactionError);
   });
 
   it('refuses bad options', async () => {
@@ -548,15 +431,11 @@ describe('SipBridge: off-nominal', () => {
   it('an exception in the application callback is reported, and the walk goes on', async () => {
     const errors: unknown[] = [];
     const b = await bridge({ onError: (e) => errors.push(e) });
-    try {
-      const report = await b.send(request(`sip:svc@live.${ORIGIN}`), () => {
-        throw new Error('callback bug');
-      });
-      expect(report.answeredBy?.address).toBe(A.live);
-      expect(errors).toEqual([new Error('callback bug')]);
-    } finally {
-      b.close();
-    }
+    const report = await b.send(request(`sip:svc@live.${ORIGIN}`), () => {
+      throw new Error('callback bug');
+    });
+    expect(report.answeredBy?.address).toBe(A.live);
+    expect(errors).toEqual([new Error('callback bug')]);
   });
 
   it('close() ends a walk in progress with BridgeClosedError; later sends are refused', async () => {
