@@ -3,31 +3,20 @@ import { createServer } from 'node:net';
 import { isLoopback } from '@dnscore/serve';
 import { describe, expect, it } from 'vitest';
 import { serveCommand } from '../src/commands/serve.js';
-import type { Io } from '../src/io.js';
-import { EXAMPLE_ZONE, dnscore } from './support.js';
+import { EXAMPLE_ZONE, capturedIo, dnscore } from './support.js';
 
 /** Starts `dnscore serve ARGS` in-process; resolves with its URL and a stop function. */
 async function serve(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env: {},
-  };
+  const { io, stdout, stderr } = capturedIo();
   const stop = new AbortController();
   const done = serveCommand(argv, io, stop.signal);
-  for (let i = 0; i < 200 && !stdout.includes('http://'); i++) await new Promise((r) => setTimeout(r, 25));
-  const url = /(http:\/\/\S+\/)/.exec(stdout)?.[1];
-  if (!url) throw new Error(`dnscore serve did not start: ${stderr}`);
+  for (let i = 0; i < 200 && !stdout().includes('http://'); i++) await new Promise((r) => setTimeout(r, 25));
+  const url = /(http:\/\/\S+\/)/.exec(stdout())?.[1];
+  if (!url) throw new Error(`dnscore serve did not start: ${stderr()}`);
   return {
     url,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout,
+    stderr,
     stop: async () => {
       stop.abort();
       return done;

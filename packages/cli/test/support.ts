@@ -9,8 +9,8 @@ export interface Ran {
   readonly stderr: string;
 }
 
-/** Runs the command in-process and collects what it writes. */
-export async function dnscore(...argv: string[]): Promise<Ran> {
+/** An Io whose output the test reads back: what the command wrote so far to stdout and to stderr. */
+export function capturedIo(): { readonly io: Io; stdout(): string; stderr(): string } {
   let stdout = '';
   let stderr = '';
   const io: Io = {
@@ -22,6 +22,12 @@ export async function dnscore(...argv: string[]): Promise<Ran> {
     },
     env: {},
   };
+  return { io, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** Runs the command in-process and collects what it writes. */
+export async function dnscore(...argv: string[]): Promise<Ran> {
+  const { io, stdout, stderr } = capturedIo();
   const code = await run(argv, io);
-  return { code, stdout, stderr };
+  return { code, stdout: stdout(), stderr: stderr() };
 }
