@@ -4,10 +4,11 @@
  * `current()` says whether results built from cache entries would still be the answer.
  */
 import { describe, expect, it } from 'vitest';
-import { DnsCore, InvalidQueryError, withCache, type Clock } from '@dnscore/core';
+import { DnsCore, InvalidQueryError, withCache } from '@dnscore/core';
 import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
 import { answerPacket, bytes } from './support/packets.js';
 import { fakePlugin } from './support/fake-plugin.js';
+import { fakeClock } from './support/fake-clock.js';
 
 const positive = (query: DnsQuery, ttl = 60): PluginAnswer => ({
   rcode: 0,
@@ -16,16 +17,6 @@ const positive = (query: DnsQuery, ttl = 60): PluginAnswer => ({
     answers: [{ type: query.type, class: query.class, ttl, rdata: bytes([192, 0, 2, 1]) }],
   }),
 });
-
-function fakeClock(): Clock & { advance(ms: number): void } {
-  let now = 1_000_000;
-  return {
-    now: () => now,
-    advance: (ms) => {
-      now += ms;
-    },
-  };
-}
 
 describe('DnsCore hit path: nominal', () => {
   it('answers a hit without calling the plugin, the same result within a second, aged after', async () => {
@@ -38,9 +29,9 @@ describe('DnsCore hit path: nominal', () => {
     const hit = await core.resolve('goose.feathers', 'A');
     expect(hit.cacheEntry?.current()).toBe(true);
     expect(await core.resolve('goose.feathers', 'A')).toBe(hit);
-    clock.advance(999);
+    clock.advanceMs(999);
     expect(await core.resolve('goose.feathers', 'A')).toBe(hit);
-    clock.advance(1);
+    clock.advanceMs(1);
     const older = await core.resolve('goose.feathers', 'A');
     expect(older).not.toBe(hit);
     expect(older.records.map((r) => r.ttl)).toEqual([59]);
@@ -68,7 +59,7 @@ describe('DnsCore hit path: nominal', () => {
     const a = await core.resolve('a.feathers');
     const b = await core.resolve('b.feathers');
     expect(core.current([a, b])).toBe(true);
-    clock.advance(10_000);
+    clock.advanceMs(10_000);
     expect(core.current([a])).toBe(false);
     const again = await core.resolve('a.feathers');
     expect(core.current([again])).toBe(false); // a backend answer, not a cache entry
@@ -99,7 +90,7 @@ describe('DnsCore hit path: off-nominal', () => {
     const core = new DnsCore([cache]);
     await core.resolve('a.feathers');
     const hit = await core.resolve('a.feathers');
-    clock.advance(10_000);
+    clock.advanceMs(10_000);
     await core.resolve('a.feathers'); // stores a new entry
     expect(core.current([hit])).toBe(false);
     expect(core.current([await core.resolve('a.feathers')])).toBe(true);

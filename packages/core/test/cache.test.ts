@@ -3,18 +3,11 @@
  * bound, never an expired entry, shared in-flight queries. The clock is a fake one.
  */
 import { describe, expect, it, vi } from 'vitest';
-import {
-  AbortError,
-  DnsCore,
-  InvalidArgumentError,
-  makeQuery,
-  seededRandom,
-  withCache,
-  type Clock,
-} from '@dnscore/core';
+import { AbortError, DnsCore, InvalidArgumentError, makeQuery, seededRandom, withCache } from '@dnscore/core';
 import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
 import { answerPacket, bytes, domain, srvRdata, u32 } from './support/packets.js';
 import { delayedAnswer, fakePlugin } from './support/fake-plugin.js';
+import { fakeClock } from './support/fake-clock.js';
 
 const A = 1;
 const soa = (ttl: number, minimum: number) => ({
@@ -31,16 +24,6 @@ const positive = (query: DnsQuery, ttls = [300, 60]): PluginAnswer => ({
     answers: ttls.map((ttl, i) => ({ type: query.type, class: query.class, ttl, rdata: bytes([192, 0, 2, i + 1]) })),
   }),
 });
-
-function fakeClock(): Clock & { advance(seconds: number): void } {
-  let now = 1_000_000;
-  return {
-    now: () => now,
-    advance: (seconds) => {
-      now += seconds * 1000;
-    },
-  };
-}
 
 describe('cache: nominal', () => {
   it('serves a positive answer for its smallest TTL, with the TTLs aged', async () => {

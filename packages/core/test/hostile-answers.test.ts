@@ -4,12 +4,13 @@
  * attack was "for ever".
  */
 import { describe, expect, it } from 'vitest';
-import { DnsCore, withCache, type Clock } from '@dnscore/core';
+import { DnsCore, withCache } from '@dnscore/core';
 import type { PluginAnswer } from '@dnscore/core/plugin';
 import { answerLifetime } from '../src/answer-lifetime.js';
 import { makeQuery } from '../src/query.js';
 import { answerPacket, bytes, domain, u32 } from './support/packets.js';
 import { fakePlugin } from './support/fake-plugin.js';
+import { fakeClock } from './support/fake-clock.js';
 
 const A = 1;
 const CNAME = 5;
@@ -18,16 +19,6 @@ const IN = 1;
 const ANY = 255;
 const LIMITS = { maxTtl: 86_400, maxNegativeTtl: 3_600, maxBogusTtl: 60 };
 const TEN_YEARS = 10 * 365 * 86_400;
-
-function fakeClock(): Clock & { advance(seconds: number): void } {
-  let now = 1_000_000;
-  return {
-    now: () => now,
-    advance: (seconds) => {
-      now += seconds * 1000;
-    },
-  };
-}
 
 const soaRdata = (zone: string, minimum: number) =>
   bytes(domain(`ns.${zone}`), domain(`host.${zone}`), u32(1), u32(2), u32(3), u32(4), u32(minimum));

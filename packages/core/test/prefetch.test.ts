@@ -4,10 +4,11 @@
  * get the cached answer without waiting, and a refresh that fails leaves the entry as it was.
  */
 import { describe, expect, it } from 'vitest';
-import { DnsCore, TimeoutError, withCache, type Clock } from '@dnscore/core';
+import { DnsCore, TimeoutError, withCache } from '@dnscore/core';
 import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
 import { answerPacket, bytes } from './support/packets.js';
 import { fakePlugin } from './support/fake-plugin.js';
+import { fakeClock } from './support/fake-clock.js';
 
 const answerWith = (query: DnsQuery, last: number, ttl = 100): PluginAnswer => ({
   rcode: 0,
@@ -16,16 +17,6 @@ const answerWith = (query: DnsQuery, last: number, ttl = 100): PluginAnswer => (
     answers: [{ type: query.type, class: query.class, ttl, rdata: bytes([192, 0, 2, last]) }],
   }),
 });
-
-function fakeClock(): Clock & { advance(seconds: number): void } {
-  let now = 1_000_000;
-  return {
-    now: () => now,
-    advance: (seconds) => {
-      now += seconds * 1000;
-    },
-  };
-}
 
 /** A backend whose answers wait until the test releases them. */
 function gated() {

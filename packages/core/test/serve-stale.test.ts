@@ -13,11 +13,11 @@ import {
   TimeoutError,
   makeQuery,
   withCache,
-  type Clock,
 } from '@dnscore/core';
 import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
 import { answerPacket, bytes, domain, u32 } from './support/packets.js';
 import { fakePlugin } from './support/fake-plugin.js';
+import { fakeClock } from './support/fake-clock.js';
 
 const positive = (query: DnsQuery, ttls = [300, 60]): PluginAnswer => ({
   rcode: 0,
@@ -42,16 +42,6 @@ const nxdomain = (query: DnsQuery): PluginAnswer => ({
     ],
   }),
 });
-
-function fakeClock(): Clock & { advance(seconds: number): void } {
-  let now = 1_000_000;
-  return {
-    now: () => now,
-    advance: (seconds) => {
-      now += seconds * 1000;
-    },
-  };
-}
 
 /** A backend that answers until told to fail, then fails with `failure` (an error, or an answer such as SERVFAIL). */
 function flaky(answer: (query: DnsQuery) => PluginAnswer = (q) => positive(q)) {
