@@ -5,7 +5,6 @@
  * by what happens, never by a clock: every hostile message is refused (counted, published) before
  * the next is sent, `sip.parse` never sees one, and a request sent after them is answered.
  */
-import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import diagnostics from 'node:diagnostics_channel';
 import { connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import type { InboundLimits } from '../src/guarded-transport.js';
 import type { SipRequest, SipStack } from '../src/sip-stack.js';
 import type { TryEvent } from '../src/sip-endpoint.js';
 import { PEER, freePort } from './support/peers.js';
+import { rawUdpClient } from './support/raw-udp-client.js';
 
 const LOCAL = '127.0.0.1';
 const CLIENT = PEER(21);
@@ -84,30 +84,6 @@ async function answering(stack: SipStack, inbound?: InboundLimits) {
   return { endpoint, port, requests };
 }
 
-async function udpClient(): Promise<{
-  socket: UdpSocket;
-  send: (text: string, port: number) => void;
-  next: () => Promise<string>;
-}> {
-  const socket = createSocket('udp4');
-  const inbox: string[] = [];
-  let wake: (() => void) | undefined;
-  socket.on('message', (data) => {
-    inbox.push(data.toString('latin1'));
-    wake?.();
-  });
-  await new Promise<void>((resolve) => socket.bind(0, CLIENT, () => resolve()));
-  cleanups.push(() => socket.close());
-  return {
-    socket,
-    send: (text, port) => socket.send(Buffer.from(text, 'latin1'), port, LOCAL),
-    next: async () => {
-      while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      return inbox.shift()!;
-    },
-  };
-}
-
 interface TcpClient {
   readonly socket: Socket;
   readonly received: () => string;
@@ -145,7 +121,7 @@ describe('UDP: a message sip would choke on is dropped before it parses', () => 
     const { stack, parsed } = watchedStack();
     const { endpoint, port, requests } = await answering(stack);
     const refused = rejections();
-    const client = await udpClient();
+    const client = await rawUdpClient(CLIENT);
     for (let i = 0; i < 10; i++) {
       client.send(WHITESPACE_60K, port);
       expect(await refused.next()).toEqual({
@@ -169,7 +145,7 @@ describe('UDP: a message sip would choke on is dropped before it parses', () => 
     const { stack, parsed } = watchedStack();
     const { port } = await answering(stack);
     const refused = rejections();
-    const client = await udpClient();
+    const client = await rawUdpClient(CLIENT);
     const hostile = options('UDP', port, 'u-via').replace(
       ';branch=z9hG4bKu-via',
       `;branch=z9hG4bKx${' '.repeat(60_000)}x`,
@@ -194,7 +170,7 @@ describe('UDP: a message sip would choke on is dropped before it parses', () => 
       },
     });
     cleanups.push(() => endpoint.close());
-    const client = await udpClient();
+    const client = await rawUdpClient(CLIENT);
     const contact = `Contact: <sip:a@${CLIENT};x=${'c'.repeat(1004 - CLIENT.length)}>\r\n`;
     expect(contact).toHaveLength(1026);
     const fields = Array.from({ length: 119 }, (_, i) => `X-${i}: ${i}\r\n`).join('');
@@ -212,7 +188,7 @@ describe('UDP: a message sip would choke on is dropped before it parses', () => 
     const { stack, parsed } = watchedStack();
     const { port, requests } = await answering(stack, { maxMessageBytes: 2000 });
     const refused = rejections();
-    const client = await udpClient();
+    const client = await rawUdpClient(CLIENT);
     const big = options('UDP', port, 'u-big').replace('Content-Length: 0', 'Content-Length: 3000') + 'b'.repeat(3000);
     client.send(big, port);
     expect(await client.next()).toMatch(/^SIP\/2\.0 513 Message Too Large\r\n[\s\S]*Call-ID: u-big\r\n/);

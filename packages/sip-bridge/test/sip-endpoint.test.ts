@@ -1,12 +1,13 @@
 /** The `sip` stack assembled from makeTransport and makeTransactionLayer: one try, incoming requests, binding. */
-import { createSocket, type Socket } from 'node:dgram';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSocket } from 'node:dgram';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import sip from 'sip';
 import { InvalidArgumentError } from '@dnscore/core';
 import { BridgeClosedError, LocalBindError, SipTransportError } from '../src/errors.js';
-import { SipEndpoint, type TryEvent } from '../src/sip-endpoint.js';
+import { SipEndpoint, type SipEndpointOptions, type TryEvent } from '../src/sip-endpoint.js';
 import { isRequest, type SipRequest } from '../src/sip-stack.js';
 import { PEER, answer, freePort, startSipPeer, type SipPeer } from './support/peers.js';
+import { rawUdpClient } from './support/raw-udp-client.js';
 
 let udp: SipPeer;
 beforeAll(async () => {
@@ -48,27 +49,11 @@ function firstEvent(
   });
 }
 
-/** A raw UDP socket on loopback that plays a remote client. */
-async function rawClient(
-  address: string,
-): Promise<{ socket: Socket; port: number; send: (text: string, port: number) => void; next: () => Promise<string> }> {
-  const socket = createSocket('udp4');
-  const inbox: string[] = [];
-  let wake: (() => void) | undefined;
-  socket.on('message', (data) => {
-    inbox.push(data.toString('binary'));
-    wake?.();
-  });
-  await new Promise<void>((r) => socket.bind(0, address, () => r()));
-  return {
-    socket,
-    port: socket.address().port,
-    send: (text, port) => socket.send(Buffer.from(text, 'binary'), port, '127.0.0.1'),
-    next: async () => {
-      while (inbox.length === 0) await new Promise<void>((r) => (wake = r));
-      return inbox.shift()!;
-    },
-  };
+/** An endpoint on 127.0.0.1 at a free port, closed when the test ends. */
+async function loopbackEndpoint(options: SipEndpointOptions = {}): Promise<SipEndpoint> {
+  const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort(), ...options });
+  onTestFinished(() => endpoint.close());
+  return endpoint;
 }
 
 const rawOptions = (port: number, from: string, fromPort: number, id: string): string =>
@@ -78,62 +63,46 @@ const rawOptions = (port: number, from: string, fromPort: number, id: string): s
 
 describe('SipEndpoint: nominal', () => {
   it('one try is one client transaction with a new branch; its responses come as events', async () => {
-    const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort() });
-    try {
-      const { event, branch } = await firstEvent(endpoint, options(`sip:a@${udp.address}`), {
-        transport: 'udp',
-        address: udp.address,
-        port: udp.port,
-      });
-      expect(event.type === 'response' && event.response.status).toBe(200);
-      expect(branch).toMatch(/^z9hG4bK/);
-      expect(udp.requests.at(-1)!.headers.via[0]!.params.branch).toBe(branch);
-      expect(udp.requests.at(-1)!.headers.via[0]).toMatchObject({
-        protocol: 'UDP',
-        host: '127.0.0.1',
-        port: endpoint.port,
-      });
-    } finally {
-      endpoint.close();
-    }
+    const endpoint = await loopbackEndpoint();
+    const { event, branch } = await firstEvent(endpoint, options(`sip:a@${udp.address}`), {
+      transport: 'udp',
+      address: udp.address,
+      port: udp.port,
+    });
+    expect(event.type === 'response' && event.response.status).toBe(200);
+    expect(branch).toMatch(/^z9hG4bK/);
+    expect(udp.requests.at(-1)!.headers.via[0]!.params.branch).toBe(branch);
+    expect(udp.requests.at(-1)!.headers.via[0]).toMatchObject({
+      protocol: 'UDP',
+      host: '127.0.0.1',
+      port: endpoint.port,
+    });
   });
 
   it('hands incoming requests to onRequest and sends the answer through their server transaction', async () => {
     const seen: string[] = [];
-    const port = await freePort();
-    const endpoint = await SipEndpoint.create(sip, {
-      address: '127.0.0.1',
-      port,
+    const endpoint = await loopbackEndpoint({
       onRequest: (request, remote) => {
         seen.push(`${request.method} ${remote.protocol} ${remote.address}`);
         expect(endpoint.respond(sip.makeResponse(request, 486, 'Busy Here'))).toBe(true);
       },
     });
-    const raw = await rawClient(PEER(6));
-    try {
-      raw.send(rawOptions(port, PEER(6), raw.port, 'in1'), port);
-      expect(await raw.next()).toMatch(/^SIP\/2.0 486 Busy Here\r\n/);
-      expect(seen).toEqual([`OPTIONS UDP ${PEER(6)}`]);
-    } finally {
-      raw.socket.close();
-      endpoint.close();
-    }
+    const raw = await rawUdpClient(PEER(6));
+    raw.send(rawOptions(endpoint.port, PEER(6), raw.port, 'in1'), endpoint.port);
+    expect(await raw.next()).toMatch(/^SIP\/2.0 486 Busy Here\r\n/);
+    expect(seen).toEqual([`OPTIONS UDP ${PEER(6)}`]);
   });
 
   it('sends a message outside any transaction (an ACK) to a target', async () => {
-    const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort() });
-    try {
-      const before = udp.requests.length;
-      endpoint.sendStateless(options(`sip:a@${udp.address}`, 'ACK'), {
-        transport: 'udp',
-        address: udp.address,
-        port: udp.port,
-      });
-      while (udp.requests.length === before) await new Promise((r) => setTimeout(r, 5));
-      expect(udp.requests.at(-1)!.method).toBe('ACK');
-    } finally {
-      endpoint.close();
-    }
+    const endpoint = await loopbackEndpoint();
+    const before = udp.requests.length;
+    endpoint.sendStateless(options(`sip:a@${udp.address}`, 'ACK'), {
+      transport: 'udp',
+      address: udp.address,
+      port: udp.port,
+    });
+    while (udp.requests.length === before) await new Promise((r) => setTimeout(r, 5));
+    expect(udp.requests.at(-1)!.method).toBe('ACK');
   });
 });
 
@@ -168,44 +137,32 @@ describe('SipEndpoint: off-nominal', () => {
   });
 
   it('a UDP target of the other family is a transport error, not a crash of `sip`’s socket', async () => {
-    const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort() });
-    try {
-      const { event } = await firstEvent(endpoint, options('sip:a@[::1]'), {
-        transport: 'udp',
-        address: '::1',
-        port: 5060,
-      });
-      expect(event.type).toBe('transport-error');
-      expect(event.type === 'transport-error' && event.error).toBeInstanceOf(SipTransportError);
-    } finally {
-      endpoint.close();
-    }
+    const endpoint = await loopbackEndpoint();
+    const { event } = await firstEvent(endpoint, options('sip:a@[::1]'), {
+      transport: 'udp',
+      address: '::1',
+      port: 5060,
+    });
+    expect(event.type).toBe('transport-error');
+    expect(event.type === 'transport-error' && event.error).toBeInstanceOf(SipTransportError);
   });
 
   it('an exception in onRequest answers 500 and goes to onError', async () => {
     const errors: unknown[] = [];
-    const port = await freePort();
-    const endpoint = await SipEndpoint.create(sip, {
-      address: '127.0.0.1',
-      port,
+    const endpoint = await loopbackEndpoint({
       onRequest: () => {
         throw new Error('app bug');
       },
       onError: (e) => errors.push(e),
     });
-    const raw = await rawClient(PEER(6));
-    try {
-      raw.send(rawOptions(port, PEER(6), raw.port, 'in2'), port);
-      expect(await raw.next()).toMatch(/^SIP\/2.0 500 Server Internal Error\r\n/);
-      expect(errors).toEqual([new Error('app bug')]);
-    } finally {
-      raw.socket.close();
-      endpoint.close();
-    }
+    const raw = await rawUdpClient(PEER(6));
+    raw.send(rawOptions(endpoint.port, PEER(6), raw.port, 'in2'), endpoint.port);
+    expect(await raw.next()).toMatch(/^SIP\/2.0 500 Server Internal Error\r\n/);
+    expect(errors).toEqual([new Error('app bug')]);
   });
 
   it('after close nothing is sent; a response without a transaction is not sent', async () => {
-    const endpoint = await SipEndpoint.create(sip, { address: '127.0.0.1', port: await freePort() });
+    const endpoint = await loopbackEndpoint();
     expect(endpoint.respond(sip.makeResponse(options('sip:a@b.example'), 200, 'OK'))).toBe(false);
     endpoint.close();
     expect(() =>

@@ -1,5 +1,5 @@
 /** Outgoing TCP and TLS connections with a server name per connection, framed by `sip`'s parser. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import sip from 'sip';
 import { InvalidArgumentError } from '@dnscore/core';
 import { SipTransportError } from '../src/errors.js';
@@ -41,6 +41,7 @@ afterAll(async () => {
   await tls.close();
 });
 
+/** Outgoing connections whose incoming messages the test reads (`next`); closed when the test ends. */
 function collect(): {
   streams: StreamConnections;
   received: { message: SipMessage; remote: SipRemote }[];
@@ -56,6 +57,7 @@ function collect(): {
     },
     { via: { host: '127.0.0.1', port: 5999 }, tls: { ca: cert.cert } },
   );
+  onTestFinished(() => streams.close());
   const next = async () => {
     const count = received.length;
     while (received.length === count) await new Promise<void>((r) => (waiter = r));
@@ -83,82 +85,62 @@ function options(uri: string): SipRequest {
 describe('StreamConnections: nominal', () => {
   it('TCP: stamps our Via, sends, and hands the parsed response to the dispatcher with its remote', async () => {
     const { streams, next } = collect();
-    try {
-      const connection = streams.open({ transport: 'tcp', address: tcp.address, port: tcp.port });
-      connection.send(options(`sip:a@${tcp.address}`));
-      const { message, remote } = await next();
-      expect((message as { status: number }).status).toBe(200);
-      expect(remote).toMatchObject({ protocol: 'TCP', address: tcp.address, port: tcp.port });
-      expect(tcp.requests.at(-1)!.headers.via[0]).toMatchObject({ protocol: 'TCP', host: '127.0.0.1', port: 5999 });
-      // A second open to the same place shares the connection; get() finds it by remote.
-      const again = streams.open({ transport: 'tcp', address: tcp.address, port: tcp.port });
-      expect(streams.size).toBe(1);
-      expect(streams.get({ protocol: 'tcp', address: tcp.address, port: tcp.port })).toBeDefined();
-      connection.release();
-      again.release();
-    } finally {
-      streams.close();
-    }
+    const connection = streams.open({ transport: 'tcp', address: tcp.address, port: tcp.port });
+    connection.send(options(`sip:a@${tcp.address}`));
+    const { message, remote } = await next();
+    expect((message as { status: number }).status).toBe(200);
+    expect(remote).toMatchObject({ protocol: 'TCP', address: tcp.address, port: tcp.port });
+    expect(tcp.requests.at(-1)!.headers.via[0]).toMatchObject({ protocol: 'TCP', host: '127.0.0.1', port: 5999 });
+    // A second open to the same place shares the connection; get() finds it by remote.
+    const again = streams.open({ transport: 'tcp', address: tcp.address, port: tcp.port });
+    expect(streams.size).toBe(1);
+    expect(streams.get({ protocol: 'tcp', address: tcp.address, port: tcp.port })).toBeDefined();
+    connection.release();
+    again.release();
   });
 
   it(
     'TLS: connects to the address and sends the server name as SNI; the certificate is checked against ' + 'it',
     async () => {
       const { streams, next } = collect();
-      try {
-        const connection = streams.open({
-          transport: 'tls',
-          address: tls.address,
-          port: tls.port,
-          serverName: 'right.example',
-        });
-        connection.send(options('sips:a@right.example'));
-        expect((await next()).remote).toMatchObject({ protocol: 'TLS', address: tls.address });
-        expect(tls.serverNames.at(-1)).toBe('right.example');
-      } finally {
-        streams.close();
-      }
+      const connection = streams.open({
+        transport: 'tls',
+        address: tls.address,
+        port: tls.port,
+        serverName: 'right.example',
+      });
+      connection.send(options('sips:a@right.example'));
+      expect((await next()).remote).toMatchObject({ protocol: 'TLS', address: tls.address });
+      expect(tls.serverNames.at(-1)).toBe('right.example');
     },
   );
 
   it('TLS without a server name (an IP literal URI) checks the certificate against the address', async () => {
     const { streams, next } = collect();
-    try {
-      streams.open({ transport: 'tls', address: tls.address, port: tls.port }).send(options(`sips:a@${tls.address}`));
-      expect(((await next()).message as { status: number }).status).toBe(200);
-    } finally {
-      streams.close();
-    }
+    streams.open({ transport: 'tls', address: tls.address, port: tls.port }).send(options(`sips:a@${tls.address}`));
+    expect(((await next()).message as { status: number }).status).toBe(200);
   });
 });
 
 describe('StreamConnections: off-nominal', () => {
   it('a refused connection reaches the holder as SipTransportError', async () => {
     const { streams } = collect();
-    try {
-      const port = await freePort(PEER(3));
-      const error = await new Promise<Error>((resolve) =>
-        streams.open({ transport: 'tcp', address: PEER(3), port }, resolve),
-      );
-      expect(error).toBeInstanceOf(SipTransportError);
-      expect(error).toMatchObject({ code: 'BRIDGE_ERR_TRANSPORT', destination: `tcp ${PEER(3)} ${port}` });
-      expect((error.cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
-    } finally {
-      streams.close();
-    }
+    const port = await freePort(PEER(3));
+    const error = await new Promise<Error>((resolve) =>
+      streams.open({ transport: 'tcp', address: PEER(3), port }, resolve),
+    );
+    expect(error).toBeInstanceOf(SipTransportError);
+    expect(error).toMatchObject({ code: 'BRIDGE_ERR_TRANSPORT', destination: `tcp ${PEER(3)} ${port}` });
+    expect((error.cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
   });
 
   it('a certificate for another name fails the handshake, although it names the address', async () => {
     const { streams } = collect();
-    try {
-      const error = await new Promise<Error>((resolve) =>
-        streams.open({ transport: 'tls', address: tls.address, port: tls.port, serverName: 'wrong.example' }, resolve),
-      );
-      expect((error.cause as NodeJS.ErrnoException).code).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
-      expect(tls.serverNames.at(-1)).toBe('wrong.example');
-    } finally {
-      streams.close();
-    }
+    const error = await new Promise<Error>((resolve) =>
+      streams.open({ transport: 'tls', address: tls.address, port: tls.port, serverName: 'wrong.example' }, resolve),
+    );
+    expect((error.cause as NodeJS.ErrnoException).code).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+    expect(tls.serverNames.at(-1)).toBe('wrong.example');
   });
 
   it('refuses to turn certificate checks off, and to open after close', () => {
