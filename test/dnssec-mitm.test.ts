@@ -1,10 +1,10 @@
 /**
  * A man in the middle between real libunbound and nsd, on a signed tree with real delegations
- * (test/support/signed-tree-behind-proxy.ts): every answer the attacker alters on
- * the signed path is reported bogus, with its EDE code, and never falls back to the
- * non-validating system backend, whose queries (no DO bit) the attacker answers with forged
- * data; a chain is as secure as its weakest link. Through the API (cached and uncached), the
- * CLI, a SIP resolution and the PJSIP-style adapter.
+ * (test/support/signed-tree-behind-proxy.ts): every answer the attacker alters on the signed
+ * path is reported bogus, with its EDE code, and never falls back to the non-validating system
+ * backend, whose queries (no DO bit) the attacker answers with forged data; a chain is as
+ * secure as its weakest link. Through the API (cached and uncached), the CLI, a SIP resolution
+ * and the PJSIP-style adapter.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DnsCore, Ede, withCache, type DnsResult } from '@dnscore/core';

@@ -3,9 +3,9 @@
  * validate (val-clean-additional, its default), so @dnscore/resolver-unbound marks such an
  * answer additionalSecure and a SIP resolution takes an SRV answer's validated target
  * addresses without asking A/AAAA. Shown here with a man in the middle between real libunbound
- * and nsd on a signed tree (test/support/signed-tree-behind-proxy.ts): a forged or
- * unsigned additional address never reaches a target, secure or not; with the option off the
- * flag is false and the targets' addresses are asked.
+ * and nsd on a signed tree (test/support/signed-tree-behind-proxy.ts): a forged or unsigned
+ * additional address never reaches a target, secure or not; with the option off the flag is
+ * false and the targets' addresses are asked.
  */
 import { describe, expect, it } from 'vitest';
 import { DnsCore, withCache } from '@dnscore/core';
