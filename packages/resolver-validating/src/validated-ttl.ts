@@ -26,22 +26,26 @@ export function boundTtls(messages: readonly Fetched[], nowMs: number, skewS: nu
   const now = Math.ceil(nowMs / 1000) >>> 0;
   let lifetime = Number.POSITIVE_INFINITY;
   const bounded = messages.map((fetched) => {
-    const bounds = new Map<Rr, number>();
-    for (const sets of [fetched.answerSets, fetched.authoritySets, groupRrsets(fetched.additional)]) {
+    // Most records are within their bounds already: the message is copied only when one is not.
+    let over: Map<Rr, number> | undefined;
+    const visit = (sets: readonly SignedRrset[]): void => {
       for (const set of sets) {
         const bound = Math.min(cap, rrsetBound(set, now, skewS));
         lifetime = Math.min(lifetime, bound);
-        for (const record of set.records) bounds.set(record, bound);
-        for (const record of set.rrsigs) bounds.set(record, bound);
+        for (const record of set.records) if (record.ttl > bound) (over ??= new Map()).set(record, bound);
+        for (const record of set.rrsigs) if (record.ttl > bound) (over ??= new Map()).set(record, bound);
       }
-    }
-    const clamp = (records: readonly Rr[]): readonly Rr[] => {
-      if (records.every((r) => r.ttl <= (bounds.get(r) ?? cap))) return records;
-      return records.map((r) => {
-        const bound = bounds.get(r) ?? cap;
-        return r.ttl <= bound ? r : Object.freeze({ ...r, ttl: bound });
-      });
     };
+    visit(fetched.answerSets);
+    visit(fetched.authoritySets);
+    if (fetched.additional.length > 0) visit(groupRrsets(fetched.additional));
+    if (!over) return fetched;
+    const lowered = over;
+    const clamp = (records: readonly Rr[]): readonly Rr[] =>
+      records.map((r) => {
+        const bound = lowered.get(r);
+        return bound === undefined ? r : Object.freeze({ ...r, ttl: bound });
+      });
     return {
       ...fetched,
       answer: clamp(fetched.answer),
