@@ -28,12 +28,17 @@ export function boundTtls(messages: readonly Fetched[], nowMs: number, skewS: nu
   const bounded = messages.map((fetched) => {
     // Most records are within their bounds already: the message is copied only when one is not.
     let over: Map<Rr, number> | undefined;
+    const lower = (record: Rr, bound: number): void => {
+      if (record.ttl <= bound) return;
+      over ??= new Map();
+      over.set(record, bound);
+    };
     const visit = (sets: readonly SignedRrset[]): void => {
       for (const set of sets) {
         const bound = Math.min(cap, rrsetBound(set, now, skewS));
         lifetime = Math.min(lifetime, bound);
-        for (const record of set.records) if (record.ttl > bound) (over ??= new Map()).set(record, bound);
-        for (const record of set.rrsigs) if (record.ttl > bound) (over ??= new Map()).set(record, bound);
+        for (const record of set.records) lower(record, bound);
+        for (const record of set.rrsigs) lower(record, bound);
       }
     };
     visit(fetched.answerSets);
