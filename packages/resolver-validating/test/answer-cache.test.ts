@@ -8,7 +8,7 @@
  */
 import * as dnsPacket from 'dns-packet';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DnsCore, questionKey, makeQuery, type DnsResult } from '@dnscore/core';
+import { DnsCore, questionKey, makeQuery, withCache, type DnsResult } from '@dnscore/core';
 import { queryChannel, type QueryTraceContext } from '@dnscore/core/diagnostics';
 import { startDnsProxy, type DnsProxy } from '../../../test/support/dns-proxy.js';
 import { forgeAddresses } from '../../../test/support/dns-tamper.js';
@@ -163,6 +163,24 @@ describe('a positive answer', () => {
     expect(view(await core.resolve('www.soon.example', 'A'))).toEqual(secureA(0));
     expect(view(await core.resolve('www.soon.example', 'A'))).toEqual(secureA(0));
     expect(asked('www.soon.example', A)).toBe(3);
+  });
+
+  it("hands the core TTLs bounded by the RRSIG, so the core's cache in front keeps it no longer", async () => {
+    const resolver = new ValidatingResolver(
+      { nameservers: [proxy.endpoint], resolvConf: '/nonexistent/resolv.conf' },
+      { trustAnchors: [cache.ds, soon.ds], clock, timeoutMs: 2000, attempts: 1 },
+    );
+    const core = new DnsCore([withCache(resolver, { clock })]);
+    open.push(core);
+    const view = async () => {
+      const result = await core.resolve('www.soon.example', 'A');
+      return [status(result), seen(result).records, asked('www.soon.example', A)];
+    };
+    expect(await view()).toEqual(['secure', ['www.soon.example 100 A 192.0.2.2'], 1]);
+    now = T0 + 99 * SECOND;
+    expect(await view()).toEqual(['secure', ['www.soon.example 1 A 192.0.2.2'], 1]);
+    now = T0 + 100 * SECOND;
+    expect(await view()).toEqual(['secure', ['www.soon.example 0 A 192.0.2.2'], 2]);
   });
 
   it("lives no longer than the RRSIG's original TTL, whatever TTL the records come with", async () => {
