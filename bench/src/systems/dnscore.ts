@@ -32,12 +32,17 @@ export function systemPlugin(
 
 /**
  * The TypeScript validating backend asking only `endpoint` with DO and CD, validating from
- * `anchors` (DS records); resolv.conf is not read.
+ * `anchors` (DS records); resolv.conf is not read. `answerCache: false`: no validated answers
+ * kept, every question asked and validated again.
  */
-export function validatingPlugin(endpoint: string, anchors: readonly string[]): ValidatingResolver {
+export function validatingPlugin(
+  endpoint: string,
+  anchors: readonly string[],
+  { answerCache = true }: { answerCache?: boolean } = {},
+): ValidatingResolver {
   return new ValidatingResolver(
     { nameservers: [endpoint], resolvConf: '/nonexistent/resolv.conf' },
-    { trustAnchors: [...anchors], timeoutMs: 2000, attempts: 1 },
+    { trustAnchors: [...anchors], timeoutMs: 2000, attempts: 1, ...(answerCache ? {} : { answerCacheSize: 0 }) },
   );
 }
 

@@ -13,7 +13,10 @@ export interface ServerAttempt {
    * to ask ("forwarders ...", "stub zone ...", "recursion").
    */
   readonly server: string;
-  /** "udp", "tcp"; "file" for zone and hosts files; "libunbound" (it does not say how it asked). */
+  /**
+   * "udp", "tcp"; "file" for zone and hosts files; "libunbound" (it does not say how it asked);
+   * "cache" for a backend's own cache of answers (`server` names it, e.g. "validated-answer cache").
+   */
   readonly transport: string;
   readonly outcome: 'answer' | 'timeout' | 'truncated' | 'error';
   /** The answer's rcode. */

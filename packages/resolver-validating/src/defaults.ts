@@ -32,3 +32,25 @@ export const MAX_VERDICT_TTL_S = 86_400;
 
 /** Seconds a chain question that got no answer (timeout) keeps its zone bogus before it is asked again. */
 export const UNANSWERED_TTL_S = 5;
+
+/** Validated answers kept at once (the core cache's default size): 0 keeps none. */
+export const DEFAULT_ANSWER_CACHE_SIZE = 10_000;
+
+/**
+ * Bytes the validated answers may take (packets and keys, with a fixed overhead each): an
+ * upstream that sends 64 KiB answers fills it with 256 of them, not with 10,000.
+ */
+export const DEFAULT_ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Seconds a bogus answer is kept (RFC 9520: validation failures must be cached, for at
+ * least a second and at most five minutes): long enough that a flood of one bogus question
+ * costs one validation, not one per question (the signature checks are the CPU an attacker aims
+ * at); short enough that a cause that passes (a chain question that timed out is kept
+ * UNANSWERED_TTL_S) is not kept longer than itself. The zone-wide failures are kept longer,
+ * BOGUS_TTL_S, by the chain of trust.
+ */
+export const BOGUS_ANSWER_TTL_S = 5;
+
+/** The `server` of the `dnscore:query` trace for an answer taken from the validated answers. */
+export const ANSWER_CACHE_SOURCE = 'validated-answer cache';

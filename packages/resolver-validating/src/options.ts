@@ -42,6 +42,10 @@ export interface ValidatingResolverOptions {
   readonly maxChainLinks?: number;
   /** Names whose zone verdict (and chain answers) are kept at once (default 4096). */
   readonly keyCacheSize?: number;
+  /** Validated answers kept at once, by question (default 10,000); 0 keeps none. */
+  readonly answerCacheSize?: number;
+  /** Bytes the validated answers may take (default 16 MiB); 0 keeps none. */
+  readonly answerCacheBytes?: number;
   /** Ask the trust anchors' DNSKEY at construction and refuse an upstream that strips RRSIGs (default true). */
   readonly probe?: boolean;
   /** Wait for one nameserver's answer, per try (default resolv.conf's or 5000). */
@@ -84,6 +88,8 @@ export function checkOptions(options: ValidatingResolverOptions): void {
   integer('maxNsec3Iterations', 0, 65_535);
   integer('maxChainLinks', 1, 64);
   integer('keyCacheSize', 1, 10_000_000);
+  integer('answerCacheSize', 0, 10_000_000);
+  integer('answerCacheBytes', 0, Number.MAX_SAFE_INTEGER);
   integer('timeoutMs', 1, 2_147_483_647);
   integer('attempts', 1, 100);
   if (o.budget !== undefined && (o.budget === null || typeof o.budget !== 'object'))

@@ -12,22 +12,31 @@ import {
   describeQuery,
   makeQuery,
   formatName,
+  questionKey,
+  SharedQueries,
   systemClock,
   throwIfAborted,
   type Availability,
+  type Clock,
   type DnsQuery,
   type Labels,
   type PluginAnswer,
   type ResolverPlugin,
 } from '@dnscore/core/plugin';
+import { queryChannel } from '@dnscore/core/diagnostics';
 import { SystemResolver } from '@dnscore/resolver-system';
 import { additionalValidated, weakest, walkAnswer, type AnswerVerdict } from './answer-verdict.js';
 import { ChainOfTrust } from './chain-of-trust.js';
 import {
+  ANSWER_CACHE_SOURCE,
+  BOGUS_ANSWER_TTL_S,
+  DEFAULT_ANSWER_CACHE_BYTES,
+  DEFAULT_ANSWER_CACHE_SIZE,
   DEFAULT_KEY_CACHE_SIZE,
   DEFAULT_MAX_CHAIN_LINKS,
   DEFAULT_VALIDATING_NAME,
   DEFAULT_VALIDATING_PRIORITY,
+  MAX_VERDICT_TTL_S,
 } from './defaults.js';
 import { InsecureAnswerError, UpstreamNotValidatingError } from './errors.js';
 import { checkOptions, type ValidatingResolverConfig, type ValidatingResolverOptions } from './options.js';
@@ -36,6 +45,8 @@ import { probeUpstream, type ProbeOutcome } from './upstream-probe.js';
 import { fqdn } from './names.js';
 import { closestAnchor, loadAnchors, type AnchorSet } from './trust-anchors.js';
 import { Upstream, type Fetched } from './upstream.js';
+import { ValidatedAnswers, type Validated } from './validated-answers.js';
+import { boundTtls } from './validated-ttl.js';
 import { DEFAULT_CLOCK_SKEW_SECONDS, DnssecType } from './validate/index.js';
 
 /** "sip1.biloxi.example. A IN", as libunbound writes the question in its reasons. */
@@ -56,6 +67,10 @@ export class ValidatingResolver implements ResolverPlugin {
   readonly #anchors: AnchorSet;
   readonly #closing = new AbortController();
   readonly #maxLinks: number;
+  readonly #clock: Clock;
+  readonly #answers: ValidatedAnswers;
+  readonly #inFlight = new SharedQueries<{ validated: Validated; kept: boolean }>();
+  #joined = 0;
   #probe: Promise<ProbeOutcome> | undefined;
   #probed: ProbeOutcome | undefined;
   #closed = false;
@@ -86,6 +101,12 @@ export class ValidatingResolver implements ResolverPlugin {
         ...(options.timers ? { timers: options.timers } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
       },
+    );
+    this.#clock = clock;
+    this.#answers = new ValidatedAnswers(
+      clock,
+      options.answerCacheSize ?? DEFAULT_ANSWER_CACHE_SIZE,
+      options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES,
     );
     const size = options.keyCacheSize ?? DEFAULT_KEY_CACHE_SIZE;
     this.#upstream = new Upstream(this.#system, clock, size);
@@ -126,6 +147,14 @@ export class ValidatingResolver implements ResolverPlugin {
     return this.#chain.verified.hits;
   }
 
+  /**
+   * The validated answers: entries and bytes held, questions answered from them (`hits`), and
+   * questions that joined an identical one in flight (`joined`).
+   */
+  get answerCacheStats(): { entries: number; bytes: number; hits: number; joined: number } {
+    return { entries: this.#answers.size, bytes: this.#answers.bytes, hits: this.#answers.hits, joined: this.#joined };
+  }
+
   /** What the probe found: pending until it settles. */
   async upstreamStatus(): Promise<ProbeOutcome> {
     return this.#probeOnce();
@@ -134,12 +163,52 @@ export class ValidatingResolver implements ResolverPlugin {
   /**
    * Asks the upstream with DO and CD, validates the answer link by link and hands the core the
    * rcode, the verdict (secure, insecure, or bogus with whyBogus and the EDE code) and the
-   * answer packet. Rejects when no answer was obtained, with UpstreamNotValidatingError when
-   * the upstream strips DNSSEC records, with InsecureAnswerError under `requireSecure`.
+   * answer packet. A question validated before is answered from the validated answers while
+   * their lifetime runs (`age` set, the trace says so); identical questions in flight share one
+   * validation. Rejects when no answer was obtained, with UpstreamNotValidatingError when the
+   * upstream strips DNSSEC records, with InsecureAnswerError under `requireSecure`.
    */
   async resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
     throwIfAborted(signal);
     if (this.#closed) throw new StateError('resolve() after close()');
+    const key = questionKey(query);
+    const hit = this.#answers.get(key);
+    if (hit) return this.#served(query, hit.validated, hit.age, true);
+    const { joined, promise } = this.#inFlight.join(key, signal, (shared) => this.#validate(query, key, shared));
+    if (joined) this.#joined++;
+    const { validated, kept } = await promise;
+    return this.#served(query, validated, kept ? 0 : undefined, false);
+  }
+
+  /**
+   * The answer handed to the core, once per caller: InsecureAnswerError under `requireSecure`;
+   * `age` for a kept answer (the core then parses its packet once for all hits); the trace's
+   * server is the validated answers for a hit.
+   */
+  #served(query: DnsQuery, validated: Validated, age: number | undefined, fromCache: boolean): PluginAnswer {
+    const { answer, whyInsecure } = validated;
+    if (
+      this.#options.requireSecure === true &&
+      whyInsecure !== undefined &&
+      (answer.rcode === Rcode.NOERROR || answer.rcode === Rcode.NXDOMAIN)
+    ) {
+      throw new InsecureAnswerError(
+        `${describeQuery(query)}: the answer is insecure (${whyInsecure}) and requireSecure is set`,
+      );
+    }
+    const servers =
+      fromCache && queryChannel.hasSubscribers
+        ? {
+            servers: [
+              { server: ANSWER_CACHE_SOURCE, transport: 'cache', outcome: 'answer', rcode: answer.rcode } as const,
+            ],
+          }
+        : {};
+    return age === undefined ? answer : { ...answer, age, ...servers };
+  }
+
+  /** Asks and validates one question (shared by the identical ones in flight), and keeps the outcome. */
+  async #validate(query: DnsQuery, key: string, signal: AbortSignal): Promise<{ validated: Validated; kept: boolean }> {
     this.#prefetch(query.labels);
     const asked = this.#upstream.ask(query, signal);
     const probe = this.#options.probe === false ? undefined : await this.#probeOnce();
@@ -164,26 +233,32 @@ export class ValidatingResolver implements ResolverPlugin {
     const additionalSecure =
       verdict.status === 'secure' && messages.length === 1 && (await additionalValidated(first, this.#chain, options));
     const last = messages[messages.length - 1]!;
-    if (
-      this.#options.requireSecure === true &&
-      verdict.status === 'insecure' &&
-      (last.rcode === Rcode.NOERROR || last.rcode === Rcode.NXDOMAIN)
-    ) {
-      throw new InsecureAnswerError(
-        `${describeQuery(query)}: the answer is insecure (${verdict.whyInsecure ?? 'not validated'}) ` +
-          'and requireSecure is set',
-      );
-    }
-    return {
-      rcode: last.rcode,
-      secure: verdict.status === 'secure',
-      bogus: verdict.status === 'bogus',
-      ...(verdict.status === 'bogus'
-        ? { whyBogus: `validation failure <${questionText(query)}>: ${verdict.whyBogus}`, ede: verdict.ede ?? 6 }
-        : {}),
-      ...(additionalSecure ? { additionalSecure } : {}),
-      answer: joinAnswers(query, messages),
+    // TTLs bounded by the RRSIGs (RFC 4035 5.3.3) in what the core gets too, so its cache keeps no longer.
+    const bounded = boundTtls(
+      messages,
+      this.#clock.now(),
+      this.#options.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS,
+      verdict.status === 'bogus' ? BOGUS_ANSWER_TTL_S : MAX_VERDICT_TTL_S,
+    );
+    const validated: Validated = {
+      answer: {
+        rcode: last.rcode,
+        secure: verdict.status === 'secure',
+        bogus: verdict.status === 'bogus',
+        ...(verdict.status === 'bogus'
+          ? { whyBogus: `validation failure <${questionText(query)}>: ${verdict.whyBogus}`, ede: verdict.ede ?? 6 }
+          : {}),
+        ...(additionalSecure ? { additionalSecure } : {}),
+        answer: joinAnswers(query, bounded.messages),
+      },
+      ...(verdict.status === 'insecure' ? { whyInsecure: verdict.whyInsecure ?? 'not validated' } : {}),
     };
+    // A failure is kept briefly whatever its TTLs say (RFC 9520); the rest for their lifetime.
+    const kept =
+      !this.#closed &&
+      (last.rcode === Rcode.NOERROR || last.rcode === Rcode.NXDOMAIN) &&
+      this.#answers.set(key, validated, verdict.status === 'bogus' ? BOGUS_ANSWER_TTL_S : bounded.lifetime);
+    return { validated, kept };
   }
 
   /** Cancels the questions in flight (their callers get StateError) and refuses new ones. */
@@ -191,6 +266,7 @@ export class ValidatingResolver implements ResolverPlugin {
     if (this.#closed) return;
     this.#closed = true;
     this.#closing.abort(new StateError('the validating resolver is closed'));
+    this.#answers.clear();
     this.#system.close();
   }
 
