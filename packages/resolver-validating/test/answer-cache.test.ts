@@ -218,7 +218,7 @@ describe('a negative answer', () => {
     expect(asked('www.cache.example', TXT)).toBe(1);
   });
 
-  it('an insecure NXDOMAIN is kept insecure (SOA MINIMUM 60 s), and requireSecure rejects it from the cache too', async () => {
+  it('an insecure NXDOMAIN is kept insecure (SOA MINIMUM 60 s); requireSecure rejects it from the cache', async () => {
     const { core } = backend();
     const nx = (ttl: number) => ({ status: 'insecure', rcode: 3, records: [], negativeTtl: ttl });
     expect(seen(await core.resolve('nothere.plain.test', 'A'))).toEqual(nx(60));
