@@ -89,3 +89,58 @@ export function injectUnsignedAdditional(answer: Uint8Array, records: Readonly<R
   packet.additionals = [...kept, ...injected];
   return dnsPacket.encode(packet);
 }
+
+const DNAME = 39;
+
+/**
+ * The answer as a sender that compresses DNAME RDATA writes it (RFC 6672 section 2.5 says it
+ * must not; RFC 3597 section 4 has receivers decompress it anyway): the first DNAME's target
+ * ends in a compression pointer to the question name where they share a suffix. Nothing is
+ * forged, so the signatures still hold. The packet is first written again without compression,
+ * so no later pointer can move with the shorter RDATA; its record names in lowercase, the case of
+ * the zones of the tests, not the random case (0x20) of the question they pointed into.
+ */
+export function compressDnameTarget(answer: Uint8Array): Uint8Array {
+  const decoded = dnsPacket.decode(Buffer.from(answer));
+  for (const section of [decoded.answers, decoded.authorities, decoded.additionals]) {
+    for (const record of section ?? []) lowerNames(record);
+  }
+  const plain = new Uint8Array(dnsPacket.encode(decoded));
+  const message = parseMessage(plain);
+  const dname = message.answers.find((r) => r.type === DNAME);
+  const question = message.questions[0];
+  if (!dname || !question) throw new Error('no DNAME answer to compress');
+  const target = labelsAt(plain, dname.rdataOffset);
+  const asked = question.labels.map((l) => Buffer.from(l).toString('latin1').toLowerCase());
+  // The longest suffix of the target that is a suffix of the question name (offset 12).
+  for (let keep = 0; keep < target.length; keep++) {
+    const suffix = target.slice(keep).map((l) => l.toLowerCase());
+    const at = asked.length - suffix.length;
+    if (at < 0 || suffix.some((label, i) => label !== asked[at + i])) continue;
+    let pointer = 12;
+    for (let i = 0; i < at; i++) pointer += 1 + asked[i]!.length;
+    const head = target.slice(0, keep).map((l) => Buffer.concat([Uint8Array.of(l.length), Buffer.from(l, 'latin1')]));
+    const rdata = Buffer.concat([...head, Uint8Array.of(0xc0 | (pointer >> 8), pointer & 0xff)]);
+    const end = dname.rdataOffset + dname.rdlength;
+    const out = Buffer.concat([plain.subarray(0, dname.rdataOffset), rdata, plain.subarray(end)]);
+    out.writeUInt16BE(rdata.length, dname.rdataOffset - 2);
+    return out;
+  }
+  throw new Error('the DNAME target shares no suffix with the question name');
+}
+
+/** The owner, and the names in a CNAME's, DNAME's or RRSIG's RDATA, in lowercase. */
+function lowerNames(record: dnsPacket.Answer): void {
+  record.name = record.name.toLowerCase();
+  if (record.type === 'CNAME' || record.type === 'DNAME') record.data = record.data.toLowerCase();
+  if (record.type === 'RRSIG') record.data.signersName = record.data.signersName.toLowerCase();
+}
+
+/** The labels of an uncompressed name at `offset`. */
+function labelsAt(packet: Uint8Array, offset: number): string[] {
+  const labels: string[] = [];
+  for (let at = offset; packet[at]! > 0; at += 1 + packet[at]!) {
+    labels.push(Buffer.from(packet.subarray(at + 1, at + 1 + packet[at]!)).toString('latin1'));
+  }
+  return labels;
+}

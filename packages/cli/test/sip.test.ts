@@ -36,7 +36,7 @@ describe('dnscore sip: nominal', () => {
     );
     expect(code).toBe(0);
     const json = JSON.parse(stdout);
-    expect(Object.keys(json)).toEqual(['uri', 'transport', 'targets', 'steps', 'warnings']);
+    expect(Object.keys(json)).toEqual(['uri', 'transport', 'targets', 'steps', 'warnings', 'naptr']);
     expect(json.uri).toBe('sip:bob@biloxi.example');
     expect(json.transport).toBe('tcp');
     expect(
@@ -52,6 +52,41 @@ describe('dnscore sip: nominal', () => {
     expect(json.targets[0]).toMatchObject({ transport: 'tcp', family: 4, port: 5060, source: 'naptr', priority: 10 });
     expect(typeof json.targets[0].expires).toBe('number');
     expect(stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--json says which NAPTR was chosen among the usable ones of its order (rule naptr), as the text does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dnscore-sip-naptr-'));
+    const zone = join(dir, 'naptr.zone');
+    writeFileSync(
+      zone,
+      [
+        '$ORIGIN naptr.example.',
+        '$TTL 600',
+        '@ IN SOA ns h 1 2 3 4 5',
+        '@ IN NAPTR 10 60 "s" "SIP+D2T" "" _sip._tcp',
+        '@ IN NAPTR 10 50 "s" "SIP+D2U" "" _sip._udp',
+        '@ IN NAPTR 20 10 "s" "SIP+D2U" "" _sip._udp',
+        '_sip._udp IN SRV 0 0 5060 pbx',
+        '_sip._tcp IN SRV 0 0 5060 pbx',
+        'pbx IN A 192.0.2.10',
+        '',
+      ].join('\n'),
+    );
+    const { code, stdout } = await dnscore('sip', 'sip:bob@naptr.example', '--zone', zone, '--json');
+    expect(code).toBe(0);
+    const json = JSON.parse(stdout);
+    const udp = { owner: 'naptr.example', record: '10 50 "s" "SIP+D2U" "" _sip._udp.naptr.example.', transport: 'udp' };
+    const tcp = { owner: 'naptr.example', record: '10 60 "s" "SIP+D2T" "" _sip._tcp.naptr.example.', transport: 'tcp' };
+    // by preference; order 20 is never considered once order 10 applies (RFC 3403 section 4.1)
+    // every record has TTL 600: the chosen NAPTR ends when the targets do
+    expect(json.naptr).toEqual({ chosen: udp, expires: json.targets[0].expires, candidates: [udp, tcp], passed: [] });
+    expect(json.transport).toBe('udp');
+    const text = (await dnscore('sip', 'sip:bob@naptr.example', '--zone', zone)).stdout;
+    expect(text).toContain(`NAPTR ${udp.record}\n        chosen (UDP)`);
+    expect(text).toContain(`NAPTR ${tcp.record}\n        usable (TCP)`);
+    // no NAPTR followed: no naptr member
+    const literal = JSON.parse((await dnscore('sip', 'sip:bob@192.0.2.1', '--zone', zone, '--json')).stdout);
+    expect(Object.keys(literal)).toEqual(['uri', 'transport', 'targets', 'steps', 'warnings']);
   });
 
   it('--seed makes a run repeatable and --draws counts the first targets by host', async () => {

@@ -27,7 +27,7 @@ const channel = <T>(name: string): TypedChannel<T> => diagnostics.channel(name) 
 
 // ---- DNS queries ---------------------------------------------------------------------------
 
-/** One backend asked for a query: `error` when it got no answer (the next one was asked). */
+/** One backend asked for a query: `error` when it got no answer (then the next is asked, unless it is definite). */
 export interface QueryAttempt {
   readonly backend: string;
   readonly error?: Error;

@@ -16,6 +16,7 @@ export function formatRdata(record: DnsRecord): string {
     case 'CNAME':
     case 'NS':
     case 'PTR':
+    case 'DNAME':
       return absolute(data as string);
     case 'MX': {
       const mx = data as MxData;

@@ -207,10 +207,11 @@ export class ResolverRegistry {
   ): Promise<T> {
     const plugin = candidates[i]!;
     const failure = error instanceof Error ? error : new Error(String(error));
+    // A definite failure (requireSecure's InsecureAnswerError) is an attempt too; a cancel is not.
+    if (attempts && !isAbortError(failure)) attempts.push(tried(plugin.name, serversOf(failure), failure));
     if (!shouldTryNext(failure)) return Promise.reject(failure);
     const failed = failures ?? [];
     failed.push(failure);
-    if (attempts) attempts.push(tried(plugin.name, serversOf(failure), failure));
     const after = candidates[i + 1];
     if (fallbackChannel.hasSubscribers)
       fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: after?.name });

@@ -24,6 +24,7 @@ export const RRType = {
   AAAA: 28,
   SRV: 33,
   NAPTR: 35,
+  DNAME: 39,
   OPT: 41,
   TLSA: 52,
   ANY: 255,

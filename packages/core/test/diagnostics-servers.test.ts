@@ -5,7 +5,7 @@
  */
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DnsCore, NetworkError, ZoneResolver, makeQuery, withCache, type Clock } from '@dnscore/core';
+import { DnsCore, DnsError, NetworkError, ZoneResolver, makeQuery, withCache, type Clock } from '@dnscore/core';
 import { CHANNELS, queryChannel, type QueryTraceContext } from '@dnscore/core/diagnostics';
 import { withServers, type PluginAnswer, type ServerAttempt } from '@dnscore/core/plugin';
 import { answerPacket, bytes } from './support/packets.js';
@@ -110,6 +110,26 @@ describe('the servers asked, in the query trace', () => {
       { backend: 'a', error: refused, servers: [udp53('timeout'), udp53('error')] },
       { backend: 'b', servers: [udp53('answer', 0)] },
     ]);
+  });
+
+  it('keeps the attempt of a backend that failed definitely (nothing after it asked), with its servers', async () => {
+    class Refused extends DnsError {
+      override readonly code = 'DNS_ERR_TEST_REFUSED';
+      override readonly definite = true;
+    }
+    const refused = withServers(new Refused('insecure answer'), [udp53('answer', 0)]);
+    const a = fakePlugin({
+      name: 'a',
+      priority: 1,
+      answer: () => {
+        throw refused;
+      },
+    });
+    const b = fakePlugin({ name: 'b', priority: 2, answer: answerA('goose.feathers') });
+    const seen = record();
+    await expect(new DnsCore([a, b]).resolve('goose.feathers')).rejects.toBe(refused);
+    expect(seen.ended[0]!.attempts).toEqual([{ backend: 'a', error: refused, servers: [udp53('answer', 0)] }]);
+    expect(b.calls).toEqual([]);
   });
 
   it('does not keep the servers in the cache: a later answer from the entry names none', async () => {

@@ -4,6 +4,7 @@
  * connects; the memo keeps a file answer only for the TTL the backend gives it.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { V4MAPPED } from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ const HOSTS = `# a test hosts file
 127.0.0.9   both.node.example      # nsd says 127.0.0.1 and ::1
 fd00::9     both.node.example
 127.0.0.1   app.hosts.test app-alias.hosts.test
+127.0.0.8   signed.node.example    # nsd says 127.0.0.1 and ::1
 not-an-address skipped.hosts.test
 `;
 
@@ -73,8 +75,20 @@ describe('createLookup over a backend that reads the hosts file', () => {
       { address: '127.0.0.1', family: 4 },
       { address: '127.0.0.2', family: 4 },
     ]);
-    expect(backend.hostsSkipped).toEqual(['line 5: "not-an-address" is not an IP address (zones are not supported)']);
+    expect(backend.hostsSkipped).toEqual(['line 6: "not-an-address" is not an IP address (zones are not supported)']);
     expect(await all(lookup, 'skipped.hosts.test')).toEqual({ code: 'EAI_AGAIN' }); // nsd refuses the zone
+  });
+
+  test('a name the file has for one family only is not asked of DNS for the other (glibc, family 0)', async () => {
+    const backend = hostsBackend();
+    const lookup = createLookup(new DnsCore([backend]));
+    expect(await all(lookup, 'signed.node.example')).toEqual([{ address: '127.0.0.8', family: 4 }]);
+    expect(await all(lookup, 'Signed.Node.Example', { family: 6 })).toEqual({ code: 'ENOTFOUND' });
+    expect(await all(lookup, 'signed.node.example', { family: 6, hints: V4MAPPED })).toEqual([
+      { address: '::ffff:127.0.0.8', family: 6 },
+    ]);
+    expect(backend.stats.hostsAnswers).toBe(5);
+    expect(backend.stats.udpSent).toBe(0);
   });
 
   test('a name only the file has connects: http.get by that name reaches the server', async () => {

@@ -1,7 +1,12 @@
 /**
  * /etc/hosts (hosts(5)) for A and AAAA questions: "ADDRESS NAME [ALIASES...]", "#" comments.
- * A name found with addresses of the asked family is answered from the file; otherwise the
- * question goes to the nameservers, as glibc's "files dns" order does.
+ * A name the file has is answered from the file alone, for both families: its addresses of the
+ * asked family, or none (NODATA). That is what glibc's getaddrinfo does with "files dns" for
+ * AF_UNSPEC (nss_files' gethostbyname4_r succeeds, so dns is not asked) and what
+ * systemd-resolved does per record type. Only an explicit-family getaddrinfo differs: glibc asks
+ * DNS when the file lacks that family; a backend answering one record type cannot tell the two
+ * calls apart, and a lookup of both families must not mix the file with DNS. Names the file does
+ * not have, and other types and classes, go to the nameservers.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import { RRClass, RRType, nameKey, parseName, type DnsQuery } from '@dnscore/core/plugin';
@@ -10,6 +15,8 @@ import { encodeAddressAnswer } from './wire.js';
 export class HostsTable {
   readonly #v4 = new Map<string, Uint8Array[]>();
   readonly #v6 = new Map<string, Uint8Array[]>();
+  /** Every name with a line, of either family. */
+  readonly #names = new Set<string>();
   /** Lines that were not used, with the reason. */
   readonly skipped: string[] = [];
 
@@ -35,6 +42,7 @@ export class HostsTable {
         const list = table.get(key) ?? [];
         if (!list.some((b) => Buffer.from(b).equals(bytes))) list.push(bytes);
         table.set(key, list);
+        this.#names.add(key);
       }
     }
   }
@@ -46,10 +54,14 @@ export class HostsTable {
     return table?.get(nameKey(query.name)) ?? [];
   }
 
-  /** An answer packet from the file, or undefined when the file does not answer the question. */
+  /**
+   * An answer packet from the file (NODATA when the name has addresses of the other family only),
+   * or undefined when the file does not answer the question.
+   */
   answer(query: DnsQuery, ttl: number): Uint8Array | undefined {
-    const addresses = this.addresses(query);
-    return addresses.length > 0 ? encodeAddressAnswer(query, addresses, ttl) : undefined;
+    if (query.class !== RRClass.IN || (query.type !== RRType.A && query.type !== RRType.AAAA)) return undefined;
+    if (!this.#names.has(nameKey(query.name))) return undefined;
+    return encodeAddressAnswer(query, this.addresses(query), ttl);
   }
 }
 

@@ -62,7 +62,19 @@ describe('HostsTable, off-nominal', () => {
     expect(hosts.answer(makeQuery('pbx.biloxi.example', 'MX'), 0)).toBeUndefined();
     expect(hosts.answer(makeQuery('pbx.biloxi.example', 'A', 'CH'), 0)).toBeUndefined();
     expect(hosts.answer(makeQuery('other.biloxi.example', 'A'), 0)).toBeUndefined();
-    expect(hosts.answer(makeQuery('ip6-localhost', 'A'), 0)).toBeUndefined();
+  });
+
+  it('answers NODATA for a name it has for the other family only (glibc files dns, AF_UNSPEC)', () => {
+    const hosts = new HostsTable(HOSTS);
+    const a = makeQuery('IP6-localhost', 'A');
+    const message = parseMessage(hosts.answer(a, 0)!);
+    expect(message.header).toMatchObject({ qr: true, aa: true, rcode: 0, tc: false });
+    expect(message.questions[0]).toMatchObject({ name: 'IP6-localhost', type: 1, class: 1 });
+    expect(message.answers).toEqual([]);
+    const v4only = new HostsTable('192.0.2.1 v4.biloxi.example\n');
+    const aaaa = makeQuery('v4.biloxi.example', 'AAAA');
+    expect(buildResult(aaaa, { rcode: 0, answer: v4only.answer(aaaa, 0)! }).records).toEqual([]);
+    expect(v4only.answer(makeQuery('v4.biloxi.example', 'TXT'), 0)).toBeUndefined();
   });
 
   it('skips lines with bad addresses or names, and says why', () => {

@@ -136,7 +136,7 @@ describe('SystemResolver, the hosts file', () => {
   const hosts = join(dir, 'hosts');
   writeFileSync(hosts, '192.0.2.200 pbx.hostile.example pbx\nbad line here\n');
 
-  it('answers A from the hosts file with useHosts, and other questions from the nameservers', async () => {
+  it('answers A and AAAA of its names from the hosts file with useHosts, other questions from the nameservers', async () => {
     const r = new SystemResolver(
       { nameservers: [server.endpoint], resolvConf: noResolvConf, hosts },
       { useHosts: true, attempts: 1 },
@@ -146,10 +146,14 @@ describe('SystemResolver, the hosts file', () => {
     const a = await core.resolve('PBX.hostile.example', 'A');
     expect(a.records.map((x) => x.data)).toEqual(['192.0.2.200']);
     expect(server.received.length - before).toBe(0);
+    // the file has the name for IPv4 only: no data for IPv6, not DNS's answer (glibc files dns, AF_UNSPEC)
     const aaaa = await core.resolve('pbx.hostile.example', 'AAAA');
-    expect(aaaa.nxDomain).toBe(true);
+    expect([aaaa.rcode, aaaa.nxDomain, aaaa.records]).toEqual([0, false, []]);
+    expect(server.received.length - before).toBe(0);
+    const mx = await core.resolve('pbx.hostile.example', 'MX');
+    expect(mx.nxDomain).toBe(true);
     expect(server.received.length - before).toBe(1);
-    expect(r.stats.hostsAnswers).toBe(1);
+    expect(r.stats.hostsAnswers).toBe(2);
     expect(r.hostsSkipped).toEqual(['line 2: "bad" is not an IP address (zones are not supported)']);
   });
 

@@ -163,7 +163,15 @@ export class UnboundResolver implements ResolverPlugin {
     try {
       work = context.resolve(query.name, query.type, query.class, signal).then(
         (raw) => {
-          const answer = toPluginAnswer(query, raw, requireSecure, cleanAdditional);
+          let answer: PluginAnswer;
+          try {
+            answer = toPluginAnswer(query, raw, requireSecure, cleanAdditional);
+          } catch (error) {
+            // InsecureAnswerError: libunbound answered; the backend refused what it said.
+            if (asked && error instanceof Error)
+              withServers(error, [{ ...asked, outcome: 'answer', rcode: raw.rcode }]);
+            throw error;
+          }
           return asked ? { ...answer, servers: [{ ...asked, outcome: 'answer', rcode: answer.rcode }] } : answer;
         },
         (error: unknown) => {

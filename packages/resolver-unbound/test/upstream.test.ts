@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DnsCore, makeQuery } from '@dnscore/core';
 import { queryChannel, type QueryTraceContext } from '@dnscore/core/diagnostics';
 import { loadUnboundBinding } from '../src/binding.js';
+import { InsecureAnswerError } from '../src/errors.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
 import { Upstream } from '../src/upstream.js';
 
@@ -90,6 +91,34 @@ describe.runIf(loadUnboundBinding().available)('the unbound backend in the query
           {
             backend: 'unbound',
             servers: [{ server: 'stub zone .: 127.0.0.1@9', transport: 'libunbound', outcome: 'answer', rcode: 3 }],
+          },
+        ],
+      ]);
+    } finally {
+      unbound.close();
+    }
+  });
+
+  it('reports them for an answer refused as insecure under requireSecure, with the error', async () => {
+    const unbound = new UnboundResolver({
+      hosts: false,
+      resolvConf: false,
+      trustAnchors: [],
+      requireSecure: true,
+      stubZones: [{ name: '.', addresses: ['127.0.0.1@9'] }],
+      localZones: [{ name: 'feathers', type: 'static' }],
+      localData: ['goose.feathers 300 IN A 127.0.0.2'],
+    });
+    try {
+      queryChannel.subscribe(handlers);
+      const error = await new DnsCore([unbound]).resolve('goose.feathers').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InsecureAnswerError);
+      expect(ended.map((c) => c.attempts)).toEqual([
+        [
+          {
+            backend: 'unbound',
+            error,
+            servers: [{ server: 'stub zone .: 127.0.0.1@9', transport: 'libunbound', outcome: 'answer', rcode: 0 }],
           },
         ],
       ]);

@@ -47,8 +47,14 @@ describe('serve: nominal', () => {
     const a = await call(server, 'GET', '/api/sip?uri=sip:bob@biloxi.example&transports=udp,tcp&seed=7&ipv6=0');
     expect(a.status).toBe(200);
     const json = a.json();
-    expect(Object.keys(json)).toEqual(['uri', 'transport', 'targets', 'steps', 'warnings']);
+    expect(Object.keys(json)).toEqual(['uri', 'transport', 'targets', 'steps', 'warnings', 'naptr']);
     expect(json.transport).toBe('tcp');
+    const tcp = {
+      owner: 'biloxi.example',
+      record: '90 50 "s" "SIP+D2T" "" _sip._tcp.biloxi.example.',
+      transport: 'tcp',
+    };
+    expect(json.naptr).toEqual({ chosen: tcp, expires: json.targets[0].expires, candidates: [tcp], passed: [] });
     expect(
       json.targets
         .map((t: { host: string; port: number; priority: number; weight: number }) => [

@@ -87,6 +87,8 @@ const REASONS: readonly RejectReason[] = [
   'message-timeout',
 ];
 
+const REASON_PHRASES = { 400: 'Bad Request', 513: 'Message Too Large' } as const;
+
 /** After a 513 on TCP, how long the far side gets to read it before the connection is destroyed. */
 const LINGER_MS = 1_000;
 
@@ -200,11 +202,12 @@ export class GuardedTransport implements SipTransport {
     if (!check.ok) {
       const answered =
         check.headerBytes !== undefined &&
-        this.#answerTooLarge(data.subarray(0, check.headerBytes), this.#udpConnection(remote));
+        this.#answerRefused(data.subarray(0, check.headerBytes), check.status!, this.#udpConnection(remote));
       this.#reject('udp', remote, check.rejection, answered);
       return;
     }
-    const message = this.stack.parse(data);
+    // Bytes after the Content-Length body are not part of the message (RFC 3261 section 18.3).
+    const message = this.stack.parse(check.messageBytes === data.length ? data : data.subarray(0, check.messageBytes));
     if (!message || !wellFormed(message)) return;
     if (isRequest(message)) {
       const params = message.headers.via![0]!.params as Record<string, unknown>;
@@ -262,7 +265,7 @@ export class GuardedTransport implements SipTransport {
     flow.framer.push(chunk, (event) => {
       if (event.type === 'rejected') {
         const answered =
-          event.headerSection !== undefined && this.#answerTooLarge(event.headerSection, this.#hold(flow));
+          event.headerSection !== undefined && this.#answerRefused(event.headerSection, 513, this.#hold(flow));
         this.#reject('tcp', flow.remote, event.rejection, answered);
         this.#refuse(flow, answered);
         return;
@@ -303,15 +306,16 @@ export class GuardedTransport implements SipTransport {
   }
 
   /**
-   * RFC 3261 section 21.5.14: a request refused only for its size, whose header section passed
-   * every check, is answered 513 Message Too Large (parsing that section is as safe as any other
-   * message's). Responses, ACKs and what `sip` cannot parse get nothing.
+   * A request refused whose header section passed every check (parsing it is as safe as any
+   * other message's) is answered: 513 Message Too Large when refused for its size (RFC 3261
+   * section 21.5.14), 400 Bad Request when its datagram ends before its body (section 18.3).
+   * Responses, ACKs and what `sip` cannot parse get nothing.
    */
-  #answerTooLarge(headerSection: Buffer, connection: SipConnection): boolean {
+  #answerRefused(headerSection: Buffer, status: 400 | 513, connection: SipConnection): boolean {
     try {
       const request = this.stack.parse(headerSection);
       if (!request || !wellFormed(request) || !isRequest(request) || request.method === 'ACK') return false;
-      connection.send(this.stack.makeResponse(request, 513, 'Message Too Large'));
+      connection.send(this.stack.makeResponse(request, status, REASON_PHRASES[status]));
       return true;
     } finally {
       connection.release();

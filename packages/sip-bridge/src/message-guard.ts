@@ -281,16 +281,30 @@ function trimEnd(bytes: number[]): number[] {
   return end === bytes.length ? bytes : bytes.slice(0, end);
 }
 
-/** Where a datagram's header section ends, or why it is refused. */
+/** Where a datagram's header section and message end, or why it is refused. */
 export type DatagramCheck =
-  | { readonly ok: true; readonly headerBytes: number; readonly contentLength: number | undefined }
-  | { readonly ok: false; readonly rejection: Rejection; readonly headerBytes?: number };
+  | {
+      readonly ok: true;
+      readonly headerBytes: number;
+      readonly contentLength: number | undefined;
+      /** The message: the header section and the Content-Length body; bytes after it are discarded. */
+      readonly messageBytes: number;
+    }
+  | {
+      readonly ok: false;
+      readonly rejection: Rejection;
+      /** Set when the header section passed: a request (but ACK) can be answered `status` from it. */
+      readonly headerBytes?: number;
+      readonly status?: 400 | 513;
+    };
 
 /**
  * Checks one datagram (RFC 3261 section 18.3: a message-oriented transport carries one message;
- * its body ends at the Content-Length or at the end of the datagram). A datagram over
- * `maxMessageBytes` whose header section passes is refused with `headerBytes` set, so a request
- * can still be answered 513.
+ * its body is the Content-Length bytes after the header section, any bytes after them are
+ * discarded, and without Content-Length it ends with the datagram). A datagram over
+ * `maxMessageBytes` whose header section passes is refused with `headerBytes` and status 513
+ * (section 21.5.14); one that ends before its Content-Length body is an error, refused with
+ * status 400 (a request SHOULD get 400, a response MUST be discarded).
  */
 export function checkDatagram(datagram: Uint8Array, limits: ResolvedLimits): DatagramCheck {
   const scanner = new HeaderScanner(limits);
@@ -306,8 +320,23 @@ export function checkDatagram(datagram: Uint8Array, limits: ResolvedLimits): Dat
     return {
       ok: false,
       headerBytes: end,
+      status: 513,
       rejection: { reason: 'message-too-large', detail: `the message is over ${limits.maxMessageBytes} bytes` },
     };
   }
-  return { ok: true, headerBytes: end, contentLength: scanner.contentLength };
+  const { contentLength } = scanner;
+  if (contentLength === undefined) return { ok: true, headerBytes: end, contentLength, messageBytes: datagram.length };
+  const missing = end + contentLength - datagram.length;
+  if (missing > 0) {
+    return {
+      ok: false,
+      headerBytes: end,
+      status: 400,
+      rejection: {
+        reason: 'content-length',
+        detail: `the datagram ends ${missing} bytes before the end of its Content-Length body`,
+      },
+    };
+  }
+  return { ok: true, headerBytes: end, contentLength, messageBytes: end + contentLength };
 }

@@ -198,6 +198,80 @@ describe('UDP: a message sip would choke on is dropped before it parses', () => 
   });
 });
 
+describe('UDP: a body cut short by the datagram is an error, bytes after the body are not the message', () => {
+  /** A request whose Content-Length says `length` and whose datagram carries `body`. */
+  const withBody = (port: number, id: string, body: string, length: number, method = 'OPTIONS'): string =>
+    options('UDP', port, id)
+      .replaceAll('OPTIONS', method)
+      .replace('Content-Length: 0', `Content-Type: text/plain\r\nContent-Length: ${length}`) + body;
+
+  it('a request whose body is shorter than its Content-Length is answered 400 and not handed on', async () => {
+    const { stack, parsed } = watchedStack();
+    const { endpoint, port, requests } = await answering(stack);
+    const refused = rejections();
+    const client = await udpClient();
+    const cut = withBody(port, 'u-short', 'abc', 10);
+    client.send(cut, port);
+    expect(await client.next()).toMatch(/^SIP\/2\.0 400 Bad Request\r\n[\s\S]*Call-ID: u-short\r\n/);
+    expect(await refused.next()).toEqual({
+      transport: 'udp',
+      address: CLIENT,
+      port: client.socket.address().port,
+      reason: 'content-length',
+      detail: 'the datagram ends 7 bytes before the end of its Content-Length body',
+      answered: true,
+    });
+    expect(requests).toEqual([]);
+    expect(parsed).toEqual([cut.length - 3]); // the header section only, to answer it
+    expect(endpoint.inboundStats.rejected['content-length']).toBe(1);
+  });
+
+  it('an ACK or a response cut short is dropped without an answer', async () => {
+    const { stack, parsed } = watchedStack();
+    const { port, requests } = await answering(stack);
+    const refused = rejections();
+    const client = await udpClient();
+    client.send(withBody(port, 'u-ack', 'abc', 10, 'ACK'), port);
+    expect(await refused.next()).toMatchObject({ reason: 'content-length', answered: false });
+    const response =
+      `SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP ${LOCAL}:${port};branch=z9hG4bKu-resp\r\n` +
+      `From: <sip:app@${LOCAL}>;tag=a\r\nTo: <sip:raw@${CLIENT}>;tag=b\r\nCall-ID: u-resp\r\nCSeq: 1 OPTIONS\r\n` +
+      'Content-Length: 20\r\n\r\nshort';
+    client.send(response, port);
+    expect(await refused.next()).toMatchObject({ reason: 'content-length', answered: false });
+    // only their header sections were parsed, to see that they are no request to answer
+    expect(parsed).toEqual([withBody(port, 'u-ack', 'abc', 10, 'ACK').length - 3, response.length - 5]);
+    // the endpoint still answers, and said nothing to either
+    client.send(options('UDP', port, 'u-then'), port);
+    expect(await client.next()).toMatch(/^SIP\/2\.0 200 OK\r\n[\s\S]*Call-ID: u-then\r\n/);
+    expect(requests).toEqual([{ callId: 'u-then', protocol: 'UDP' }]);
+  });
+
+  it('a body longer than its Content-Length is cut to it; Content-Length 0 means no body', async () => {
+    const { stack } = watchedStack();
+    const port = await freePort(LOCAL);
+    const bodies: unknown[] = [];
+    const endpoint = await SipEndpoint.create(stack, {
+      address: LOCAL,
+      port,
+      onRequest: (request) => {
+        bodies.push([request.headers['call-id'], request.content]);
+        endpoint.respond(stack.makeResponse(request, 200, 'OK'));
+      },
+    });
+    cleanups.push(() => endpoint.close());
+    const client = await udpClient();
+    client.send(withBody(port, 'u-long', 'abcdef', 3), port);
+    expect(await client.next()).toMatch(/Call-ID: u-long\r\n/);
+    client.send(withBody(port, 'u-zero', 'junk', 0), port);
+    expect(await client.next()).toMatch(/Call-ID: u-zero\r\n/);
+    expect(bodies).toEqual([
+      ['u-long', 'abc'],
+      ['u-zero', ''],
+    ]);
+  });
+});
+
 describe('TCP: streams are framed and checked before sip parses; connections are bounded', () => {
   it('60 KB of whitespace, sent slowly, closes the connection at 17 bytes; another one is answered', async () => {
     const { stack, parsed } = watchedStack();

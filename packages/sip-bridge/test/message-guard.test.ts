@@ -24,7 +24,7 @@ describe('message guard: what passes is handed to sip unchanged', () => {
   it('a plain request passes; the guard finds its header section and Content-Length', () => {
     const text = message('', 'v=0\r\n');
     const result = check(text);
-    expect(result).toEqual({ ok: true, headerBytes: text.length - 5, contentLength: 5 });
+    expect(result).toEqual({ ok: true, headerBytes: text.length - 5, contentLength: 5, messageBytes: text.length });
     expect(sip.parse(bytes(text))).toMatchObject({ method: 'OPTIONS', content: 'v=0\r\n' });
   });
 
@@ -33,7 +33,39 @@ describe('message guard: what passes is handed to sip unchanged', () => {
   });
 
   it('a datagram without Content-Length passes: its body ends with the datagram (RFC 3261 section 18.3)', () => {
-    expect(check(message('', '', null))).toMatchObject({ ok: true, contentLength: undefined });
+    const text = message('', 'rest', null);
+    expect(check(text)).toEqual({
+      ok: true,
+      headerBytes: text.length - 4,
+      contentLength: undefined,
+      messageBytes: text.length,
+    });
+  });
+
+  it('bytes after the Content-Length body are not the message (RFC 3261 section 18.3)', () => {
+    const text = message('', 'abcdef', '3');
+    expect(check(text)).toEqual({
+      ok: true,
+      headerBytes: text.length - 6,
+      contentLength: 3,
+      messageBytes: text.length - 3,
+    });
+    const empty = message('', 'junk', '0');
+    expect(check(empty)).toMatchObject({ ok: true, contentLength: 0, messageBytes: empty.length - 4 });
+  });
+
+  it('a datagram that ends before its Content-Length body is refused, with its header section for a 400', () => {
+    const text = message('', 'abc', '10');
+    expect(check(text)).toEqual({
+      ok: false,
+      headerBytes: text.length - 3,
+      status: 400,
+      rejection: {
+        reason: 'content-length',
+        detail: 'the datagram ends 7 bytes before the end of its Content-Length body',
+      },
+    });
+    expect(verdict(message('', 'abc', '3'))).toBe('ok');
   });
 });
 
@@ -122,10 +154,16 @@ describe('message guard: each limit at its bound and one past it', () => {
   it('a whole datagram over maxMessageBytes is refused, with its header section for a 513', () => {
     const text = message('', 'x'.repeat(200));
     const headerBytes = text.length - 200;
-    expect(check(text, { maxMessageBytes: text.length })).toEqual({ ok: true, headerBytes, contentLength: 200 });
+    expect(check(text, { maxMessageBytes: text.length })).toEqual({
+      ok: true,
+      headerBytes,
+      contentLength: 200,
+      messageBytes: text.length,
+    });
     expect(check(text, { maxMessageBytes: text.length - 1 })).toMatchObject({
       ok: false,
       headerBytes,
+      status: 513,
       rejection: { reason: 'message-too-large' },
     });
   });
@@ -145,7 +183,7 @@ describe('message guard: framing and syntax sip would misread', () => {
     expect(check(message('', 'abc', null).replace('\r\n\r\n', '\r\nContent%2DLength: 3\r\n\r\n'))).toMatchObject({
       contentLength: 3,
     });
-    expect(check(message('', '', ' 007 '))).toMatchObject({ ok: true, contentLength: 7 });
+    expect(check(message('', 'abcdefg', ' 007 '))).toMatchObject({ ok: true, contentLength: 7 });
     expect(verdict(message('', '', '0x10'))).toBe('content-length');
     expect(verdict(message('', '', '1e2'))).toBe('content-length');
     expect(verdict(message('', '', ''))).toBe('content-length');

@@ -73,7 +73,7 @@ export type {
 } from './resolution.js';
 export { chainStatus, weakestLink, describeLink, type DnssecLink } from './dnssec-links.js';
 export { renderStepThrough } from './step-through.js';
-export { resolutionToJson, type SipResolutionJson, type SipTargetJson } from './json.js';
+export { resolutionToJson, type SipNaptrJson, type SipResolutionJson, type SipTargetJson } from './json.js';
 export { drawFirstTargets, MAX_DRAWS, type DrawCounts } from './draws.js';
 export {
   DEFAULT_FAILOVER_ON,

@@ -6,6 +6,7 @@
 import type { DnssecStatus } from '@dnscore/core';
 import type { DnssecLink } from './dnssec-links.js';
 import type { DrawCounts } from './draws.js';
+import type { NaptrRef, NaptrSkip } from './naptr-memory.js';
 import type { SipResolution, SipStep, SipWarning, TargetSource } from './resolution.js';
 import type { AddressFamily, SipTransport } from './transport.js';
 
@@ -29,9 +30,21 @@ export interface SipResolutionJson {
   readonly targets: readonly SipTargetJson[];
   readonly steps: readonly SipStep[];
   readonly warnings: readonly SipWarning[];
+  /**
+   * Rule 'naptr' only: the NAPTR followed, every usable NAPTR of its order by preference, and
+   * those passed over; `expires` is the chosen record's TTL end (ms since the epoch).
+   */
+  readonly naptr?: SipNaptrJson;
   /** Present (true) only when a stale answer stood in (RFC 8767). */
   readonly stale?: true;
   readonly draws?: DrawCounts;
+}
+
+export interface SipNaptrJson {
+  readonly chosen: NaptrRef;
+  readonly expires: number;
+  readonly candidates: readonly NaptrRef[];
+  readonly passed: readonly NaptrSkip[];
 }
 
 /** A plain object for JSON.stringify; `draws` is added when given. */
@@ -54,6 +67,16 @@ export function resolutionToJson(resolution: SipResolution, draws?: DrawCounts):
     })),
     steps: resolution.steps.map((s) => ({ ...s })),
     warnings: resolution.warnings.map((w) => ({ ...w })),
+    ...(resolution.naptr
+      ? {
+          naptr: {
+            chosen: { ...resolution.naptr.chosen },
+            expires: resolution.naptr.expires,
+            candidates: resolution.naptr.candidates.map((c) => ({ ...c })),
+            passed: resolution.naptr.passed.map((p) => ({ ...p })),
+          },
+        }
+      : {}),
     ...(resolution.stale ? { stale: true as const } : {}),
     ...(draws ? { draws: { n: draws.n, first: { ...draws.first } } } : {}),
   };

@@ -24,6 +24,8 @@ const decoders = new Map<number, Decoder>([
   [RRType.CNAME, decodeNameRdata],
   [RRType.NS, decodeNameRdata],
   [RRType.PTR, decodeNameRdata],
+  // RFC 6672 section 2.5: a sender must not compress the target, a receiver expands it anyway.
+  [RRType.DNAME, decodeNameRdata],
   [RRType.MX, decodeMx],
   [RRType.SOA, decodeSoa],
   [RRType.TXT, decodeTxt],

@@ -54,6 +54,8 @@ export interface RecordDataMap {
   CNAME: string;
   NS: string;
   PTR: string;
+  /** RFC 6672: the target, expanded when it came compressed. */
+  DNAME: string;
   MX: MxData;
   TXT: readonly string[];
   SRV: SrvData;

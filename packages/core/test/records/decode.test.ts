@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseMessage, type WireRecord } from '@dnscore/core/plugin';
+import { formatRdata } from '../../src/presentation.js';
 import { decodeRecord, hasTypedView } from '../../src/records/decode.js';
 import { RdataError } from '../../src/records/rdata-error.js';
 import { answerPacket, bytes, characterString, domain, u16, u32 } from '../support/packets.js';
@@ -19,6 +20,7 @@ describe('decodeRecord: nominal, one typed view per type', () => {
     ['CNAME', 5, bytes(domain('target.example')), 'target.example'],
     ['NS', 2, bytes(domain('ns1.example')), 'ns1.example'],
     ['PTR', 12, bytes(domain('host.example')), 'host.example'],
+    ['DNAME', 39, bytes(domain('other.example')), 'other.example'],
     ['MX', 15, bytes(u16(10), domain('mail.example')), { preference: 10, exchange: 'mail.example' }],
     ['TXT', 16, bytes(characterString('v=spf1 -all'), characterString('')), ['v=spf1 -all', '']],
     [
@@ -76,6 +78,14 @@ describe('decodeRecord: nominal, one typed view per type', () => {
     expect(record.data).toBe('www.owner.example');
   });
 
+  it('expands a DNAME target a sender compressed (RFC 6672 section 2.5), in presentation format too', () => {
+    // DNAME RDATA "moved" + pointer to "example" in the question name (offset 12 + 6).
+    const record = decodeOne(39, bytes([5, ...Buffer.from('moved'), 0xc0, 18]));
+    expect(record.type).toBe('DNAME');
+    expect(record.data).toBe('moved.example');
+    expect(formatRdata(record)).toBe('moved.example.');
+  });
+
   it('returns frozen records', () => {
     const record = decodeOne(15, bytes(u16(10), domain('mail.example')));
     expect(Object.isFrozen(record)).toBe(true);
@@ -89,6 +99,7 @@ describe('decodeRecord: off-nominal (RDATA must fill exactly its RDLENGTH)', () 
     ['A too long', 1, bytes([1, 2, 3, 4, 5])],
     ['AAAA too short', 28, bytes(Array(15).fill(0))],
     ['CNAME name cut', 5, bytes([3, 0x77, 0x77])],
+    ['DNAME target with bytes after it', 39, bytes(domain('a'), [0])],
     ['MX without exchange', 15, bytes(u16(10))],
     ['TXT string longer than the RDATA', 16, bytes([10, 0x61])],
     ['TXT empty RDATA', 16, new Uint8Array(0)],
