@@ -54,7 +54,7 @@ describe('dnscore sip: nominal', () => {
     expect(stdout.trim().split('\n')).toHaveLength(1);
   });
 
-  it('--json says which NAPTR was chosen among the usable ones of its order (rule naptr), as the text does', async () => {
+  it('--json says which NAPTR of its order was chosen (rule naptr), as the text does', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dnscore-sip-naptr-'));
     const zone = join(dir, 'naptr.zone');
     writeFileSync(

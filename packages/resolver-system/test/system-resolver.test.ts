@@ -136,7 +136,7 @@ describe('SystemResolver, the hosts file', () => {
   const hosts = join(dir, 'hosts');
   writeFileSync(hosts, '192.0.2.200 pbx.hostile.example pbx\nbad line here\n');
 
-  it('answers A and AAAA of its names from the hosts file with useHosts, other questions from the nameservers', async () => {
+  it('answers A and AAAA of its names from the hosts file (useHosts), the rest from the nameservers', async () => {
     const r = new SystemResolver(
       { nameservers: [server.endpoint], resolvConf: noResolvConf, hosts },
       { useHosts: true, attempts: 1 },

@@ -209,7 +209,7 @@ describe('UDP: a body cut short by the datagram is an error, bytes after the bod
     const { stack, parsed } = watchedStack();
     const { endpoint, port, requests } = await answering(stack);
     const refused = rejections();
-    const client = await udpClient();
+    const client = await rawUdpClient(CLIENT);
     const cut = withBody(port, 'u-short', 'abc', 10);
     client.send(cut, port);
     expect(await client.next()).toMatch(/^SIP\/2\.0 400 Bad Request\r\n[\s\S]*Call-ID: u-short\r\n/);
@@ -230,7 +230,7 @@ describe('UDP: a body cut short by the datagram is an error, bytes after the bod
     const { stack, parsed } = watchedStack();
     const { port, requests } = await answering(stack);
     const refused = rejections();
-    const client = await udpClient();
+    const client = await rawUdpClient(CLIENT);
     client.send(withBody(port, 'u-ack', 'abc', 10, 'ACK'), port);
     expect(await refused.next()).toMatchObject({ reason: 'content-length', answered: false });
     const response =
@@ -260,7 +260,7 @@ describe('UDP: a body cut short by the datagram is an error, bytes after the bod
       },
     });
     cleanups.push(() => endpoint.close());
-    const client = await udpClient();
+    const client = await rawUdpClient(CLIENT);
     client.send(withBody(port, 'u-long', 'abcdef', 3), port);
     expect(await client.next()).toMatch(/Call-ID: u-long\r\n/);
     client.send(withBody(port, 'u-zero', 'junk', 0), port);
