@@ -47,6 +47,8 @@ export interface UnboundPluginOptions {
   readonly qnameMinimisation?: boolean;
   /** More stub zones ("dead.example" -> "127.0.0.1@PORT"), each opened like the bench's zones. */
   readonly extraStubs?: Readonly<Record<string, string>>;
+  /** More libunbound options (UnboundOptions.options). */
+  readonly options?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -69,6 +71,7 @@ export function unboundPlugin(endpoint: string, options: UnboundPluginOptions = 
     hosts: false,
     resolvConf: false,
     qnameMinimisation: options.qnameMinimisation ?? false,
+    ...(options.options ? { options: options.options } : {}),
   });
 }
 

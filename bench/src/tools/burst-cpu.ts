@@ -1,0 +1,134 @@
+/**
+ * Where the time of a cold burst goes: COUNT distinct names of the bulk zone at once against the
+ * delaying proxy (as the libunbound part asks them), RUNS times per system, each run with the
+ * wall time and the CPU each party spent meanwhile (/proc/PID/task/TID/schedstat: nanoseconds on
+ * a CPU): this process's threads by name (the JS thread, the addon's resolver threads, V8's),
+ * the proxy process and nsd with its children.
+ *   node bench/dist/tools/burst-cpu.js [SYSTEMS] [RUNS] [COUNT] [DELAY_MS]
+ * SYSTEMS: comma-separated, of unbound, system (default both); for experiments, unboundN splits the
+ * names over N libunbound backends by hash; UNBOUND_OPTIONS='{"udp-connect":"no"}' adds libunbound options.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { startDelayProxy } from '../rig/delay-proxy.js';
+import { startNsd } from '../rig/support.js';
+import { BULK_ZONE, bulkAddress, bulkName, bulkZoneText } from '../rig/zones.js';
+import { compose, systemPlugin, unboundPlugin } from '../systems/dnscore.js';
+
+const [systemsText = 'unbound,system', runsText = '5', countText = '1000', delayText = '20'] = process.argv.slice(2);
+const runs = Number(runsText);
+const count = Number(countText);
+const delayMs = Number(delayText);
+const NAMES = 110_000;
+
+/** CPU nanoseconds per thread of a process, keyed "comm/tid". */
+function threadTimes(pid: number | 'self'): Map<string, number> {
+  const times = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return times;
+  }
+  for (const tid of tids) {
+    try {
+      const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      times.set(`${comm}/${tid}`, ns);
+    } catch {
+      // the thread ended
+    }
+  }
+  return times;
+}
+
+/** The processes whose command line mentions `text` (nsd's main, xfrd and server processes: its config file). */
+function processesOf(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+function total(pids: readonly number[]): number {
+  let ns = 0;
+  for (const pid of pids) for (const t of threadTimes(pid).values()) ns += t;
+  return ns;
+}
+
+const nsd = await startNsd([{ name: BULK_ZONE, text: bulkZoneText(NAMES) }]);
+const proxy = await startDelayProxy(nsd, delayMs);
+const nsdPids = processesOf(nsd.dir);
+console.log(`nsd processes: ${nsdPids.join(' ')}`);
+let first = 0;
+
+const extra = JSON.parse(process.env.UNBOUND_OPTIONS ?? '{}') as Record<string, string>;
+
+function hash(text: string): number {
+  let h = 0;
+  for (let i = 0; i < text.length; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  return h >>> 0;
+}
+
+function make(system: string): {
+  core: { resolve(name: string, type: 'A'): Promise<{ records: readonly { data: unknown }[] }> };
+  close(): Promise<void>;
+} {
+  if (system === 'system') return compose(systemPlugin(proxy.endpoint, { maxInFlight: count }), false);
+  const shards = Number(system.slice('unbound'.length) || 1);
+  const parts = Array.from({ length: shards }, () => compose(unboundPlugin(proxy.endpoint, { options: extra }), false));
+  return {
+    core: { resolve: (name, type) => parts[hash(name) % shards]!.core.resolve(name, type) },
+    close: async () => {
+      for (const part of parts) await part.close();
+    },
+  };
+}
+
+async function burst(system: string): Promise<void> {
+  const c = make(system);
+  // Let the addon's thread make libunbound's worker before the clock starts, as the bench's first rounds do.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await proxy.reset();
+  first = (first + count) % (NAMES - count);
+  const from = first;
+  const selfBefore = threadTimes('self');
+  const proxyBefore = total([proxy.pid]);
+  const nsdBefore = total(nsdPids);
+  const start = performance.now();
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, i) => c.core.resolve(bulkName(from + i), 'A').then((r) => r.records[0]?.data)),
+  );
+  const ms = performance.now() - start;
+  const selfAfter = threadTimes('self');
+  const proxyMs = (total([proxy.pid]) - proxyBefore) / 1e6;
+  const nsdMs = (total(nsdPids) - nsdBefore) / 1e6;
+  answers.forEach((got, i) => {
+    if (got !== bulkAddress(from + i)) throw new Error(`${bulkName(from + i)}: got ${String(got)}`);
+  });
+  const { udp } = await proxy.queries();
+  await c.close();
+  const threads: string[] = [];
+  for (const [key, after] of selfAfter) {
+    const spent = (after - (selfBefore.get(key) ?? 0)) / 1e6;
+    if (spent >= 0.5)
+      threads.push(`${key.split('/')[0]}${key.endsWith(`/${process.pid}`) ? '(JS)' : ''} ${spent.toFixed(1)}`);
+  }
+  console.log(
+    `${system.padEnd(8)} ${ms.toFixed(1).padStart(6)} ms = ${(ms / delayMs).toFixed(2)} D  queries ${udp}  ` +
+      `proxy ${proxyMs.toFixed(1)}  nsd ${nsdMs.toFixed(1)}  threads: ${threads.join(', ')}`,
+  );
+}
+
+try {
+  for (const system of systemsText.split(',')) await burst(system); // warm-up
+  for (let run = 0; run < runs; run++) for (const system of systemsText.split(',')) await burst(system);
+} finally {
+  await proxy.stop();
+  await nsd.stop();
+}
