@@ -49,6 +49,8 @@ export interface UnboundPluginOptions {
   readonly extraStubs?: Readonly<Record<string, string>>;
   /** More libunbound options (UnboundOptions.options). */
   readonly options?: Readonly<Record<string, string>>;
+  /** libunbound contexts, each on a thread of its own (UnboundOptions.threads; default 1). */
+  readonly threads?: number;
 }
 
 /**
@@ -72,6 +74,7 @@ export function unboundPlugin(endpoint: string, options: UnboundPluginOptions = 
     resolvConf: false,
     qnameMinimisation: options.qnameMinimisation ?? false,
     ...(options.options ? { options: options.options } : {}),
+    ...(options.threads ? { threads: options.threads } : {}),
   });
 }
 

@@ -5,8 +5,8 @@
  * a CPU): this process's threads by name (the JS thread, the addon's resolver threads, V8's),
  * the proxy process and nsd with its children.
  *   node bench/dist/tools/burst-cpu.js [SYSTEMS] [RUNS] [COUNT] [DELAY_MS]
- * SYSTEMS: comma-separated, of unbound, system (default both); for experiments, unboundN splits the
- * names over N libunbound backends by hash; UNBOUND_OPTIONS='{"udp-connect":"no"}' adds libunbound options.
+ * SYSTEMS: comma-separated, of unbound, unboundN (the libunbound backend with `threads: N`), system
+ * (default unbound,system); UNBOUND_OPTIONS='{"udp-connect":"no"}' adds libunbound options.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { startDelayProxy } from '../rig/delay-proxy.js';
@@ -69,25 +69,10 @@ let first = 0;
 
 const extra = JSON.parse(process.env.UNBOUND_OPTIONS ?? '{}') as Record<string, string>;
 
-function hash(text: string): number {
-  let h = 0;
-  for (let i = 0; i < text.length; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
-  return h >>> 0;
-}
-
-function make(system: string): {
-  core: { resolve(name: string, type: 'A'): Promise<{ records: readonly { data: unknown }[] }> };
-  close(): Promise<void>;
-} {
+function make(system: string): ReturnType<typeof compose> {
   if (system === 'system') return compose(systemPlugin(proxy.endpoint, { maxInFlight: count }), false);
-  const shards = Number(system.slice('unbound'.length) || 1);
-  const parts = Array.from({ length: shards }, () => compose(unboundPlugin(proxy.endpoint, { options: extra }), false));
-  return {
-    core: { resolve: (name, type) => parts[hash(name) % shards]!.core.resolve(name, type) },
-    close: async () => {
-      for (const part of parts) await part.close();
-    },
-  };
+  const threads = Number(system.slice('unbound'.length) || 1);
+  return compose(unboundPlugin(proxy.endpoint, { options: extra, threads }), false);
 }
 
 async function burst(system: string): Promise<void> {
