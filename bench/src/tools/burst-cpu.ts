@@ -6,7 +6,9 @@
  * the proxy process and nsd with its children.
  *   node bench/dist/tools/burst-cpu.js [SYSTEMS] [RUNS] [COUNT] [DELAY_MS]
  * SYSTEMS: comma-separated, of unbound, unboundN (the libunbound backend with `threads: N`), system
- * (default unbound,system); UNBOUND_OPTIONS='{"udp-connect":"no"}' adds libunbound options.
+ * (default unbound,system); UNBOUND_OPTIONS='{"udp-connect":"no"}' adds libunbound options. On a
+ * shared machine, QUIET=1 starts each burst only after 300 ms in which the CPUs were at least 85%
+ * idle (waiting up to a minute; "(busy)" marks a burst that started without such a moment).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { startDelayProxy } from '../rig/delay-proxy.js';
@@ -75,6 +77,23 @@ function make(system: string): ReturnType<typeof compose> {
   return compose(unboundPlugin(proxy.endpoint, { options: extra, threads }), false);
 }
 
+/** Idle and total jiffies of all CPUs (/proc/stat). */
+function cpuJiffies(): { idle: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { idle: fields[3]! + fields[4]!, total: fields.reduce((a, b) => a + b, 0) };
+}
+
+/** Waits for 300 ms in which the machine was mostly idle; false after a minute without one. */
+async function quietMoment(): Promise<boolean> {
+  for (const end = Date.now() + 60_000; Date.now() < end; ) {
+    const before = cpuJiffies();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const after = cpuJiffies();
+    if ((after.idle - before.idle) / Math.max(1, after.total - before.total) >= 0.85) return true;
+  }
+  return false;
+}
+
 async function burst(system: string): Promise<void> {
   const c = make(system);
   // Let the addon's thread make libunbound's worker before the clock starts, as the bench's first rounds do.
@@ -82,6 +101,7 @@ async function burst(system: string): Promise<void> {
   await proxy.reset();
   first = (first + count) % (NAMES - count);
   const from = first;
+  const quiet = process.env.QUIET ? await quietMoment() : true;
   const selfBefore = threadTimes('self');
   const proxyBefore = total([proxy.pid]);
   const nsdBefore = total(nsdPids);
@@ -105,7 +125,7 @@ async function burst(system: string): Promise<void> {
       threads.push(`${key.split('/')[0]}${key.endsWith(`/${process.pid}`) ? '(JS)' : ''} ${spent.toFixed(1)}`);
   }
   console.log(
-    `${system.padEnd(8)} ${ms.toFixed(1).padStart(6)} ms = ${(ms / delayMs).toFixed(2)} D  queries ${udp}  ` +
+    `${quiet ? '' : '(busy) '}${system.padEnd(8)} ${ms.toFixed(1).padStart(6)} ms = ${(ms / delayMs).toFixed(2)} D  queries ${udp}  ` +
       `proxy ${proxyMs.toFixed(1)}  nsd ${nsdMs.toFixed(1)}  threads: ${threads.join(', ')}`,
   );
 }

@@ -1,8 +1,9 @@
 /**
  * Which of a resolver's libunbound contexts asks a question: a hash of the question, so that
  * identical questions always meet in one context, whose mesh merges them into one query (and
- * whose cache then answers them). libunbound compares names without regard to ASCII case and
- * with or without the root's trailing dot; the hash does too.
+ * whose cache then answers them). The core hands names in one presentation form (escapes made
+ * canonical); libunbound compares them without regard to ASCII case, with or without the final
+ * dot, and so does the hash.
  */
 
 /** The context (0..shards-1) for a question; 0 when there is one. */
