@@ -2,7 +2,8 @@
  * `threads`: a resolver's questions spread over several libunbound contexts, each with its own
  * resolver thread, by a hash of the question. Identical questions still meet in one context
  * and reach the server as one query; a context that breaks fails its own questions only;
- * close() settles the questions of every context; nothing forks; every thread is joined.
+ * close() settles the questions of every context; nothing forks; every thread is joined; each
+ * context asks a trust anchor's DNSKEY once (the price of a cache per context).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { StateError, makeQuery, parseMessage } from '@dnscore/core/plugin';
@@ -15,6 +16,7 @@ import { shardOf } from '../src/shard.js';
 import { LibunboundError } from '../src/unbound-context.js';
 import { UnboundResolver, contextsOf } from '../src/unbound-resolver.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
+import { startRig, type Rig } from './support/rig.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
@@ -223,5 +225,55 @@ describe('UnboundResolver with threads', () => {
     expect(addressOf(await pending)).toBe('192.0.2.4');
     expect(old.map((context) => context.closed)).toEqual([true, true]);
     expect(addressOf(await resolver.resolve(makeQuery('h4.lab.test', 'A'), signal))).toBe('192.0.2.5');
+  });
+});
+
+describe('threads and validation', () => {
+  let rig: Rig;
+  let proxy: HoldProxy;
+  beforeAll(async () => {
+    rig = await startRig();
+    proxy = await startHoldProxy(rig.nsd);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await rig?.stop();
+  });
+
+  it('each context asks the anchor DNSKEY once, however many validated questions wait; each answer secure', async () => {
+    const server = proxy.server;
+    const resolver = new UnboundResolver(
+      rig.options({
+        trustAnchors: [rig.biloxi.ds],
+        stubZones: [
+          { name: 'biloxi.test', addresses: [server] },
+          { name: '.', addresses: [server] },
+        ],
+        threads: 2,
+      }),
+    );
+    const dnskeys = (): string[] => proxy.questions.filter((q) => q === 'biloxi.test 48');
+    try {
+      await eventually(() => dnskeys().length === 2); // primed at construction, by each context
+      const names: [string, string][] = [
+        ['sip1.biloxi.test', 'A'],
+        ['sip1.biloxi.test', 'AAAA'],
+        ['sip2.biloxi.test', 'A'],
+        ['backup.biloxi.test', 'A'],
+        ['_sip._udp.biloxi.test', 'SRV'],
+        ['_sips._tcp.biloxi.test', 'SRV'],
+      ];
+      const shards = new Set(names.map(([name, type]) => shardOf(name, makeQuery(name, type).type, 1, 2)));
+      expect([...shards].sort()).toEqual([0, 1]);
+      const signal = new AbortController().signal;
+      const pending = names.map(([name, type]) => resolver.resolve(makeQuery(name, type), signal));
+      await proxy.waitFor('sip1.biloxi.test');
+      proxy.release();
+      const answers = await Promise.all(pending);
+      expect(answers.map((a) => [a.rcode, a.secure, a.bogus])).toEqual(names.map(() => [0, true, false]));
+      expect(dnskeys()).toEqual(['biloxi.test 48', 'biloxi.test 48']);
+    } finally {
+      resolver.close();
+    }
   });
 });
