@@ -125,7 +125,8 @@ async function burst(system: string): Promise<void> {
       threads.push(`${key.split('/')[0]}${key.endsWith(`/${process.pid}`) ? '(JS)' : ''} ${spent.toFixed(1)}`);
   }
   console.log(
-    `${quiet ? '' : '(busy) '}${system.padEnd(8)} ${ms.toFixed(1).padStart(6)} ms = ${(ms / delayMs).toFixed(2)} D  queries ${udp}  ` +
+    `${quiet ? '' : '(busy) '}${system.padEnd(8)} ${ms.toFixed(1).padStart(6)} ms = ` +
+      `${(ms / delayMs).toFixed(2)} D  queries ${udp}  ` +
       `proxy ${proxyMs.toFixed(1)}  nsd ${nsdMs.toFixed(1)}  threads: ${threads.join(', ')}`,
   );
 }

@@ -240,7 +240,7 @@ describe('threads and validation', () => {
     await rig?.stop();
   });
 
-  it('each context asks the anchor DNSKEY once, however many validated questions wait; each answer secure', async () => {
+  it('each context asks the anchor DNSKEY once, however many validated questions wait; all secure', async () => {
     const server = proxy.server;
     const resolver = new UnboundResolver(
       rig.options({
