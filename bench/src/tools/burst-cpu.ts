@@ -126,7 +126,7 @@ async function burst(system: string): Promise<void> {
   }
   console.log(
     `${quiet ? '' : '(busy) '}${system.padEnd(8)} ${ms.toFixed(1).padStart(6)} ms = ` +
-      `${(ms / delayMs).toFixed(2)} D  queries ${udp}  ` +
+      `${delayMs > 0 ? (ms / delayMs).toFixed(2) : '-'} D  queries ${udp}  ` +
       `proxy ${proxyMs.toFixed(1)}  nsd ${nsdMs.toFixed(1)}  threads: ${threads.join(', ')}`,
   );
 }
