@@ -121,8 +121,8 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   12-21 ms, the JS thread 16-23 ms, V8's helpers the rest. Two cores cannot finish that in less
   than about 70 ms (3.5 D); those bursts took 86-98 ms. \`threads: 2\` splits libunbound's share
   over two threads (it does not shrink it) and helps only while the second core is idle. Not
-  taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's defence
-  against ICMP port scans (SAD DNS); a few permitted ports reused for every query would give up
+  taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's mitigation
+  of the ICMP side channel (SAD DNS); a few permitted ports reused for every query would give up
   source-port randomness; deferring the epoll removal until close would let a child process
   spawned meanwhile, which inherits libunbound's sockets (they are not close-on-exec), keep a
   stale registration alive. The proxy sends upstream on a connected socket, skips address lookups
