@@ -124,6 +124,16 @@ function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): Bu
         };
       },
     },
+    {
+      name: 'dnscore, libunbound addon, threads: 2',
+      prepare: () => {
+        const c = compose(unboundPlugin(endpoint, { threads: 2 }), false);
+        return {
+          ask: async (name) => addresses(await c.core.resolve(name, 'A')),
+          close: () => c.close(),
+        };
+      },
+    },
   ];
   if (!bindingMissing) {
     systems.push({
@@ -161,22 +171,32 @@ function addresses(result: { records: readonly { data: unknown }[]; rcodeName: s
   return result.records.length ? result.records.map((r) => String(r.data)) : [`rcode ${result.rcodeName}`];
 }
 
-/** 1,000 distinct names at once, from `first`; checks every answer; ms and queries at the proxy. */
-async function burstOnce(ctx: BenchContext, system: Burst, first: number): Promise<{ ms: number; queries: number }> {
+interface BurstRun {
+  readonly ms: number;
+  readonly queries: number;
+  /** CPU the delaying proxy spent meanwhile (it shares the machine's cores with the system measured). */
+  readonly proxyCpuMs: number;
+}
+
+/** 1,000 distinct names at once, from `first`; checks every answer; ms, queries and CPU at the proxy. */
+async function burstOnce(ctx: BenchContext, system: Burst, first: number): Promise<BurstRun> {
   const run = system.prepare();
   try {
     await ctx.rig.proxy.reset();
+    const cpuBefore = await ctx.rig.proxy.cpu();
     const start = performance.now();
     const answers = await Promise.all(
       Array.from({ length: COLD_BURST }, (_, i) => run.ask(bulkName(first + i)).catch((e: unknown) => [String(e)])),
     );
     const ms = since(start);
+    const cpuAfter = await ctx.rig.proxy.cpu();
+    const proxyCpuMs = (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / 1000;
     answers.forEach((got, i) => {
       if (got.length !== 1 || got[0] !== bulkAddress(first + i))
         throw new WrongAnswerError(system.name, [bulkAddress(first + i)], got);
     });
     const { udp, tcp } = await ctx.rig.proxy.queries();
-    return { ms, queries: udp + tcp };
+    return { ms, queries: udp + tcp, proxyCpuMs };
   } finally {
     await run.close();
   }
@@ -188,6 +208,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
   const systems = burstSystems(ctx, bindingMissing);
   const samples = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const queries = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+  const proxyCpu = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const failed = new Set<string>();
   let first = 0;
   const next = (): number => {
@@ -203,6 +224,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
         if (round < 0) continue; // the first round warms the JIT up and checks the answers
         samples.get(system.name)!.push(result.ms);
         queries.get(system.name)!.push(result.queries);
+        proxyCpu.get(system.name)!.push(result.proxyCpuMs);
       } catch (error) {
         failed.add(system.name);
         notes.push(`1,000 cold questions: ${system.name} not timed: ${String(error).slice(0, 300)}`);
@@ -212,7 +234,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
   const reference = summarize(samples.get(systems[0]!.name)!.length ? samples.get(systems[0]!.name)! : [NaN]);
   const rows = systems.map((system) => {
     const s = samples.get(system.name)!;
-    if (failed.has(system.name) || s.length === 0) return [system.name, '-', 'not timed (see below)', '-', '-'];
+    if (failed.has(system.name) || s.length === 0) return [system.name, '-', 'not timed (see below)', '-', '-', '-'];
     const summary = summarize(s);
     return [
       system.name,
@@ -220,6 +242,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
       formatSummary(summary, 0),
       formatSummary(scale(summary, D), 1),
       ratio(summary.median, reference.median, 2),
+      summarize(proxyCpu.get(system.name)!).median.toFixed(0),
     ];
   });
   ctx.log('  libunbound: 1,000 cold questions done');
@@ -227,7 +250,14 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
     caption:
       `${COLD_BURST} distinct cold A questions at once (bulk.example), D = ${D} ms, ` +
       `a fresh system each run, ${runs} runs`,
-    headers: ['system', 'queries', 'ms, median (min-max)', 'x D, median (min-max)', 'time vs row 1'],
+    headers: [
+      'system',
+      'queries',
+      'ms, median (min-max)',
+      'x D, median (min-max)',
+      'time vs row 1',
+      "proxy's CPU, ms (median)",
+    ],
     rows,
   };
 }
@@ -417,7 +447,12 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
       'infra-cache-max-rtt 1000. The cached answer counts A lookups answered from ' +
       "libunbound's cache (dnscore without its own cache: the answer packet is parsed by the core each time), beside " +
       'node:dns asking the unbound daemon and dnscore with its core cache. The cold burst asks 1,000 distinct names ' +
-      'at once through the delaying proxy (a fresh context or resolver per run); the dead zone is a stub to a UDP ' +
+      'at once through the delaying proxy (a fresh context or resolver per run); `threads: 2` spreads them by a hash ' +
+      'of the question over two libunbound contexts, each with its own thread and its own cache. The burst is bound ' +
+      "by CPU, not by D: each cold question costs libunbound's thread a socket of its own (socket, bind, connect, " +
+      'send, receive, epoll registration, close), and the proxy, a Node process on the same cores, relays four ' +
+      "datagrams (its CPU per burst is the last column; bench/dist/tools/burst-cpu.js splits a burst's CPU by " +
+      'process and thread). The dead zone is a stub to a UDP ' +
       'port that never answers. Memory runs in a fresh process with --expose-gc.',
     tables,
     notes,

@@ -5,10 +5,14 @@
  * `delay` ms away would answer. UDP goes upstream over one socket, each query under an ID of
  * the proxy's (put back in the answer), and both UDP sockets have large receive buffers: a
  * burst of 1,000 queries at once is relayed in a few milliseconds instead of overflowing the
- * front socket while a socket is made per query. Controlled over the fork IPC channel:
+ * front socket while a socket is made per query. The proxy is cheap per datagram, as every
+ * system's burst shares the machine's cores with it: the upstream socket is connected (no
+ * address per send), addresses are IP literals handed through without a lookup, and answers
+ * wait in one queue under one timer instead of a timer each. Controlled over the fork IPC channel:
  *   { type: 'stats' } -> { type: 'stats', udp, tcp }    queries seen since the last reset
  *   { type: 'reset' } -> { type: 'reset' }
  *   { type: 'delay', ms } -> { type: 'delay', ms }
+ *   { type: 'cpu' } -> { type: 'cpu', user, system }     this process's CPU (process.cpuUsage, us)
  * Usage: node delay-proxy-main.js UPSTREAM_ADDRESS UPSTREAM_PORT DELAY_MS
  */
 import { createSocket, type RemoteInfo } from 'node:dgram';
@@ -25,8 +29,19 @@ const BUFFER_BYTES = 8 * 1024 * 1024;
 /** An answer that never comes frees its ID after this long. */
 const FORGET_MS = 10_000;
 
+/** Every address the proxy sends to is an IP literal: handed back at once (dgram's default defers a dns.lookup). */
+const literal = (
+  address: string,
+  _options: unknown,
+  callback: (error: null, address: string, family: number) => void,
+) => callback(null, address, 4);
 const udp = (): ReturnType<typeof createSocket> =>
-  createSocket({ type: 'udp4', recvBufferSize: BUFFER_BYTES, sendBufferSize: BUFFER_BYTES });
+  createSocket({
+    type: 'udp4',
+    recvBufferSize: BUFFER_BYTES,
+    sendBufferSize: BUFFER_BYTES,
+    lookup: literal as never,
+  });
 let front = udp();
 front.on('message', onQuery);
 
@@ -40,14 +55,15 @@ interface Waiting {
 const waiting = new Map<number, Waiting>();
 let lastId = 0;
 const upstream = udp();
-upstream.bind(0, '127.0.0.1');
+upstream.bind(0, '127.0.0.1', () => upstream.connect(upstreamPort, upstreamAddress));
 upstream.on('message', (answer: Buffer) => {
   if (answer.length < 12) return;
   const query = waiting.get(answer.readUInt16BE(0));
   if (!query) return;
   waiting.delete(answer.readUInt16BE(0));
   answer.writeUInt16BE(query.id, 0);
-  later(query.arrived, () => front.send(answer, query.client.port, query.client.address));
+  const { port, address } = query.client;
+  later(query.arrived, () => front.send(answer, port, address));
 });
 setInterval(() => {
   const old = performance.now() - FORGET_MS;
@@ -63,7 +79,7 @@ function onQuery(query: Buffer, client: RemoteInfo): void {
   waiting.set(lastId, { id: query.readUInt16BE(0), client, arrived });
   const relayed = Buffer.from(query);
   relayed.writeUInt16BE(lastId, 0);
-  upstream.send(relayed, upstreamPort, upstreamAddress);
+  upstream.send(relayed);
 }
 
 /** TCP: each framed query is relayed over its own upstream connection and answered in order of completion. */
@@ -99,11 +115,40 @@ function relayTcp(framed: Buffer, client: Socket): void {
   });
 }
 
-/** Runs `action` `delay` ms after `arrived` (at once if that moment has passed). */
+/** Actions waiting for their moment, in the order they were queued, and the one timer for the first. */
+const due: { at: number; action: () => void }[] = [];
+let head = 0;
+let timer: NodeJS.Timeout | undefined;
+
+/**
+ * Runs `action` `delay` ms after `arrived` (at once if that moment has passed). Never earlier:
+ * an action queued behind a later one waits for it (answers come back from nsd in the order
+ * asked, within microseconds, so only a lowered delay makes one wait longer than its own).
+ */
 function later(arrived: number, action: () => void): void {
-  const wait = arrived + delay - performance.now();
-  if (wait <= 0) action();
-  else setTimeout(action, wait);
+  const at = arrived + delay;
+  if (head === due.length && at <= performance.now()) {
+    action();
+    return;
+  }
+  due.push({ at, action });
+  if (!timer) arm();
+}
+
+function arm(): void {
+  timer = setTimeout(flush, Math.max(0, due[head]!.at - performance.now()));
+}
+
+function flush(): void {
+  timer = undefined;
+  const now = performance.now();
+  while (head < due.length && due[head]!.at <= now) due[head++]!.action();
+  if (head === due.length) {
+    due.length = 0;
+    head = 0;
+  } else {
+    arm();
+  }
 }
 
 process.on('message', (message: { type: string; ms?: number }) => {
@@ -112,6 +157,8 @@ process.on('message', (message: { type: string; ms?: number }) => {
     udpQueries = 0;
     tcpQueries = 0;
     process.send?.({ type: 'reset' });
+  } else if (message.type === 'cpu') {
+    process.send?.({ type: 'cpu', ...process.cpuUsage() });
   } else if (message.type === 'delay' && typeof message.ms === 'number') {
     delay = message.ms;
     process.send?.({ type: 'delay', ms: delay });

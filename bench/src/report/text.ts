@@ -111,4 +111,20 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   and each query in flight has a socket of its own: a deliberate security choice (RFC 5452). A
   cached answer costs about 600 bytes, 98 of them the packet: the rest is the Map entry and its
   key string, the entry and answer objects and the packet's Uint8Array view.
+- **1,000 cold questions through libunbound (part 8)**: the burst is bound by CPU on two cores,
+  not by D (on a loaded machine it took about as long with the proxy's delay at 0). burst-cpu.js
+  (bench/dist/tools) splits a burst's CPU by process and thread (/proc schedstat). In the quietest
+  bursts seen on this 2-core VM, about 135-145 ms of CPU in all: libunbound's thread 53-60 ms
+  (55-80 µs per cold question: a socket of its own on a random port, RFC 5452, and its system
+  calls, which are dear in this VM: socket, bind, connect, send, epoll registration, receive,
+  close), the delaying proxy 30-45 ms (a Node process relaying four datagrams per question), nsd
+  12-21 ms, the JS thread 16-23 ms, V8's helpers the rest. Two cores cannot finish that in less
+  than about 70 ms (3.5 D); those bursts took 86-98 ms. \`threads: 2\` splits libunbound's share
+  over two threads (it does not shrink it) and helps only while the second core is idle. Not
+  taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's mitigation
+  of the ICMP side channel (SAD DNS); a few permitted ports reused for every query would give up
+  source-port randomness; deferring the epoll removal until close would let a child process
+  spawned meanwhile, which inherits libunbound's sockets (they are not close-on-exec), keep a
+  stale registration alive. The proxy sends upstream on a connected socket, skips address lookups
+  and queues its answers under one timer (about 10% less CPU than a timer and a lookup each).
 `;

@@ -14,6 +14,8 @@ export interface DelayProxy {
   /** Queries seen since the last reset, UDP and TCP. */
   queries(): Promise<{ udp: number; tcp: number }>;
   reset(): Promise<void>;
+  /** CPU the proxy process has spent so far, user and system, in microseconds (process.cpuUsage). */
+  cpu(): Promise<{ user: number; system: number }>;
   setDelay(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -45,6 +47,10 @@ export async function startDelayProxy(
     },
     reset: async () => {
       await ask({ type: 'reset' }, 'reset');
+    },
+    cpu: async () => {
+      const usage = await ask<{ user: number; system: number }>({ type: 'cpu' }, 'cpu');
+      return { user: usage.user, system: usage.system };
     },
     setDelay: async (ms: number) => {
       await ask({ type: 'delay', ms }, 'delay');

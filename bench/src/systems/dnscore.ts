@@ -52,6 +52,10 @@ export interface UnboundPluginOptions {
   readonly qnameMinimisation?: boolean;
   /** More stub zones ("dead.example" -> "127.0.0.1@PORT"), each opened like the bench's zones. */
   readonly extraStubs?: Readonly<Record<string, string>>;
+  /** More libunbound options (UnboundOptions.options). */
+  readonly options?: Readonly<Record<string, string>>;
+  /** libunbound contexts, each on a thread of its own (UnboundOptions.threads; default 1). */
+  readonly threads?: number;
 }
 
 /**
@@ -74,6 +78,8 @@ export function unboundPlugin(endpoint: string, options: UnboundPluginOptions = 
     hosts: false,
     resolvConf: false,
     qnameMinimisation: options.qnameMinimisation ?? false,
+    ...(options.options ? { options: options.options } : {}),
+    ...(options.threads ? { threads: options.threads } : {}),
   });
 }
 

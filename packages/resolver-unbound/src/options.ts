@@ -16,8 +16,10 @@ import {
   DEFAULT_OUTGOING_RANGE,
   DEFAULT_QNAME_MINIMISATION,
   DEFAULT_RESOLV_CONF,
+  DEFAULT_THREADS,
   DEFAULT_UNBOUND_NAME,
   DEFAULT_UNBOUND_PRIORITY,
+  MAX_THREADS,
 } from './defaults.js';
 import { UnboundOptionError } from './errors.js';
 import { defaultRootAnchors } from './trust-anchors.js';
@@ -90,6 +92,12 @@ export interface UnboundOptions {
   readonly requireSecure?: boolean;
   /** Questions handed to libunbound at once; the others wait their turn (default 1024). */
   readonly maxInFlight?: number;
+  /**
+   * libunbound contexts, each on a thread of its own, that questions are spread over by a hash
+   * of the question (identical questions meet in one context, which merges them); 1..16,
+   * default 1. Each context has its own cache (README: "Threads").
+   */
+  readonly threads?: number;
 }
 
 /** One change to a libunbound context, labelled with the option it comes from. */
@@ -104,6 +112,8 @@ export interface ContextPlan {
   readonly steps: readonly ContextStep[];
   readonly requireSecure: boolean;
   readonly maxInFlight: number;
+  /** libunbound contexts (each with its resolver thread) the questions are spread over. */
+  readonly threads: number;
   /** Where the trust anchors come from, for messages: "options", a root.ds path or "built-in". */
   readonly anchorSource: string;
   /**
@@ -246,6 +256,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     steps,
     requireSecure: options.requireSecure ?? false,
     maxInFlight: positiveInteger(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, 'maxInFlight'),
+    threads: threadCount(options.threads),
     anchorSource,
     anchorZones: anchorZones(options),
     upstream: { ...upstream, resolvConf },
@@ -344,6 +355,12 @@ function positiveInteger(value: unknown, option: string): number {
     throw new UnboundOptionError(option, `${String(value)} is not a positive integer`);
   }
   return value;
+}
+
+function threadCount(value: unknown): number {
+  const threads = positiveInteger(value ?? DEFAULT_THREADS, 'threads');
+  if (threads > MAX_THREADS) throw new UnboundOptionError('threads', `${threads} is more than ${MAX_THREADS}`);
+  return threads;
 }
 
 function finite(value: unknown, option: string): number {

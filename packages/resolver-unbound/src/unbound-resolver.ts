@@ -16,16 +16,20 @@ import {
 } from '@dnscore/core/plugin';
 import { queryChannel } from '@dnscore/core/diagnostics';
 import { toPluginAnswer, toResolveError } from './answer.js';
-import { loadUnboundBinding, type UnboundBinding } from './binding.js';
+import { loadUnboundBinding, type UnboundAddon, type UnboundBinding } from './binding.js';
 import { createContext } from './context.js';
 import { probeDnssecSupport, type DnssecSupport } from './dnssec-support.js';
 import { UnboundOptionError, UnboundUnavailableError } from './errors.js';
 import { planContext, type ContextPlan, type UnboundOptions } from './options.js';
+import { shardOf } from './shard.js';
 import { LibunboundError, type UnboundContext } from './unbound-context.js';
 import { Upstream } from './upstream.js';
 
 /** The binding resolverOnBinding() hands to the constructor it calls. */
 let injected: UnboundBinding | undefined;
+
+/** Reads a resolver's contexts (set in the class's static block, which may read its private fields). */
+let readContexts: (resolver: UnboundResolver) => readonly UnboundContext[];
 
 /** One probe per libunbound build: what it can validate does not change while the process runs. */
 const supportOf = new WeakMap<object, Promise<DnssecSupport>>();
@@ -39,11 +43,16 @@ export class UnboundResolver implements ResolverPlugin {
   #plan: ContextPlan;
   /** Made at the first traced query of a configuration (it may read resolv.conf). */
   #upstream: Upstream | undefined;
-  #context: UnboundContext | undefined;
+  /** One libunbound context per thread (`threads`); a question goes to shardOf()'s. Empty: none. */
+  #contexts: readonly UnboundContext[] = [];
   /** Contexts replaced by reload() that still answer questions asked before it. */
   readonly #retired = new Set<UnboundContext>();
   #generation = 0;
   #closed = false;
+
+  static {
+    readContexts = (resolver) => resolver.#contexts;
+  }
 
   /**
    * Applies every option to a new libunbound context and finalizes it, so a bad option throws
@@ -58,7 +67,7 @@ export class UnboundResolver implements ResolverPlugin {
     this.#binding = injected ?? loadUnboundBinding();
     this.#limiter = new ConcurrencyLimiter(this.#plan.maxInFlight);
     if (this.#binding.available) {
-      this.#context = createContext(this.#binding.addon, this.#plan.steps, this.#plan.anchorZones);
+      this.#contexts = createContexts(this.#binding.addon, this.#plan);
       this.#generation = 1;
     }
   }
@@ -121,7 +130,7 @@ export class UnboundResolver implements ResolverPlugin {
    * handed to libunbound finish on the old context; later ones use the new one. Without
    * arguments, the same options are applied again (files such as resolv.conf, hosts and trust
    * anchor files are read again). A bad option throws and keeps the current configuration.
-   * `name` and `priority` are fixed at construction.
+   * `name` and `priority` are fixed at construction; `threads` may change.
    */
   reload(options: UnboundOptions = this.#options): void {
     if (this.#closed) throw new StateError('reload() after close()');
@@ -129,10 +138,10 @@ export class UnboundResolver implements ResolverPlugin {
     if (plan.name !== this.name) throw new UnboundOptionError('name', 'cannot change on reload');
     if (plan.priority !== this.priority) throw new UnboundOptionError('priority', 'cannot change on reload');
     if (this.#binding.available) {
-      const old = this.#context;
-      this.#context = createContext(this.#binding.addon, plan.steps, plan.anchorZones);
+      const old = this.#contexts;
+      this.#contexts = createContexts(this.#binding.addon, plan);
       this.#generation++;
-      if (old) this.#retire(old);
+      for (const context of old) this.#retire(context);
     }
     this.#plan = plan;
     this.#upstream = undefined;
@@ -151,7 +160,8 @@ export class UnboundResolver implements ResolverPlugin {
     if (!this.#binding.available) throw new UnboundUnavailableError(this.#binding.reason);
     const release = await this.#limiter.acquire(signal);
     // The context and the rules of the moment the query starts: a reload does not move it.
-    const context = this.#context;
+    const contexts = this.#contexts;
+    const context = contexts[shardOf(query.name, query.type, query.class, contexts.length)];
     const { requireSecure, cleanAdditional } = this.#plan;
     if (this.#closed || !context) {
       release();
@@ -210,9 +220,9 @@ export class UnboundResolver implements ResolverPlugin {
     this.#closed = true;
     const error = new StateError('the unbound resolver was closed');
     this.#limiter.rejectWaiting(error);
-    for (const context of [this.#context, ...this.#retired]) context?.close(error);
+    for (const context of [...this.#contexts, ...this.#retired]) context.close(error);
     this.#retired.clear();
-    this.#context = undefined;
+    this.#contexts = [];
   }
 
   /** An old context answers the questions it has, then closes. */
@@ -221,6 +231,26 @@ export class UnboundResolver implements ResolverPlugin {
     for (const old of this.#retired) if (old.closed) this.#retired.delete(old);
     if (!context.closed) this.#retired.add(context);
   }
+}
+
+/**
+ * `plan.threads` finalized contexts. A failure closes those made before it and throws (the
+ * first context fails on a bad option, before any other is made).
+ */
+function createContexts(addon: UnboundAddon, plan: ContextPlan): UnboundContext[] {
+  const contexts: UnboundContext[] = [];
+  try {
+    for (let i = 0; i < plan.threads; i++) contexts.push(createContext(addon, plan.steps, plan.anchorZones));
+  } catch (error) {
+    for (const context of contexts) context.close();
+    throw error;
+  }
+  return contexts;
+}
+
+/** The resolver's libunbound contexts, in shard order: for the package's tests. Not exported by the package. */
+export function contextsOf(resolver: UnboundResolver): readonly UnboundContext[] {
+  return readContexts(resolver);
 }
 
 /**

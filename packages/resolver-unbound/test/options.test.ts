@@ -56,6 +56,7 @@ describe('planContext, nominal', () => {
         priority: 100,
         requireSecure: false,
         maxInFlight: DEFAULT_MAX_IN_FLIGHT,
+        threads: 1,
         anchorSource: defaultRootAnchors().source, // root.ds, or built-in without it
       });
       expect(calls({})).toEqual([
@@ -152,6 +153,11 @@ describe('planContext, nominal', () => {
     expect(planContext({ trustAnchorFiles: ['/dev/null'] }).anchorZones).toEqual([]);
   });
 
+  it('threads: 1..16, taken as given (no step on the context: each context gets the same steps)', () => {
+    expect(planContext({ threads: 16 }).threads).toBe(16);
+    expect(planContext({ threads: 2 }).steps.map((s) => s.option)).toEqual(planContext().steps.map((s) => s.option));
+  });
+
   it('name, priority, requireSecure and maxInFlight are the plugin own', () => {
     expect(planContext({ name: 'dnssec', priority: 10, requireSecure: true, maxInFlight: 7 })).toMatchObject({
       name: 'dnssec',
@@ -185,6 +191,10 @@ describe('planContext, off-nominal: refused before libunbound', () => {
   it.each([
     [{ debugLevel: 6 }, 'unbound option debugLevel: 6 is not an integer 0..5'],
     [{ maxInFlight: 0 }, 'unbound option maxInFlight: 0 is not a positive integer'],
+    [{ threads: 0 }, 'unbound option threads: 0 is not a positive integer'],
+    [{ threads: 1.5 }, 'unbound option threads: 1.5 is not a positive integer'],
+    [{ threads: '2' as unknown as number }, 'unbound option threads: 2 is not a positive integer'],
+    [{ threads: 17 }, 'unbound option threads: 17 is more than 16'],
     [{ infraCacheMaxRtt: 1.5 }, 'unbound option infraCacheMaxRtt: 1.5 is not a positive integer'],
     [{ infraHostTtl: 0 }, 'unbound option infraHostTtl: 0 is not a positive integer'],
     [{ qnameMinimisation: 'yes' as unknown as boolean }, 'unbound option qnameMinimisation: must be true or false'],
