@@ -180,7 +180,7 @@ describe('createPjsipAdapter: which RFC 3263 walk a host info gets', () => {
     ]);
   });
 
-  it('a type without its flag is the transport selector (pjsip_process_route_set): NAPTR of that transport', async () => {
+  it('a type without its flag is the transport selector (pjsip_process_route_set): NAPTR over it', async () => {
     // A sip: URI without transport=: PJSIP sets the selector's type and leaves flag 0. The URI asks
     // for NAPTR; only the transport the account is bound to may be used (RFC 3263 4.1).
     expect(await where(pool(), host(Type.TCP, 0))).toEqual([
