@@ -331,7 +331,7 @@ function drawShares(result) {
   // The exact chance of the draw; pick 0 (one more of the same denominator) is order-dependent.
   const exact = (/** @type {any} */ r) =>
     `${r.numerator}/${r.denominator} = ${pct(r.share)}` +
-    (r.pickZero ? `, or ${r.numerator + 1}/${r.denominator} if first in the answer` : '');
+    (r.pickZero ? `, or ${r.numerator + 1}/${r.denominator} if handed first` : '');
   const width = 560;
   const barH = 14;
   const rowH = 2 * barH + 14;

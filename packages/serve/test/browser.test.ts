@@ -159,7 +159,7 @@ describe('the page', () => {
         '60',
         String(api.first['sip1.biloxi.example']),
         pct(api.first['sip1.biloxi.example']),
-        '60/101 = 59.4%, or 61/101 if first in the answer',
+        '60/101 = 59.4%, or 61/101 if handed first',
       ],
       [
         'sip2.biloxi.example',
@@ -167,7 +167,7 @@ describe('the page', () => {
         '40',
         String(api.first['sip2.biloxi.example']),
         pct(api.first['sip2.biloxi.example']),
-        '40/101 = 39.6%, or 41/101 if first in the answer',
+        '40/101 = 39.6%, or 41/101 if handed first',
       ],
       ['backup.biloxi.example', '20', '0', '0', '0.0%', '0/101 = 0.0%'],
     ]);

@@ -4,8 +4,9 @@
  * uniform over the integers 0..sum, and the first record whose running sum of weights reaches
  * it. A record of weight w is first for w of the sum + 1 picks; pick 0 goes to the first record
  * of that running order: the weight-0 record when there is exactly one, else whichever of the
- * weight-0 records (or, with none, of all) the draw was handed first, which depends on the order
- * of the answer and is said, not guessed.
+ * weight-0 records (or, with none, of all) the draw was handed first. That is the answer's order,
+ * or for a SIP target plan the order of the draw that made it (kept for the plan's life), so it
+ * is said, not guessed.
  */
 import type { SipResolution } from '@dnscore/sip';
 
