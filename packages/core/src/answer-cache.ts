@@ -44,6 +44,12 @@ export interface AnswerCache {
    * start a background refresh (prefetch). `key` is questionKey(query), when the caller has it.
    */
   hit(query: DnsQuery, key?: string): CacheEntry | undefined;
+  /**
+   * The entry this cache stored from `answer`, an answer its backend just gave (the very object
+   * the plugin's resolve() returned), so that a result built from it is current as a hit's is;
+   * undefined for an answer it did not store (not cacheable, stale, a copy). Never asks anything.
+   */
+  stored?(answer: PluginAnswer): CacheEntry | undefined;
   readonly stats: CacheStats;
   /** The cache's clock, ms since the epoch (what entries expire by). */
   now?(): number;

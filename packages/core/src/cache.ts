@@ -106,6 +106,8 @@ class CachedResolver implements CachingPlugin, AnswerCache {
   readonly priority: number;
   readonly #entries = new Map<string, Entry>();
   readonly #flights = new Map<string, Flight>();
+  /** The backend's answer object -> the entry stored from it (stored()); weak: the entry holds a copy. */
+  readonly #storedFrom = new WeakMap<PluginAnswer, Entry>();
   readonly #clock: Clock;
   readonly #max: number;
   readonly #limits: { maxTtl: number; maxNegativeTtl: number; maxBogusTtl: number };
@@ -314,19 +316,26 @@ class CachedResolver implements CachingPlugin, AnswerCache {
   }
 
   /** An answer that cannot be cached (SERVFAIL, TTL 0, ...) leaves the entry there as it was. */
-  #store(key: string, query: DnsQuery, answer: PluginAnswer): void {
+  #store(key: string, query: DnsQuery, given: PluginAnswer): void {
     // Checked again where it is stored: NaN or Infinity here would be an entry that never expires.
-    const lifetime = clampLifetime(answerLifetime(query, answer, this.#limits), this.#limits.maxTtl);
+    const lifetime = clampLifetime(answerLifetime(query, given, this.#limits), this.#limits.maxTtl);
     if (lifetime === 0) return;
     // The servers of this one query belong to its trace, not to the hits that follow.
-    if (answer.servers !== undefined) answer = { ...answer, servers: undefined };
+    const answer = given.servers !== undefined ? { ...given, servers: undefined } : given;
     const now = this.#clock.now();
     const lifetimeMs = lifetime * 1000;
     const expiresAt = now + lifetimeMs;
     const old = this.#entries.get(key);
     if (old) this.#drop(key, old);
-    this.#entries.set(key, new Entry(this, answer, now, expiresAt));
+    const entry = new Entry(this, answer, now, expiresAt);
+    this.#entries.set(key, entry);
+    this.#storedFrom.set(given, entry);
     this.#evict();
+  }
+
+  stored(answer: PluginAnswer): CacheEntry | undefined {
+    const entry = this.#storedFrom.get(answer);
+    return entry?.current() ? entry : undefined;
   }
 
   /**

@@ -220,7 +220,7 @@ export class DnsCore implements DnsApi {
 
   /** The registry's finish for a question not re-asked yet: one function for every question. */
   readonly #answeredFirst: FinishAnswer<DnsResult> = (answer, plugin, query, signal, attempts) =>
-    this.#answered(query, this.#finish(query, answer, plugin), signal, 0, attempts);
+    this.#answered(query, this.#finish(query, answer, plugin, plugin.cache?.stored?.(answer)), signal, 0, attempts);
 
   /** A backend's answer as a result, or the re-ask of its chain's end when the chain leaves its zone. */
   #answered(

@@ -68,7 +68,8 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
    */
   readonly stale: boolean;
   /**
-   * The cache entry this result was built from; undefined when a backend answered. While
+   * The cache entry this result was built from: a hit's, or the one the answering backend's cache
+   * stored from this very answer; undefined for an answer no cache holds (TTL 0, stale). While
    * `cacheEntry.current()`, a new question would get the same data: what was derived from this
    * result may be reused.
    */

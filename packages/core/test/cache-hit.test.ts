@@ -25,9 +25,10 @@ describe('DnsCore hit path: nominal', () => {
     const cache = withCache(inner, { clock });
     const core = new DnsCore([cache]);
     const miss = await core.resolve('goose.feathers', 'A');
-    expect(miss.cacheEntry).toBeUndefined();
+    // The backend's answer holds the entry the cache stored from it: what a hit is built from.
+    expect(miss.cacheEntry?.current()).toBe(true);
     const hit = await core.resolve('goose.feathers', 'A');
-    expect(hit.cacheEntry?.current()).toBe(true);
+    expect(hit.cacheEntry).toBe(miss.cacheEntry);
     expect(await core.resolve('goose.feathers', 'A')).toBe(hit);
     clock.advanceMs(999);
     expect(await core.resolve('goose.feathers', 'A')).toBe(hit);
@@ -62,9 +63,9 @@ describe('DnsCore hit path: nominal', () => {
     clock.advanceMs(10_000);
     expect(core.current([a])).toBe(false);
     const again = await core.resolve('a.feathers');
-    expect(core.current([again])).toBe(false); // a backend answer, not a cache entry
+    expect(core.current([again])).toBe(true); // a backend answer, as the cache stored it
     const hit = await core.resolve('a.feathers');
-    expect(core.current([hit])).toBe(true);
+    expect(core.current([hit, again])).toBe(true);
     cache.clear();
     expect(core.current([hit])).toBe(false);
   });
@@ -107,6 +108,23 @@ describe('DnsCore hit path: off-nominal', () => {
     await expect(core.resolve('a.feathers', 'A', { signal: controller.signal })).rejects.toMatchObject({
       name: 'AbortError',
     });
+  });
+
+  it('a backend answer the cache did not store (TTL 0), or whose entry was replaced, is not current', async () => {
+    const clock = fakeClock();
+    const cache = withCache(fakePlugin({ answer: (q) => positive(q, q.name.startsWith('zero') ? 0 : 10) }), {
+      clock,
+    });
+    const core = new DnsCore([cache]);
+    const uncached = await core.resolve('zero.feathers');
+    expect(uncached.cacheEntry).toBeUndefined();
+    expect(core.current([uncached])).toBe(false);
+    const first = await core.resolve('a.feathers');
+    clock.advanceMs(10_000);
+    const replacing = await core.resolve('a.feathers');
+    expect(core.current([first])).toBe(false);
+    expect(core.current([replacing])).toBe(true);
+    expect(cache.cache.stored?.({ rcode: 0, answer: replacing.answer })).toBeUndefined(); // a copy: not stored
   });
 
   it('a plugin without a cache is always asked', async () => {

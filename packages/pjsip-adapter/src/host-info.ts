@@ -1,8 +1,8 @@
 /**
  * PJSIP's pjsip_host_info both ways. hostInfoFromUri() is pjsip_get_dest_info(): sips (in the
  * target URI, or in the Request-URI) forces TLS, `transport=` sets the type, maddr replaces the
- * host, an IPv6 host adds IPV6. locatorUri() turns a host info back into the URI @dnscore/sip
- * resolves, with the choices Asterisk's sip_resolve() makes for an unspecified type.
+ * host, an IPv6 host adds IPV6. locatorTarget() turns a host info back into what @dnscore/sip
+ * resolves: the URI, and the transport a selector fixed (RFC 3263 walks it as Asterisk does).
  */
 import {
   UnsupportedTransportError,
@@ -105,12 +105,24 @@ export function checkHostInfo(target: unknown): PjsipHostInfo {
   return info;
 }
 
+/** What @dnscore/sip resolves for a host info: a URI, and the one transport its walk may use. */
+export interface LocatorTarget {
+  readonly uri: string;
+  /** Set when the transport came from elsewhere than the URI: the NAPTR walk runs over it alone. */
+  readonly only?: SipTransport;
+}
+
 /**
- * The URI @dnscore/sip resolves for a host info. A TLS type or the SECURE flag is a sips: URI
- * (SIPS NAPTR services, _sips._tcp); UDP and TCP set transport=; an unspecified type with the
- * RELIABLE flag is TCP (Asterisk's sip_resolve()); otherwise RFC 3263 picks the transport.
+ * What @dnscore/sip resolves for a host info. pjsip_get_dest_info() sets the flag from the type
+ * it read in the URI (`transport=`, `sips:`), so a type with its flag came from the URI: TLS is a
+ * sips: URI (SIPS NAPTR services, _sips._tcp), UDP and TCP set `transport=` (no NAPTR, RFC 3263
+ * 4.1). A type with flag 0 was set by the request's transport selector
+ * (pjsip_process_route_set(), an account bound to one transport): the URI had no `transport=`,
+ * so RFC 3263 runs its NAPTR walk, over that transport only. UNSPECIFIED with RELIABLE is the
+ * same walk over TCP (Asterisk's sip_resolve()); UNSPECIFIED with SECURE is sips:; without flags
+ * RFC 3263 chooses among every transport.
  */
-export function locatorUri(info: PjsipHostInfo): string {
+export function locatorTarget(info: PjsipHostInfo): LocatorTarget {
   const parsed = parseHost(
     info.addr.host.includes(':') && !info.addr.host.startsWith('[') ? `[${info.addr.host}]` : info.addr.host,
   );
@@ -121,10 +133,15 @@ export function locatorUri(info: PjsipHostInfo): string {
       `type ${info.type} is a transport dnscore does not resolve for (udp, tcp, tls)`,
       String(info.type),
     );
-  const secure = transport === 'tls' || (transport === undefined && (info.flag & Flag.SECURE) !== 0);
   const port = info.addr.port > 0 ? `:${info.addr.port}` : '';
   const host = formatHost(parsed.host);
-  if (secure) return `sips:${host}${port}`;
-  const chosen = transport ?? ((info.flag & Flag.RELIABLE) !== 0 ? 'tcp' : undefined);
-  return `sip:${host}${port}${chosen ? `;transport=${chosen}` : ''}`;
+  if (transport === undefined) {
+    if ((info.flag & Flag.SECURE) !== 0) return { uri: `sips:${host}${port}` };
+    return (info.flag & Flag.RELIABLE) !== 0
+      ? { uri: `sip:${host}${port}`, only: 'tcp' }
+      : { uri: `sip:${host}${port}` };
+  }
+  if (info.flag === 0) return { uri: `sip:${host}${port}`, only: transport };
+  if (transport === 'tls') return { uri: `sips:${host}${port}` };
+  return { uri: `sip:${host}${port};transport=${transport}` };
 }

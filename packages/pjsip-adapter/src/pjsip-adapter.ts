@@ -9,13 +9,14 @@
 import { InvalidArgumentError, checkNonNegativeNumber, checkPositiveInteger, type DnsApi } from '@dnscore/core';
 import {
   SipLocator,
+  UnsupportedTransportError,
   isSipTransport,
   normalizeAddress,
   type SipLocatorOptions,
   type SipTarget,
   type SipTransport,
 } from '@dnscore/sip';
-import { checkHostInfo, locatorUri, transportOfType, typeOfTarget } from './host-info.js';
+import { checkHostInfo, locatorTarget, transportOfType, typeOfTarget } from './host-info.js';
 import { statusOfError } from './pjsip-status.js';
 import {
   PJSIP_MAX_RESOLVED_ADDRESSES,
@@ -63,6 +64,24 @@ export function createPjsipAdapter(dns: DnsApi, options: PjsipAdapterOptions = {
   // bogus answer ends it early), which is what PJSIP needs before its pool is freed.
   const locator = new SipLocator(dns, locatorOptions);
   const { penaltyBox } = locator;
+  // A walk over the one transport a PJSIP transport selector fixed: a locator of that transport
+  // alone, made when first needed, sharing the penalty box's store (one setServerFailed for all).
+  const narrowed = new Map<SipTransport, SipLocator>();
+  const locatorOf = (only: SipTransport | undefined): SipLocator => {
+    if (only === undefined || (locator.client.transports.size === 1 && locator.client.transports.has(only)))
+      return locator;
+    if (!locator.client.transports.has(only))
+      throw new UnsupportedTransportError(
+        `the transport selector's ${only.toUpperCase()} is not among this adapter's transports`,
+        only,
+      );
+    let one = narrowed.get(only);
+    if (one === undefined) {
+      one = new SipLocator(dns, { ...locatorOptions, transports: [only], penaltyStore: penaltyBox.store });
+      narrowed.set(only, one);
+    }
+    return one;
+  };
 
   const destinations = (server: FailedServer): { transport: SipTransport; address: string; port: number }[] => {
     if (!server || typeof server !== 'object') throw new InvalidArgumentError('a failed server needs address and port');
@@ -78,8 +97,8 @@ export function createPjsipAdapter(dns: DnsApi, options: PjsipAdapterOptions = {
   /** Resolves one host info; never throws: every failure is a status. */
   const lookup = async (target: PjsipHostInfo): Promise<{ status: number; addresses: PjsipServerAddresses | null }> => {
     try {
-      const uri = locatorUri(checkHostInfo(target));
-      const resolution = await locator.resolve(uri);
+      const { uri, only } = locatorTarget(checkHostInfo(target));
+      const resolution = await locatorOf(only).resolve(uri);
       if (resolution.error) return { status: statusOfError(resolution.error), addresses: null };
       // PJSIP's failed servers come last; the locator's order is kept otherwise.
       const open = resolution.targets.filter((t) => !penaltyBox.isPenalized(t));

@@ -6,7 +6,7 @@ import {
   checkHostInfo,
   flagOfType,
   hostInfoFromUri,
-  locatorUri,
+  locatorTarget,
   transportOfType,
   typeOfTarget,
 } from '../src/host-info.js';
@@ -80,45 +80,50 @@ describe('hostInfoFromUri: off-nominal', () => {
   });
 });
 
-describe('locatorUri: nominal', () => {
+describe('locatorTarget: nominal', () => {
   const info = (type: number, flag: number, host: string, port = 0) => ({ type, flag, addr: { host, port } });
+  const uri = (type: number, flag: number, host: string, port = 0) => locatorTarget(info(type, flag, host, port));
 
-  it('TLS or the SECURE flag is a sips: URI; UDP and TCP set transport=', () => {
-    expect(locatorUri(info(Type.TLS, Flag.RELIABLE | Flag.SECURE, 'biloxi.example'))).toBe('sips:biloxi.example');
-    expect(locatorUri(info(Type.UNSPECIFIED, Flag.SECURE, 'biloxi.example', 5061))).toBe('sips:biloxi.example:5061');
-    expect(locatorUri(info(Type.UDP, Flag.DATAGRAM, 'biloxi.example'))).toBe('sip:biloxi.example;transport=udp');
-    expect(locatorUri(info(Type.TCP6, Flag.RELIABLE, '2001:db8::1', 5060))).toBe(
-      'sip:[2001:db8::1]:5060;transport=tcp',
-    );
+  it('a type with its flag came from the URI: TLS is a sips: URI, UDP and TCP set transport=', () => {
+    expect(uri(Type.TLS, Flag.RELIABLE | Flag.SECURE, 'biloxi.example')).toEqual({ uri: 'sips:biloxi.example' });
+    expect(uri(Type.UNSPECIFIED, Flag.SECURE, 'biloxi.example', 5061)).toEqual({ uri: 'sips:biloxi.example:5061' });
+    expect(uri(Type.UDP, Flag.DATAGRAM, 'biloxi.example')).toEqual({ uri: 'sip:biloxi.example;transport=udp' });
+    expect(uri(Type.TCP6, Flag.RELIABLE, '2001:db8::1', 5060)).toEqual({
+      uri: 'sip:[2001:db8::1]:5060;transport=tcp',
+    });
   });
 
-  it('UNSPECIFIED with RELIABLE is TCP (Asterisk); without flags RFC 3263 chooses', () => {
-    expect(locatorUri(info(Type.UNSPECIFIED, Flag.RELIABLE, 'biloxi.example'))).toBe(
-      'sip:biloxi.example;transport=tcp',
-    );
-    expect(locatorUri(info(Type.UNSPECIFIED, 0, 'biloxi.example'))).toBe('sip:biloxi.example');
+  it('a type with flag 0 (a transport selector) or UNSPECIFIED with RELIABLE: the URI without transport=', () => {
+    expect(uri(Type.TCP, 0, 'biloxi.example')).toEqual({ uri: 'sip:biloxi.example', only: 'tcp' });
+    expect(uri(Type.TLS, 0, 'biloxi.example')).toEqual({ uri: 'sip:biloxi.example', only: 'tls' });
+    expect(uri(Type.UDP6, 0, '2001:db8::1', 5060)).toEqual({ uri: 'sip:[2001:db8::1]:5060', only: 'udp' });
+    expect(uri(Type.UNSPECIFIED, Flag.RELIABLE, 'biloxi.example')).toEqual({ uri: 'sip:biloxi.example', only: 'tcp' });
+    expect(uri(Type.UNSPECIFIED, 0, 'biloxi.example')).toEqual({ uri: 'sip:biloxi.example' });
   });
 
   it('round-trips pjsip_get_dest_info for the common URIs', () => {
-    expect(locatorUri(hostInfoFromUri('sips:bob@biloxi.example'))).toBe('sips:biloxi.example');
-    expect(locatorUri(hostInfoFromUri('sip:bob@biloxi.example:5080;transport=udp'))).toBe(
-      'sip:biloxi.example:5080;transport=udp',
-    );
+    expect(locatorTarget(hostInfoFromUri('sips:bob@biloxi.example'))).toEqual({ uri: 'sips:biloxi.example' });
+    expect(locatorTarget(hostInfoFromUri('sip:bob@biloxi.example:5080;transport=udp'))).toEqual({
+      uri: 'sip:biloxi.example:5080;transport=udp',
+    });
+    expect(locatorTarget(hostInfoFromUri('sip:bob@biloxi.example'))).toEqual({ uri: 'sip:biloxi.example' });
   });
 });
 
-describe('locatorUri and checkHostInfo: off-nominal', () => {
+describe('locatorTarget and checkHostInfo: off-nominal', () => {
   it('refuses transports dnscore does not resolve for with UnsupportedTransportError', () => {
     expect(() =>
-      locatorUri({ type: Type.SCTP, flag: Flag.RELIABLE, addr: { host: 'biloxi.example', port: 0 } }),
+      locatorTarget({ type: Type.SCTP, flag: Flag.RELIABLE, addr: { host: 'biloxi.example', port: 0 } }),
     ).toThrow(UnsupportedTransportError);
     expect(() =>
-      locatorUri({ type: Type.DTLS, flag: Flag.SECURE | Flag.DATAGRAM, addr: { host: 'biloxi.example', port: 0 } }),
+      locatorTarget({ type: Type.DTLS, flag: Flag.SECURE | Flag.DATAGRAM, addr: { host: 'biloxi.example', port: 0 } }),
     ).toThrow(UnsupportedTransportError);
   });
 
   it('refuses a host outside the grammar', () => {
-    expect(() => locatorUri({ type: 0, flag: 0, addr: { host: 'bad_host!', port: 0 } })).toThrow(InvalidHostInfoError);
+    expect(() => locatorTarget({ type: 0, flag: 0, addr: { host: 'bad_host!', port: 0 } })).toThrow(
+      InvalidHostInfoError,
+    );
   });
 
   it('checkHostInfo names what is wrong', () => {

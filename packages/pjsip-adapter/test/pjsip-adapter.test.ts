@@ -136,6 +136,95 @@ describe('createPjsipAdapter: nominal', () => {
   });
 });
 
+/**
+ * NAPTR for UDP at order 10 and TCP at order 20, each to its own SRV owner; the plain SRV owners
+ * of RFC 3263's fallback name other servers, so the entries show which walk ran.
+ */
+const POOL = `$ORIGIN pool.example.
+$TTL 300
+@ IN SOA ns h 1 3600 600 86400 300
+@ IN NAPTR 10 10 "s" "SIP+D2U" "" _sip._udp.edge
+@ IN NAPTR 20 10 "s" "SIP+D2T" "" _sip._tcp.edge
+_sip._udp.edge IN SRV 10 0 5070 edge-udp
+_sip._tcp.edge IN SRV 10 0 5070 edge-tcp
+_sip._tcp.edge IN SRV 20 0 5070 edge-tcp2
+_sip._udp IN SRV 10 0 5060 plain
+_sip._tcp IN SRV 10 0 5060 plain
+edge-udp IN A 192.0.2.71
+edge-tcp IN A 192.0.2.72
+edge-tcp2 IN A 192.0.2.73
+plain IN A 192.0.2.60
+`;
+
+function pool(options: PjsipAdapterOptions = {}): PjsipAdapter {
+  return createPjsipAdapter(new DnsCore([new ZoneResolver({ zones: [{ text: POOL }] })]), { ipv6: false, ...options });
+}
+
+const where = async (adapter: PjsipAdapter, info: PjsipHostInfo) =>
+  entries((await call(adapter, info)).addresses).map((e) => e.split(' ').slice(0, 2).join(' '));
+
+describe('createPjsipAdapter: which RFC 3263 walk a host info gets', () => {
+  const host = (type: number, flag: number, port = 0): PjsipHostInfo => ({
+    type,
+    flag,
+    addr: { host: 'pool.example', port },
+  });
+
+  it('no type and no port (sip:domain): the NAPTR walk, as @dnscore/sip does for the URI', async () => {
+    expect(await where(pool(), host(Type.UNSPECIFIED, 0))).toEqual([`${Type.UDP} 192.0.2.71:5070`]);
+  });
+
+  it('a type with its flag came from transport= in the URI: no NAPTR, that SRV owner (RFC 3263 4.1)', async () => {
+    expect(await where(pool(), hostInfoFromUri('sip:pool.example;transport=tcp'))).toEqual([
+      `${Type.TCP} 192.0.2.60:5060`,
+    ]);
+  });
+
+  it('a type without its flag is the transport selector (pjsip_process_route_set): NAPTR over it', async () => {
+    // A sip: URI without transport=: PJSIP sets the selector's type and leaves flag 0. The URI asks
+    // for NAPTR; only the transport the account is bound to may be used (RFC 3263 4.1).
+    expect(await where(pool(), host(Type.TCP, 0))).toEqual([
+      `${Type.TCP} 192.0.2.72:5070`,
+      `${Type.TCP} 192.0.2.73:5070`,
+    ]);
+    expect(await where(pool(), host(Type.UNSPECIFIED, Flag.RELIABLE))).toEqual([
+      `${Type.TCP} 192.0.2.72:5070`,
+      `${Type.TCP} 192.0.2.73:5070`,
+    ]);
+    expect(await where(pool(), host(Type.UDP, 0))).toEqual([`${Type.UDP} 192.0.2.71:5070`]);
+    // A sip: URI over a TLS selector: the SIPS+D2T NAPTR, still a sip: resolution (its DNSSEC policy).
+    const tls = await call(biloxi(), { type: Type.TLS, flag: 0, addr: { host: 'biloxi.example', port: 0 } });
+    expect(entries(tls.addresses).map((e) => e.split(' ').slice(0, 2).join(' '))).toEqual([
+      `${Type.TLS} 203.0.113.12:5061`,
+      `${Type.TLS} 203.0.113.11:5061`,
+      `${Type.TLS} 198.51.100.50:5061`,
+    ]);
+    // With a port there is no NAPTR or SRV whatever set the type: A at that port.
+    expect(await where(pool(), { type: Type.TCP, flag: 0, addr: { host: 'plain.pool.example', port: 5080 } })).toEqual([
+      `${Type.TCP} 192.0.2.60:5080`,
+    ]);
+  });
+
+  it('setServerFailed counts for the selector walk too: one penalty box', async () => {
+    const adapter = pool();
+    adapter.setServerFailed({ address: '192.0.2.72', port: 5070, type: Type.TCP }, 30_000);
+    expect(await where(adapter, host(Type.TCP, 0))).toEqual([
+      `${Type.TCP} 192.0.2.73:5070`,
+      `${Type.TCP} 192.0.2.72:5070`,
+    ]);
+    adapter.clearFailedServers();
+    expect(await where(adapter, host(Type.TCP, 0))).toEqual([
+      `${Type.TCP} 192.0.2.72:5070`,
+      `${Type.TCP} 192.0.2.73:5070`,
+    ]);
+  });
+
+  it('a selector transport the adapter was not given is refused as before', async () => {
+    const { status } = await call(pool({ transports: ['udp'] }), host(Type.TCP, 0));
+    expect(status).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
+  });
+});
+
 describe('createPjsipAdapter: off-nominal', () => {
   it('nothing found: PJLIB_UTIL_EDNSNOANSWERREC, no addresses, once', async () => {
     const { status, addresses, calls } = await call(biloxi(), hostInfoFromUri('sip:bob@nowhere.biloxi.example'));

@@ -328,6 +328,10 @@ function drawShares(result) {
     observed: result.n > 0 ? (result.first[e.host] ?? 0) / result.n : 0,
   }));
   const pct = (/** @type {number} */ x) => `${(100 * x).toFixed(1)}%`;
+  // The exact chance of the draw; pick 0 (one more of the same denominator) is order-dependent.
+  const exact = (/** @type {any} */ r) =>
+    `${r.numerator}/${r.denominator} = ${pct(r.share)}` +
+    (r.pickZero ? `, or ${r.numerator + 1}/${r.denominator} if handed first` : '');
   const width = 560;
   const barH = 14;
   const rowH = 2 * barH + 14;
@@ -335,7 +339,7 @@ function drawShares(result) {
   const chart = svg('svg', {
     viewBox: `0 0 ${width} ${rowH * rows.length + 24}`,
     role: 'img',
-    'aria-label': `First picks over ${result.n} draws against the RFC 2782 shares`,
+    'aria-label': `First picks over ${result.n} draws against the exact chance of the RFC 2782 draw`,
   });
   rows.forEach((/** @type {any} */ r, /** @type {number} */ i) => {
     const y = 8 + i * rowH;
@@ -353,7 +357,11 @@ function drawShares(result) {
       svg('rect', { x: left, y: y + barH, width: Math.max(1, r.share * scale), height: barH, fill: '#9ab7d6' }),
     );
     chart.append(
-      svg('text', { x: left + r.share * scale + 4, y: y + 2 * barH - 2, 'font-size': 11 }, `RFC 2782 ${pct(r.share)}`),
+      svg(
+        'text',
+        { x: left + r.share * scale + 4, y: y + 2 * barH - 2, 'font-size': 11 },
+        `exact ${pct(r.share)}${r.pickZero ? '+' : ''}`,
+      ),
     );
   });
   $('chart').replaceChildren(chart);
@@ -367,7 +375,7 @@ function drawShares(result) {
         el('td', {}, [String(r.weight)]),
         el('td', {}, [String(r.count)]),
         el('td', {}, [pct(r.observed)]),
-        el('td', {}, [pct(r.share)]),
+        el('td', {}, [exact(r)]),
       ]),
     ),
   );

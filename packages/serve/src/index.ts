@@ -12,5 +12,6 @@ export * from './errors.js';
 export { startServer, isLoopback, type ServeOptions, type RunningServer } from './http/server.js';
 export { SECURITY_HEADERS } from './http/respond.js';
 export type { LadderJson, LadderEvent, Lane } from './failover/simulate.js';
-export type { DrawsJson, ExpectedShare } from './api/sip.js';
+export type { DrawsJson } from './api/sip.js';
+export type { ExpectedShare } from './api/shares.js';
 export type { PeerFault } from './api/question.js';

@@ -138,7 +138,7 @@ describe('the page', () => {
     expect(requests.every((u) => u.startsWith(server.url) || u.startsWith('data:'))).toBe(true);
   });
 
-  it('charts N draws against the RFC 2782 shares, the numbers the API gives for the same seed', async () => {
+  it('charts N draws against the exact chance of the RFC 2782 draw, the numbers the API gives for the same seed', async () => {
     const { page, errors } = await open();
     await page.fill('#seed', '11');
     await page.click('#run');
@@ -159,7 +159,7 @@ describe('the page', () => {
         '60',
         String(api.first['sip1.biloxi.example']),
         pct(api.first['sip1.biloxi.example']),
-        '60.0%',
+        '60/101 = 59.4%, or 61/101 if handed first',
       ],
       [
         'sip2.biloxi.example',
@@ -167,9 +167,9 @@ describe('the page', () => {
         '40',
         String(api.first['sip2.biloxi.example']),
         pct(api.first['sip2.biloxi.example']),
-        '40.0%',
+        '40/101 = 39.6%, or 41/101 if handed first',
       ],
-      ['backup.biloxi.example', '20', '0', '0', '0.0%', '0.0%'],
+      ['backup.biloxi.example', '20', '0', '0', '0.0%', '0/101 = 0.0%'],
     ]);
     expect(api.first['sip1.biloxi.example'] + api.first['sip2.biloxi.example']).toBe(1000);
     expect(await page.locator('#chart svg rect').count()).toBe(6);

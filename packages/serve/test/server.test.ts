@@ -90,7 +90,7 @@ describe('serve: nominal', () => {
     expect(outside.json().steps[1].error.code).toBe('DNS_ERR_NOT_AUTHORITATIVE');
   });
 
-  it('/api/draws: N draws, and the RFC 2782 shares beside them (backup never first)', async () => {
+  it('/api/draws: N draws, and the exact chance of the RFC 2782 draw beside them (backup never first)', async () => {
     const a = await postJson(server, '/api/draws', { uri: 'sip:bob@biloxi.example', seed: 3, n: 1000 });
     const json = a.json();
     expect(json.n).toBe(1000);
@@ -98,10 +98,20 @@ describe('serve: nominal', () => {
     expect(json.first['sip1.biloxi.example'] + json.first['sip2.biloxi.example']).toBe(1000);
     expect(json.first['sip1.biloxi.example'] / 1000).toBeGreaterThan(0.55);
     expect(json.first['sip1.biloxi.example'] / 1000).toBeLessThan(0.66);
+    // Exact: weight / (sum + 1); pick 0 is the first record's of the answer (RFC 2782's draw).
+    const exact = (host: string, priority: number, weight: number, numerator: number, pickZero: boolean) => ({
+      host,
+      priority,
+      weight,
+      numerator,
+      denominator: 101,
+      share: numerator / 101,
+      pickZero,
+    });
     expect(json.expected).toEqual([
-      { host: 'sip1.biloxi.example', priority: 10, weight: 60, share: 0.6 },
-      { host: 'sip2.biloxi.example', priority: 10, weight: 40, share: 0.4 },
-      { host: 'backup.biloxi.example', priority: 20, weight: 0, share: 0 },
+      exact('sip1.biloxi.example', 10, 60, 60, true),
+      exact('sip2.biloxi.example', 10, 40, 40, true),
+      exact('backup.biloxi.example', 20, 0, 0, false),
     ]);
   });
 

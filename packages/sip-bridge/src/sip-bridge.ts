@@ -31,6 +31,7 @@ import {
 } from './defaults.js';
 import { BridgeClosedError, InvalidSipMessageError, UnknownTransactionError } from './errors.js';
 import { nextHop, type NextHop } from './route.js';
+import { sentByDestination } from './sent-by.js';
 import type { AttemptOutcome, BridgeAttempt, SendReport } from './send-report.js';
 import { BridgeTry, type TryContext } from './bridge-try.js';
 import { SipEndpoint, reportWarning, type SipEndpointOptions, type TryTarget } from './sip-endpoint.js';
@@ -75,14 +76,13 @@ export class SipBridge {
       'nonInviteTimeoutMs',
     );
     this.#onError = options.onError ?? reportWarning;
-    // Requests from the far side pin their Call-ID to where they came from (IPVS SIP persistence).
+    // Requests from the far side pin their Call-ID to where the sender listens (IPVS SIP
+    // persistence): its Via sent-by port, not the ephemeral source port of a TCP connection.
     endpoint.onIncoming((request, remote) => {
+      const listening = sentByDestination(request, remote);
+      if (!listening) return;
       try {
-        this.locator.dialogs.learnIncoming(String(request.headers['call-id']), {
-          transport: remote.protocol.toLowerCase() as SipTarget['transport'],
-          address: remote.address,
-          port: remote.port,
-        });
+        this.locator.dialogs.learnIncoming(String(request.headers['call-id']), listening);
       } catch {
         // An over-long Call-ID or an odd source gets no affinity; the request is still delivered.
       }

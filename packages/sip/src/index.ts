@@ -52,7 +52,13 @@ export { TransactionAffinity, type TransactionAffinityOptions } from './transact
 export { CallIdAffinity, type CallIdAffinityOptions, type CallIdPin } from './call-id-affinity.js';
 export { parseSipUri, formatSipUri, isSipToken, type SipUri } from './uri.js';
 export { parseHost, normalizeAddress, formatHost, type SipHost, type HostKind } from './host.js';
-export { isSipTransport, type SipTransport, type SipScheme, type AddressFamily } from './transport.js';
+export {
+  defaultPort,
+  isSipTransport,
+  type SipTransport,
+  type SipScheme,
+  type AddressFamily,
+} from './transport.js';
 export type {
   SipResolution,
   SipTarget,

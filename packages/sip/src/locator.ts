@@ -330,7 +330,7 @@ export class SipLocator implements CursorHost {
     });
   }
 
-  /** RFC 3263 section 4, question by question; the result becomes a plan when every answer came from a cache. */
+  /** RFC 3263 section 4, question by question; a plan is made when every answer is what the cache serves. */
   async #walk(
     input: string | SipUri,
     options: SipResolveOptions,

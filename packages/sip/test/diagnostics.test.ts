@@ -241,14 +241,14 @@ describe('dnscore:sip:locate from a target plan', () => {
     };
     sipLocateChannel.subscribe(handlers);
     stops.push(() => sipLocateChannel.unsubscribe(handlers));
-    // The first asks the backend, the second hits the cache (and makes a plan), the third uses it.
+    // The first asks the backend (its cache stores the answers: the plan is made), the next use it.
     await locator.resolve(URI);
     await locator.resolve(URI);
     const again = await locator.resolve(URI);
     expect(again.targets).toHaveLength(3);
     expect(seen).toEqual([
       [URI, undefined, 3],
-      [URI, undefined, 3],
+      [URI, true, 3],
       [URI, true, 3],
     ]);
   });

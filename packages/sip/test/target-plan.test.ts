@@ -1,5 +1,6 @@
 /**
- * Target plans: once every answer of a resolution comes from the core's cache, the next
+ * Target plans: once every answer of a resolution is one the core's cache holds (from the first
+ * resolution on: the backend's answers it stored), the next
  * resolution of that URI asks the core nothing. It draws the SRV order again (RFC 2782) and
  * reuses the rule, targets and warnings, until an answer behind it expires, is replaced or
  * dropped, or another backend answers first. Stale answers never make a plan. Fake clock.
@@ -49,12 +50,41 @@ function cached(options: { serveStale?: boolean } = {}) {
   return { clock, zone, cache, core, resolver, locator, fail: () => (failing = true) };
 }
 
+/** Counts of a locator's resolutions: planned ones (no question asked) and walks. */
+function planCount(resolver: { asked: number }) {
+  const counts = { walked: 0, planned: 0 };
+  return {
+    counts,
+    async resolve(locator: SipLocator, uri: string) {
+      const before = resolver.asked;
+      const resolution = await locator.resolve(uri);
+      if (resolver.asked === before) counts.planned++;
+      else counts.walked++;
+      return resolution;
+    },
+  };
+}
+
 describe('target plans: nominal', () => {
-  it('the third resolution asks nothing, and the SRV order is drawn again each time', async () => {
+  it('the first resolution makes the plan from the answers its cache stored: the second uses it', async () => {
+    for (const uri of ['sip:bob@biloxi.example', 'sip:bob@nonaptr.cases.example', 'sip:bob@dup.cases.example']) {
+      const { resolver, locator, zone } = cached();
+      const count = planCount(resolver);
+      const first = await count.resolve(locator, uri);
+      const backendQuestions = zone.asked.length;
+      const second = await count.resolve(locator, uri);
+      await count.resolve(locator, uri);
+      expect(count.counts).toEqual({ walked: 1, planned: 2 });
+      expect(zone.asked.length).toBe(backendQuestions);
+      expect([...lines(second.targets)].sort()).toEqual([...lines(first.targets)].sort());
+      expect(second).toMatchObject({ rule: first.rule, expires: first.expires, queries: first.queries });
+    }
+  });
+
+  it('a planned resolution asks nothing, and the SRV order is drawn again each time', async () => {
     const { zone, resolver, locator } = cached();
-    const first = await locator.resolve('sip:bob@biloxi.example');
+    const first = await locator.resolve('sip:bob@biloxi.example'); // every answer stored: the plan is made
     expect(zone.asked.length).toBeGreaterThan(0);
-    await locator.resolve('sip:bob@biloxi.example'); // every answer from the cache: the plan is made
     const asked = resolver.asked;
     const firsts = new Map<string, number>();
     for (let i = 0; i < 200; i++) {

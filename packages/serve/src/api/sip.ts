@@ -11,6 +11,7 @@ import {
   type SipResolutionJson,
 } from '@dnscore/sip';
 import type { SipQuestion } from './question.js';
+import { expectedShares, type ExpectedShare } from './shares.js';
 
 export function locatorFor(dns: DnsApi, q: SipQuestion): SipLocator {
   return new SipLocator(dns, { transports: q.transports, ipv4: q.ipv4, ipv6: q.ipv6 });
@@ -30,14 +31,6 @@ export async function answerSip(dns: DnsApi, q: SipQuestion, signal: AbortSignal
   return resolutionToJson(await resolveWithSteps(locatorFor(dns, q), q.uri, signal));
 }
 
-export interface ExpectedShare {
-  readonly host: string;
-  readonly priority: number;
-  readonly weight: number;
-  /** The RFC 2782 share of first picks: weight / sum of weights of the lowest priority; 0 above it. */
-  readonly share: number;
-}
-
 export interface DrawsJson {
   readonly uri: string;
   readonly n: number;
@@ -46,37 +39,11 @@ export interface DrawsJson {
   readonly expected: readonly ExpectedShare[];
 }
 
-/** N resolutions in a row (`dnscore sip --draws N`) and the shares RFC 2782 aims at. */
+/** N resolutions in a row (`dnscore sip --draws N`) and the exact share of each host the draw gives. */
 export async function answerDraws(dns: DnsApi, q: SipQuestion, n: number, signal: AbortSignal): Promise<DrawsJson> {
   const locator = locatorFor(dns, q);
   const resolution = await locator.resolve(q.uri, { signal });
   if (resolution.targets.length === 0) return { uri: resolution.uri.text, n: 0, first: {}, expected: [] };
   const counts = await drawFirstTargets(locator, resolution.uri, n, { signal });
   return { uri: resolution.uri.text, n: counts.n, first: { ...counts.first }, expected: expectedShares(resolution) };
-}
-
-/**
- * Each SRV host of the chosen transport once, with its share of first picks: within the lowest
- * priority, weight / sum (equal shares when every weight is 0); a host of a larger priority
- * number is never first while one of the lowest is listed.
- */
-export function expectedShares(resolution: SipResolution): ExpectedShare[] {
-  const transport = resolution.transport;
-  const hosts = new Map<string, { priority: number; weight: number }>();
-  for (const t of resolution.targets) {
-    if (t.transport !== transport || (t.source !== 'srv' && t.source !== 'naptr') || hosts.has(t.host)) continue;
-    hosts.set(t.host, { priority: t.priority, weight: t.weight });
-  }
-  if (hosts.size === 0) return [];
-  const lowest = Math.min(...[...hosts.values()].map((h) => h.priority));
-  const group = [...hosts.values()].filter((h) => h.priority === lowest);
-  const sum = group.reduce((s, h) => s + h.weight, 0);
-  return [...hosts.entries()]
-    .map(([host, { priority, weight }]) => ({
-      host,
-      priority,
-      weight,
-      share: priority !== lowest ? 0 : sum === 0 ? 1 / group.length : weight / sum,
-    }))
-    .sort((a, b) => a.priority - b.priority || b.weight - a.weight || (a.host < b.host ? -1 : 1));
 }
