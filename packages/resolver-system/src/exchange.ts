@@ -1,5 +1,5 @@
 /** What one try (one nameserver, one transport) needs and how it ends. */
-import type { Abortable, DnsError, DnsQuery, Labels, Timers, WireMessage } from '@dnscore/core/plugin';
+import type { Abortable, DnsError, DnsQuery, Labels, MessageSummary, Timers } from '@dnscore/core/plugin';
 import { randomQueryId } from './query-id.js';
 import type { ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
@@ -28,7 +28,8 @@ export interface ExchangeContext {
 }
 
 export type ExchangeOutcome =
-  | { readonly kind: 'answer'; readonly packet: Uint8Array; readonly message: WireMessage }
+  /** `summary`: the header bits the walk needs; the packet itself is parsed by the core. */
+  | { readonly kind: 'answer'; readonly packet: Uint8Array; readonly summary: MessageSummary }
   /** The UDP answer did not fit (TC set, or larger than advertised): ask over TCP. */
   | { readonly kind: 'truncated' }
   /** No acceptable answer in time: `dropped` messages refused, `caseMismatch` of them for the name's case. */

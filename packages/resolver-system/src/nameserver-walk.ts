@@ -71,7 +71,7 @@ export async function walkNameservers(
       const outcome = await askOne(query, server, settings, signal, log);
       if (outcome.kind === 'answer') {
         settings.stats.answers++;
-        if (!TRY_NEXT.has(outcome.message.header.rcode)) return toPluginAnswer(outcome, settings.trustAd, log);
+        if (!TRY_NEXT.has(outcome.summary.rcode)) return toPluginAnswer(outcome, settings.trustAd, log);
         last = outcome;
       } else if (outcome.kind === 'failed') {
         failures.push(outcome.error);
@@ -125,8 +125,8 @@ async function askOne(
   if (
     outcome.kind === 'answer' &&
     context.udpPayloadSize !== undefined &&
-    outcome.message.header.rcode === Rcode.FORMERR &&
-    !outcome.message.edns
+    outcome.summary.rcode === Rcode.FORMERR &&
+    !outcome.summary.edns
   ) {
     // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
     settings.stats.ednsFallbacks++;
@@ -157,7 +157,7 @@ function noted(
 function serverAttempt(server: string, transport: 'udp' | 'tcp', outcome: ExchangeOutcome): ServerAttempt {
   switch (outcome.kind) {
     case 'answer':
-      return { server, transport, outcome: 'answer', rcode: outcome.message.header.rcode };
+      return { server, transport, outcome: 'answer', rcode: outcome.summary.rcode };
     case 'truncated':
       return { server, transport, outcome: 'truncated' };
     case 'timeout':
@@ -170,7 +170,7 @@ function serverAttempt(server: string, transport: 'udp' | 'tcp', outcome: Exchan
 }
 
 function toPluginAnswer(outcome: Answered, trustAd: boolean, servers: ServerAttempt[] | undefined): PluginAnswer {
-  const { rcode, ad } = outcome.message.header;
+  const { rcode, ad } = outcome.summary;
   // This backend does not validate: AD is passed on only when the caller trusts the path,
   // and only on answers that can be authenticated (data, or a proven NXDOMAIN).
   const secure = trustAd && ad && (rcode === Rcode.NOERROR || rcode === Rcode.NXDOMAIN);

@@ -68,11 +68,11 @@ export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
         // off-path attacker can forge; do not use it, ask over TCP.
         stats.oversized++;
         finish(() => resolve({ kind: 'truncated' }));
-      } else if (verdict.message.header.tc) {
+      } else if (verdict.summary.tc) {
         stats.truncated++;
         finish(() => resolve({ kind: 'truncated' }));
       } else {
-        finish(() => resolve({ kind: 'answer', packet: verdict.packet, message: verdict.message }));
+        finish(() => resolve({ kind: 'answer', packet: verdict.packet, summary: verdict.summary }));
       }
     });
     // Port 0: the OS picks a random free port for this query alone; exclusive so a cluster
