@@ -50,12 +50,11 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery,
   if (((packet[4]! << 8) | packet[5]!) !== 1) return WRONG_QUESTION;
   const reader = new WireReader(packet, HEADER_LENGTH);
   try {
-    const name = reader.name('question name');
+    const labels = reader.labels('question name');
     const type = reader.u16('question type');
     const rrclass = reader.u16('question class');
-    if (type !== query.type || rrclass !== query.class || !labelsEqual(name.labels, query.labels))
-      return WRONG_QUESTION;
-    if (sent && !sameCase(name.labels, sent)) return CASE_MISMATCH;
+    if (type !== query.type || rrclass !== query.class || !labelsEqual(labels, query.labels)) return WRONG_QUESTION;
+    if (sent && !sameCase(labels, sent)) return CASE_MISMATCH;
     const accepted = sent ? restoreQuestionCase(packet, sent, query.labels) : packet;
     return { kind: 'accept', packet: accepted, summary: scanMessage(accepted) };
   } catch (error) {

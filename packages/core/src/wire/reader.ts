@@ -88,6 +88,13 @@ export class WireReader {
     return { labels, text: formatName(labels) };
   }
 
+  /** A name's labels alone (name() without its text): what a question check compares. */
+  labels(what = 'name'): Labels {
+    const labels: Uint8Array[] = [];
+    this.#walkName(what, labels);
+    return labels;
+  }
+
   /** Steps over a name with the same checks as name(), making nothing (a transport's check of a whole answer). */
   skipName(what = 'name'): void {
     this.#walkName(what, undefined);
