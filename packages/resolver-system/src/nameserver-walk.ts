@@ -92,8 +92,8 @@ async function askOne(
   signal: Abortable,
   log: ServerAttempt[] | undefined,
 ): Promise<ExchangeOutcome> {
-  const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
-  const overTcp = settings.forceTcp || settings.tcpMemory.has(key);
+  // The question's key only when some question is remembered: most queries never need it.
+  const overTcp = settings.forceTcp || (settings.tcpMemory.count > 0 && settings.tcpMemory.has(tcpKey(query)));
   if (overTcp && !settings.forceTcp) settings.stats.tcpRemembered++;
   const serverKey = overTcp ? undefined : formatServerAddress(server);
   const randomized = serverKey !== undefined && settings.caseEcho?.echoes(serverKey) === true;
@@ -138,8 +138,13 @@ async function askOne(
     );
   }
   if (outcome.kind !== 'truncated') return outcome;
-  settings.tcpMemory.remember(key);
+  settings.tcpMemory.remember(tcpKey(query));
   return noted(log, at, 'tcp', await tcpExchange(randomized ? { ...context, sentLabels: undefined } : context));
+}
+
+/** The TCP memory's key of a question. */
+function tcpKey(query: DnsQuery): string {
+  return `${nameKey(query.name)}/${query.type}/${query.class}`;
 }
 
 /** Adds one try to the trace's log (undefined while nobody traces: then nothing is made). */
