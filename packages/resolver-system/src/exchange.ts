@@ -3,6 +3,7 @@ import type { Abortable, DnsError, DnsQuery, Labels, MessageSummary, Timers } fr
 import { randomQueryId } from './query-id.js';
 import type { ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
+import type { UdpSockets } from './udp-sockets.js';
 import { encodeQuery } from './wire.js';
 
 export interface ExchangeContext {
@@ -23,6 +24,8 @@ export interface ExchangeContext {
   readonly rd: boolean;
   /** DO and CD: the DNSSEC records, unvalidated. */
   readonly dnssecRecords?: boolean;
+  /** The UDP sockets this try shares with the other queries in flight. */
+  readonly udpSockets: UdpSockets;
   /** The query name as sent, in randomized case (0x20); the answer must echo it exactly. */
   readonly sentLabels?: Labels | undefined;
 }
@@ -36,9 +39,14 @@ export type ExchangeOutcome =
   | { readonly kind: 'timeout'; readonly dropped: number; readonly caseMismatch?: number }
   | { readonly kind: 'failed'; readonly error: DnsError };
 
-/** A fresh crypto-random ID and the query packet of one try (RFC 5452: a new ID per try). */
-export function newQueryPacket(context: ExchangeContext): { readonly id: number; readonly packet: Uint8Array } {
-  const id = randomQueryId();
+/**
+ * The query packet of one try and its ID: a fresh crypto-random one (RFC 5452: a new ID per
+ * try), or `id` when the shared UDP socket drew it.
+ */
+export function newQueryPacket(
+  context: ExchangeContext,
+  id: number = randomQueryId(),
+): { readonly id: number; readonly packet: Uint8Array } {
   const packet = encodeQuery(context.query, {
     id,
     ...(context.sentLabels ? { labels: context.sentLabels } : {}),

@@ -28,6 +28,7 @@ import type { SystemResolverStats } from './stats.js';
 import { tcpExchange } from './tcp-exchange.js';
 import type { TcpMemory } from './tcp-memory.js';
 import { udpExchange } from './udp-exchange.js';
+import type { UdpSockets } from './udp-sockets.js';
 
 export interface WalkSettings {
   readonly nameservers: readonly ServerAddress[];
@@ -44,6 +45,8 @@ export interface WalkSettings {
   readonly timers: Timers;
   readonly stats: SystemResolverStats;
   readonly tcpMemory: TcpMemory;
+  /** The UDP sockets the queries in flight share. */
+  readonly udpSockets: UdpSockets;
   /** 0x20 case randomization on UDP; undefined when off. */
   readonly caseEcho?: CaseEchoMemory;
 }
@@ -105,6 +108,7 @@ async function askOne(
     timeoutMs: settings.timeoutMs,
     timers: settings.timers,
     stats: settings.stats,
+    udpSockets: settings.udpSockets,
     udpPayloadSize: settings.udpPayloadSize,
     ad: settings.trustAd,
     rd: settings.recursionDesired,
