@@ -68,7 +68,7 @@ describe('UdpSockets', () => {
     expect(idsByPort(before).size).toBe(3);
   });
 
-  it('refuses a datagram whose ID no query on the socket holds, for every query waiting there for its source', async () => {
+  it('refuses a datagram with an ID no query on its socket holds, for each query waiting for its source', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     // Each query gets an answer with its ID plus one: on a shared socket, an ID nobody holds
     // (unless the other query drew exactly that ID, 1 in 65,536).
