@@ -167,9 +167,10 @@ export async function concurrency(ctx: BenchContext): Promise<Section> {
       `the burst. The second table is what the questions of such a burst hold while they wait: the same ` +
       `${count(BURST)} questions asked of a UDP server that never answers, the JS heap (and memory outside it) ` +
       `after full collections, divided by the number of questions; the caller is the same for both systems (an ` +
-      `async function per question, about 600 bytes of it). dnscore's system backend keeps at most 256 queries in ` +
-      `flight (its \`maxInFlight\`), the others wait in its queue, each query in flight on a fresh ` +
-      `socket with a random port and ID (RFC 5452); c-ares sends every query over the same few sockets. The cache's ` +
+      `async function per question, about 600 bytes of it; each system's adapter to it is a plain function). ` +
+      `dnscore's system backend keeps at most 256 queries in flight (its \`maxInFlight\`), the others wait in its ` +
+      `queue; queries in flight share sockets on random ports, at most 64 queries per socket, each with a random ID ` +
+      `(RFC 5452); c-ares sends every query over the same few sockets. The cache's ` +
       `memory is measured after full garbage collections: JS heap growth and growth of buffers outside the heap ` +
       `(the answer packets the cache keeps), divided by the number of answers.`,
     tables,

@@ -16,7 +16,9 @@ export {
 } from './result-builder.js';
 export {
   parseMessage,
+  scanMessage,
   HEADER_LENGTH,
+  type MessageSummary,
   type WireMessage,
   type WireHeader,
   type WireQuestion,

@@ -152,6 +152,8 @@ export class ResolverRegistry {
    * others as its cause. Each backend asked is appended to `attempts` (a query trace's).
    */
   resolve<T>(query: DnsQuery, signal: AbortSignal, finish: FinishAnswer<T>, attempts?: QueryAttempt[]): Promise<T> {
+    const unchanged = this.#allAvailableAsBefore();
+    if (unchanged !== undefined) return this.#ask(unchanged, 0, query, signal, finish, undefined, attempts);
     const { candidates, skipped } = this.select();
     if (candidates.length === 0) {
       const why = skipped.map((s) => `${s.plugin.name}: ${s.reason}`).join('; ');
@@ -160,6 +162,20 @@ export class ResolverRegistry {
       );
     }
     return this.#ask(candidates, 0, query, signal, finish, undefined, attempts);
+  }
+
+  /**
+   * The last candidates when every plugin is available and they are the plugins registered:
+   * nothing to announce, no lists made (resolve() asks this per question). Else undefined.
+   */
+  #allAvailableAsBefore(): readonly ResolverPlugin[] | undefined {
+    const last = this.#candidates;
+    const plugins = this.#plugins;
+    if (last.length !== plugins.length || last.length === 0) return undefined;
+    for (let i = 0; i < plugins.length; i++) {
+      if (plugins[i] !== last[i] || quietAvailability(plugins[i]!) !== true) return undefined;
+    }
+    return last;
   }
 
   /**

@@ -1,8 +1,9 @@
 /** What one try (one nameserver, one transport) needs and how it ends. */
-import type { Abortable, DnsError, DnsQuery, Labels, Timers, WireMessage } from '@dnscore/core/plugin';
+import type { Abortable, DnsError, DnsQuery, Labels, MessageSummary, Timers } from '@dnscore/core/plugin';
 import { randomQueryId } from './query-id.js';
 import type { ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
+import type { UdpSockets } from './udp-sockets.js';
 import { encodeQuery } from './wire.js';
 
 export interface ExchangeContext {
@@ -23,21 +24,29 @@ export interface ExchangeContext {
   readonly rd: boolean;
   /** DO and CD: the DNSSEC records, unvalidated. */
   readonly dnssecRecords?: boolean;
+  /** The UDP sockets this try shares with the other queries in flight. */
+  readonly udpSockets: UdpSockets;
   /** The query name as sent, in randomized case (0x20); the answer must echo it exactly. */
   readonly sentLabels?: Labels | undefined;
 }
 
 export type ExchangeOutcome =
-  | { readonly kind: 'answer'; readonly packet: Uint8Array; readonly message: WireMessage }
+  /** `summary`: the header bits the walk needs; the packet itself is parsed by the core. */
+  | { readonly kind: 'answer'; readonly packet: Uint8Array; readonly summary: MessageSummary }
   /** The UDP answer did not fit (TC set, or larger than advertised): ask over TCP. */
   | { readonly kind: 'truncated' }
   /** No acceptable answer in time: `dropped` messages refused, `caseMismatch` of them for the name's case. */
   | { readonly kind: 'timeout'; readonly dropped: number; readonly caseMismatch?: number }
   | { readonly kind: 'failed'; readonly error: DnsError };
 
-/** A fresh crypto-random ID and the query packet of one try (RFC 5452: a new ID per try). */
-export function newQueryPacket(context: ExchangeContext): { readonly id: number; readonly packet: Uint8Array } {
-  const id = randomQueryId();
+/**
+ * The query packet of one try and its ID: a fresh crypto-random one (RFC 5452: a new ID per
+ * try), or `id` when the shared UDP socket drew it.
+ */
+export function newQueryPacket(
+  context: ExchangeContext,
+  id: number = randomQueryId(),
+): { readonly id: number; readonly packet: Uint8Array } {
   const packet = encodeQuery(context.query, {
     id,
     ...(context.sentLabels ? { labels: context.sentLabels } : {}),

@@ -28,6 +28,7 @@ import type { SystemResolverStats } from './stats.js';
 import { tcpExchange } from './tcp-exchange.js';
 import type { TcpMemory } from './tcp-memory.js';
 import { udpExchange } from './udp-exchange.js';
+import type { UdpSockets } from './udp-sockets.js';
 
 export interface WalkSettings {
   readonly nameservers: readonly ServerAddress[];
@@ -44,6 +45,8 @@ export interface WalkSettings {
   readonly timers: Timers;
   readonly stats: SystemResolverStats;
   readonly tcpMemory: TcpMemory;
+  /** The UDP sockets the queries in flight share. */
+  readonly udpSockets: UdpSockets;
   /** 0x20 case randomization on UDP; undefined when off. */
   readonly caseEcho?: CaseEchoMemory;
 }
@@ -71,7 +74,7 @@ export async function walkNameservers(
       const outcome = await askOne(query, server, settings, signal, log);
       if (outcome.kind === 'answer') {
         settings.stats.answers++;
-        if (!TRY_NEXT.has(outcome.message.header.rcode)) return toPluginAnswer(outcome, settings.trustAd, log);
+        if (!TRY_NEXT.has(outcome.summary.rcode)) return toPluginAnswer(outcome, settings.trustAd, log);
         last = outcome;
       } else if (outcome.kind === 'failed') {
         failures.push(outcome.error);
@@ -92,8 +95,8 @@ async function askOne(
   signal: Abortable,
   log: ServerAttempt[] | undefined,
 ): Promise<ExchangeOutcome> {
-  const key = `${nameKey(query.name)}/${query.type}/${query.class}`;
-  const overTcp = settings.forceTcp || settings.tcpMemory.has(key);
+  // The question's key only when some question is remembered: most queries never need it.
+  const overTcp = settings.forceTcp || (settings.tcpMemory.count > 0 && settings.tcpMemory.has(tcpKey(query)));
   if (overTcp && !settings.forceTcp) settings.stats.tcpRemembered++;
   const serverKey = overTcp ? undefined : formatServerAddress(server);
   const randomized = serverKey !== undefined && settings.caseEcho?.echoes(serverKey) === true;
@@ -105,6 +108,7 @@ async function askOne(
     timeoutMs: settings.timeoutMs,
     timers: settings.timers,
     stats: settings.stats,
+    udpSockets: settings.udpSockets,
     udpPayloadSize: settings.udpPayloadSize,
     ad: settings.trustAd,
     rd: settings.recursionDesired,
@@ -125,8 +129,8 @@ async function askOne(
   if (
     outcome.kind === 'answer' &&
     context.udpPayloadSize !== undefined &&
-    outcome.message.header.rcode === Rcode.FORMERR &&
-    !outcome.message.edns
+    outcome.summary.rcode === Rcode.FORMERR &&
+    !outcome.summary.edns
   ) {
     // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
     settings.stats.ednsFallbacks++;
@@ -138,8 +142,13 @@ async function askOne(
     );
   }
   if (outcome.kind !== 'truncated') return outcome;
-  settings.tcpMemory.remember(key);
+  settings.tcpMemory.remember(tcpKey(query));
   return noted(log, at, 'tcp', await tcpExchange(randomized ? { ...context, sentLabels: undefined } : context));
+}
+
+/** The TCP memory's key of a question. */
+function tcpKey(query: DnsQuery): string {
+  return `${nameKey(query.name)}/${query.type}/${query.class}`;
 }
 
 /** Adds one try to the trace's log (undefined while nobody traces: then nothing is made). */
@@ -157,7 +166,7 @@ function noted(
 function serverAttempt(server: string, transport: 'udp' | 'tcp', outcome: ExchangeOutcome): ServerAttempt {
   switch (outcome.kind) {
     case 'answer':
-      return { server, transport, outcome: 'answer', rcode: outcome.message.header.rcode };
+      return { server, transport, outcome: 'answer', rcode: outcome.summary.rcode };
     case 'truncated':
       return { server, transport, outcome: 'truncated' };
     case 'timeout':
@@ -170,7 +179,7 @@ function serverAttempt(server: string, transport: 'udp' | 'tcp', outcome: Exchan
 }
 
 function toPluginAnswer(outcome: Answered, trustAd: boolean, servers: ServerAttempt[] | undefined): PluginAnswer {
-  const { rcode, ad } = outcome.message.header;
+  const { rcode, ad } = outcome.summary;
   // This backend does not validate: AD is passed on only when the caller trusts the path,
   // and only on answers that can be authenticated (data, or a proven NXDOMAIN).
   const secure = trustAd && ad && (rcode === Rcode.NOERROR || rcode === Rcode.NXDOMAIN);

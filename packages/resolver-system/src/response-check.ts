@@ -9,17 +9,20 @@ import {
   WireError,
   WireReader,
   labelsEqual,
-  parseMessage,
+  scanMessage,
   type DnsQuery,
   type Labels,
-  type WireMessage,
+  type MessageSummary,
 } from '@dnscore/core/plugin';
 import { restoreQuestionCase, sameCase } from './case-randomization.js';
 import { Flag } from './wire.js';
 
 export type Verdict =
-  /** `packet`: the answer with the question's name back in the case asked (a copy when it was randomized). */
-  | { readonly kind: 'accept'; readonly packet: Uint8Array; readonly message: WireMessage }
+  /**
+   * `packet`: the answer with the question's name back in the case asked (a copy when it was
+   * randomized), checked whole; `summary`: what the transport needs of its header.
+   */
+  | { readonly kind: 'accept'; readonly packet: Uint8Array; readonly summary: MessageSummary }
   /** Not a DNS response at all: too short, QR clear, another opcode. */
   | { readonly kind: 'garbage' }
   | { readonly kind: 'wrong-id' }
@@ -36,8 +39,8 @@ const WRONG_QUESTION: Verdict = { kind: 'wrong-question' };
 const CASE_MISMATCH: Verdict = { kind: 'case-mismatch' };
 
 /**
- * `sent`: the name as sent in randomized case, which the answer must echo byte for byte; an
- * accepted answer is then parsed once, with the name back in the case asked.
+ * `sent`: the name as sent in randomized case, which the answer must echo byte for byte. An
+ * accepted answer is checked whole but not built: the core parses the packet it is handed.
  */
 export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery, sent?: Labels): Verdict {
   if (packet.length < HEADER_LENGTH) return GARBAGE;
@@ -47,14 +50,13 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery,
   if (((packet[4]! << 8) | packet[5]!) !== 1) return WRONG_QUESTION;
   const reader = new WireReader(packet, HEADER_LENGTH);
   try {
-    const name = reader.name('question name');
+    const labels = reader.labels('question name');
     const type = reader.u16('question type');
     const rrclass = reader.u16('question class');
-    if (type !== query.type || rrclass !== query.class || !labelsEqual(name.labels, query.labels))
-      return WRONG_QUESTION;
-    if (sent && !sameCase(name.labels, sent)) return CASE_MISMATCH;
+    if (type !== query.type || rrclass !== query.class || !labelsEqual(labels, query.labels)) return WRONG_QUESTION;
+    if (sent && !sameCase(labels, sent)) return CASE_MISMATCH;
     const accepted = sent ? restoreQuestionCase(packet, sent, query.labels) : packet;
-    return { kind: 'accept', packet: accepted, message: parseMessage(accepted) };
+    return { kind: 'accept', packet: accepted, summary: scanMessage(accepted) };
   } catch (error) {
     if (error instanceof WireError) return { kind: 'malformed', error };
     throw error;

@@ -47,8 +47,16 @@ export function parseServerAddress(text: string): ServerAddress {
 
 /** "127.0.0.1:53", "[::1]:53": the form of messages and of dedupe keys. */
 export function formatServerAddress(server: ServerAddress): string {
-  return server.family === 6 ? `[${server.address}]:${server.port}` : `${server.address}:${server.port}`;
+  let text = formatted.get(server);
+  if (text === undefined) {
+    text = server.family === 6 ? `[${server.address}]:${server.port}` : `${server.address}:${server.port}`;
+    formatted.set(server, text);
+  }
+  return text;
 }
+
+/** Each server's text, made once: a query asks for it on every try (the 0x20 memory's key). */
+const formatted = new WeakMap<ServerAddress, string>();
 
 /** True when a datagram's source (as dgram reports it) is exactly this server. */
 export function isFromServer(server: ServerAddress, address: string, port: number): boolean {

@@ -35,6 +35,7 @@ import { resolveSettings, type SystemResolverSettings } from './settings.js';
 import { CaseEchoMemory } from './case-randomization.js';
 import { emptyStats, type SystemResolverStats } from './stats.js';
 import { TcpMemory } from './tcp-memory.js';
+import { UdpSockets } from './udp-sockets.js';
 
 /** An answer to a name looked up through the search list, with the question it answers. */
 export interface NameAnswer {
@@ -88,6 +89,7 @@ export class SystemResolver implements ResolverPlugin {
       dnssecRecords: s.dnssecRecords,
       timers: options.timers ?? systemTimers,
       stats: this.#stats,
+      udpSockets: new UdpSockets(),
       tcpMemory: new TcpMemory(options.clock ?? systemClock, s.tcpMemoryMs, s.tcpMemorySize),
       ...(s.caseRandomization ? { caseEcho: new CaseEchoMemory(() => (options.clock ?? systemClock).now()) } : {}),
     };

@@ -49,7 +49,7 @@ export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
     const take = (message: Uint8Array): void => {
       const verdict = inspectResponse(message, id, query);
       if (verdict.kind === 'accept') {
-        finish(() => resolve({ kind: 'answer', packet: message, message: verdict.message }));
+        finish(() => resolve({ kind: 'answer', packet: message, summary: verdict.summary }));
         return;
       }
       countDropped(stats, verdict.kind);

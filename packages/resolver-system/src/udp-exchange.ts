@@ -1,88 +1,125 @@
 /**
- * One query over UDP: a fresh socket on a port the OS picks at random (Linux randomizes
- * ephemeral ports; RFC 5452 section 9.2), a crypto-random ID, and only an answer from the exact
- * address and port queried with that ID and question is taken. Everything else is dropped and
- * counted while the try keeps waiting. The socket is not connected, so the refused datagrams
- * reach us and can be counted (a connected socket would hide them in the kernel).
+ * One query over UDP, on a socket shared with the other queries in flight (udp-sockets.ts): a
+ * port the OS picked at random, a crypto-random ID unique on that socket, and only an answer
+ * from the exact address and port queried with that ID and question is taken. Everything else
+ * is dropped and counted while the try keeps waiting. A try is one object (its own abort
+ * listener, no closures of its own): a burst has hundreds in flight.
  */
-import { createSocket } from 'node:dgram';
+import type { RemoteInfo } from 'node:dgram';
 import { NetworkError, abortError, describeQuery } from '@dnscore/core/plugin';
 import { CLASSIC_UDP_SIZE } from './defaults.js';
 import { newQueryPacket, type ExchangeContext, type ExchangeOutcome } from './exchange.js';
 import { inspectResponse } from './response-check.js';
 import { formatServerAddress, isFromServer } from './server-address.js';
-import { countDropped } from './stats.js';
+import { countDropped, type SystemResolverStats } from './stats.js';
+import type { SharedSocket, UdpWaiter } from './udp-sockets.js';
 
 export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> {
-  const { server, query, signal, stats, timers } = context;
   return new Promise<ExchangeOutcome>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(abortError(signal));
-      return;
-    }
-    const { id, packet } = newQueryPacket(context);
-    const limit = context.udpPayloadSize ?? CLASSIC_UDP_SIZE;
-    const socket = createSocket({ type: server.family === 6 ? 'udp6' : 'udp4' });
-    let done = false;
-    let dropped = 0;
-    let caseMismatch = 0;
-
-    const finish = (settle: () => void): void => {
-      if (done) return;
-      done = true;
-      timers.clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      socket.removeAllListeners('message');
-      socket.close();
-      settle();
-    };
-    const onAbort = (): void => finish(() => reject(abortError(signal)));
-    const fail = (error: Error): void => {
-      if (done) return;
-      stats.networkErrors++;
-      const text = `${describeQuery(query)} over UDP to ${formatServerAddress(server)}: ${error.message}`;
-      finish(() => resolve({ kind: 'failed', error: new NetworkError(text, { cause: error }) }));
-    };
-
-    signal.addEventListener('abort', onAbort, { once: true });
-    const timer = timers.setTimeout(() => {
-      stats.timeouts++;
-      finish(() => resolve({ kind: 'timeout', dropped, caseMismatch }));
-    }, context.timeoutMs);
-    socket.on('error', fail);
-    socket.on('message', (message, from) => {
-      if (!isFromServer(server, from.address, from.port)) {
-        stats.wrongSource++;
-        dropped++;
-        return;
-      }
-      const verdict = inspectResponse(message, id, query, context.sentLabels);
-      if (verdict.kind !== 'accept') {
-        countDropped(stats, verdict.kind);
-        dropped++;
-        if (verdict.kind === 'case-mismatch') caseMismatch++;
-        return;
-      }
-      if (message.length > limit) {
-        // Larger than we said we could take: it may have come in fragments, which an
-        // off-path attacker can forge; do not use it, ask over TCP.
-        stats.oversized++;
-        finish(() => resolve({ kind: 'truncated' }));
-      } else if (verdict.message.header.tc) {
-        stats.truncated++;
-        finish(() => resolve({ kind: 'truncated' }));
-      } else {
-        finish(() => resolve({ kind: 'answer', packet: verdict.packet, message: verdict.message }));
-      }
-    });
-    // Port 0: the OS picks a random free port for this query alone; exclusive so a cluster
-    // worker never shares it with another process.
-    socket.bind({ port: 0, exclusive: true }, () => {
-      if (done) return;
-      stats.udpSent++;
-      socket.send(packet, server.port, server.address, (error) => {
-        if (error && !done) fail(error);
-      });
-    });
+    if (context.signal.aborted) reject(abortError(context.signal));
+    else new UdpTry(context, resolve, reject).start();
   });
 }
+
+class UdpTry implements UdpWaiter {
+  #socket: SharedSocket | undefined;
+  #id = 0;
+  #timer: unknown;
+  #done = false;
+  #dropped = 0;
+  #caseMismatch = 0;
+
+  constructor(
+    private readonly context: ExchangeContext,
+    private readonly resolve: (outcome: ExchangeOutcome) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  get server(): ExchangeContext['server'] {
+    return this.context.server;
+  }
+
+  get stats(): SystemResolverStats {
+    return this.context.stats;
+  }
+
+  start(): void {
+    const { context } = this;
+    const { socket, id } = context.udpSockets.join(this);
+    this.#socket = socket;
+    this.#id = id;
+    const { packet } = newQueryPacket(context, id);
+    context.signal.addEventListener('abort', this, { once: true });
+    this.#timer = context.timers.setTimeout(() => this.#timeout(), context.timeoutMs);
+    context.stats.udpSent++;
+    socket.send(packet, context.server, (error) => {
+      if (error && !this.#done) this.fail(error);
+    });
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    if (this.#finish()) this.reject(abortError(this.context.signal));
+  }
+
+  take(message: Buffer, from: RemoteInfo): void {
+    if (this.#done) return;
+    const { context } = this;
+    const { stats } = context;
+    if (!isFromServer(context.server, from.address, from.port)) {
+      stats.wrongSource++;
+      this.#dropped++;
+      return;
+    }
+    const verdict = inspectResponse(message, this.#id, context.query, context.sentLabels);
+    if (verdict.kind !== 'accept') {
+      countDropped(stats, verdict.kind);
+      this.#dropped++;
+      if (verdict.kind === 'case-mismatch') this.#caseMismatch++;
+      return;
+    }
+    if (message.length > (context.udpPayloadSize ?? CLASSIC_UDP_SIZE)) {
+      // Larger than we said we could take: it may have come in fragments, which an
+      // off-path attacker can forge; do not use it, ask over TCP.
+      stats.oversized++;
+      if (this.#finish()) this.resolve(TRUNCATED);
+    } else if (verdict.summary.tc) {
+      stats.truncated++;
+      if (this.#finish()) this.resolve(TRUNCATED);
+    } else if (this.#finish()) {
+      this.resolve({ kind: 'answer', packet: verdict.packet, summary: verdict.summary });
+    }
+  }
+
+  refused(): void {
+    if (!this.#done) this.#dropped++;
+  }
+
+  fail(error: Error): void {
+    if (this.#done) return;
+    const { context } = this;
+    context.stats.networkErrors++;
+    const text = `${describeQuery(context.query)} over UDP to ${formatServerAddress(context.server)}: ${error.message}`;
+    if (this.#finish()) this.resolve({ kind: 'failed', error: new NetworkError(text, { cause: error }) });
+  }
+
+  #timeout(): void {
+    if (this.#done) return;
+    this.context.stats.timeouts++;
+    const outcome: ExchangeOutcome = { kind: 'timeout', dropped: this.#dropped, caseMismatch: this.#caseMismatch };
+    if (this.#finish()) this.resolve(outcome);
+  }
+
+  /** Ends the try once: the timer, the abort listener and its place on the socket go. */
+  #finish(): boolean {
+    if (this.#done) return false;
+    this.#done = true;
+    const { context } = this;
+    if (this.#timer !== undefined) context.timers.clearTimeout(this.#timer);
+    context.signal.removeEventListener('abort', this);
+    this.#socket?.leave(this.#id);
+    return true;
+  }
+}
+
+const TRUNCATED: ExchangeOutcome = { kind: 'truncated' };

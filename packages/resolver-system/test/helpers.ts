@@ -3,6 +3,7 @@ import { makeQuery, systemTimers, type DnsQuery, type Timers } from '@dnscore/co
 import type { ExchangeContext } from '../src/exchange.js';
 import { parseServerAddress } from '../src/server-address.js';
 import { emptyStats } from '../src/stats.js';
+import { UdpSockets } from '../src/udp-sockets.js';
 
 export const ZONE_RECORDS = {
   'www.hostile.example': [
@@ -43,6 +44,7 @@ export function exchangeContext(
     stats: emptyStats(),
     signal: new AbortController().signal,
     udpPayloadSize: 1232,
+    udpSockets: new UdpSockets(),
     ad: false,
     rd: true,
     ...overrides,

@@ -16,6 +16,7 @@ import { walkNameservers, type WalkSettings } from '../src/nameserver-walk.js';
 import { parseServerAddress } from '../src/server-address.js';
 import { emptyStats } from '../src/stats.js';
 import { TcpMemory } from '../src/tcp-memory.js';
+import { UdpSockets } from '../src/udp-sockets.js';
 import { HOSTILE_ZONE, until } from './helpers.js';
 
 let one: HostileServer;
@@ -50,6 +51,7 @@ function settings(overrides: Partial<WalkSettings> = {}, endpoints = [one.endpoi
     timers: systemTimers,
     stats: emptyStats(),
     tcpMemory: new TcpMemory(systemClock, 60_000, 100),
+    udpSockets: new UdpSockets(),
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { makeQuery } from '@dnscore/core/plugin';
+import { makeQuery, parseMessage } from '@dnscore/core/plugin';
 import { inspectResponse } from '../src/response-check.js';
 
 const query = makeQuery('sip1.Biloxi.example', 'A');
@@ -20,7 +20,7 @@ describe('inspectResponse, nominal', () => {
   it('accepts our ID and question, comparing the name case-insensitively', () => {
     const verdict = inspectResponse(response(), 4242, query);
     expect(verdict.kind).toBe('accept');
-    if (verdict.kind === 'accept') expect(verdict.message.answers).toHaveLength(1);
+    if (verdict.kind === 'accept') expect(parseMessage(verdict.packet).answers).toHaveLength(1);
     const upper = response({ questions: [{ name: 'SIP1.BILOXI.EXAMPLE', type: 'A', class: 'IN' }] });
     expect(inspectResponse(upper, 4242, query).kind).toBe('accept');
   });

@@ -17,6 +17,7 @@ import { DEFAULT_SYSTEM_PRIORITY } from '../src/defaults.js';
 import { InvalidServerAddressError } from '../src/errors.js';
 import type { SystemResolverOptions } from '../src/options.js';
 import { SystemResolver } from '../src/system-resolver.js';
+import { DEFAULT_UDP_MAX_QUERIES } from '../src/udp-sockets.js';
 import { HOSTILE_ZONE, handles, trackingTimers, turn, until } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'system-resolver-test-'));
@@ -309,7 +310,15 @@ describe('SystemResolver, cancel', () => {
     const runs = controllers.map((c, i) => r.resolve(makeQuery(`c${i}.hostile.example`, 'A'), c.signal));
     await server.waitForQueries(before + 1000);
     expect(r.stats.inFlight).toBe(1000);
-    expect(handles().udp).toBe(baseline.udp + 1000);
+    // Shared sockets: each carries at most DEFAULT_UDP_MAX_QUERIES queries, each with an ID of its own there.
+    const sockets = Math.ceil(1000 / DEFAULT_UDP_MAX_QUERIES);
+    expect(handles().udp).toBe(baseline.udp + sockets);
+    const byPort = new Map<number, Set<number>>();
+    for (const q of server.received.slice(before))
+      byPort.set(q.from.port, (byPort.get(q.from.port) ?? new Set()).add(q.id));
+    expect(byPort.size).toBe(sockets);
+    expect([...byPort.values()].reduce((n, ids) => n + ids.size, 0)).toBe(1000);
+    expect(Math.max(...[...byPort.values()].map((ids) => ids.size))).toBe(DEFAULT_UDP_MAX_QUERIES);
     expect(timers.live).toBe(1000);
     const timersBefore = handles().timers;
     const outcomes = Promise.allSettled(runs);

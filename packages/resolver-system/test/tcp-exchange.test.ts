@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import dnsPacket from 'dns-packet';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AbortError, MalformedAnswerError, NetworkError, makeQuery } from '@dnscore/core/plugin';
+import { AbortError, MalformedAnswerError, NetworkError, makeQuery, parseMessage } from '@dnscore/core/plugin';
 import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
 import { freePort } from '../../../test/support/ports.js';
 import { tcpExchange } from '../src/tcp-exchange.js';
@@ -24,7 +24,7 @@ describe('tcpExchange, nominal', () => {
     const outcome = await tcpExchange(context);
     expect(outcome.kind).toBe('answer');
     if (outcome.kind !== 'answer') return;
-    expect(outcome.message.answers.map((r) => r.type)).toEqual([5, 1]);
+    expect(parseMessage(outcome.packet).answers.map((r) => r.type)).toEqual([5, 1]);
     expect(server.received[before]).toMatchObject({
       transport: 'tcp',
       name: 'alias.hostile.example',
@@ -48,7 +48,7 @@ describe('tcpExchange, nominal', () => {
     try {
       const outcome = await tcpExchange(exchangeContext(trickle.endpoint));
       expect(outcome.kind).toBe('answer');
-      if (outcome.kind === 'answer') expect(outcome.message.answers).toHaveLength(1);
+      if (outcome.kind === 'answer') expect(parseMessage(outcome.packet).answers).toHaveLength(1);
     } finally {
       await new Promise((resolve) => trickle.server.close(resolve));
     }
@@ -58,7 +58,7 @@ describe('tcpExchange, nominal', () => {
     server.setPlan({ tcp: ['oversized'] });
     const outcome = await tcpExchange(exchangeContext(server.endpoint));
     expect(outcome.kind).toBe('answer');
-    if (outcome.kind === 'answer') expect(outcome.message.answers).toHaveLength(151);
+    if (outcome.kind === 'answer') expect(parseMessage(outcome.packet).answers).toHaveLength(151);
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AbortError, NetworkError, makeQuery } from '@dnscore/core/plugin';
+import { AbortError, NetworkError, makeQuery, parseMessage } from '@dnscore/core/plugin';
 import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
 import { hasIpv6Loopback } from '../../../test/support/ports.js';
 import { udpExchange } from '../src/udp-exchange.js';
@@ -22,8 +22,10 @@ describe('udpExchange, nominal', () => {
     const outcome = await udpExchange(context);
     expect(outcome.kind).toBe('answer');
     if (outcome.kind !== 'answer') return;
-    expect(outcome.message.header).toMatchObject({ qr: true, rcode: 0, tc: false });
-    expect(outcome.message.answers).toHaveLength(1);
+    expect(outcome.summary).toEqual({ rcode: 0, tc: false, ad: false, edns: true });
+    const message = parseMessage(outcome.packet);
+    expect(message.header).toMatchObject({ qr: true, rcode: 0, tc: false });
+    expect(message.answers).toHaveLength(1);
     const query = server.received[before]!;
     expect(query).toMatchObject({
       transport: 'udp',
@@ -93,7 +95,7 @@ describe('udpExchange, hostile answers are dropped, counted, and the real one is
     const context = exchangeContext(server.endpoint);
     const outcome = await udpExchange(context);
     expect(outcome.kind).toBe('answer');
-    if (outcome.kind === 'answer') expect(outcome.message.questions[0]!.name).toBe('www.hostile.example');
+    if (outcome.kind === 'answer') expect(parseMessage(outcome.packet).questions[0]!.name).toBe('www.hostile.example');
     expect(context.stats.wrongQuestion).toBe(3);
   });
 

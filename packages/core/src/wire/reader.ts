@@ -84,6 +84,24 @@ export class WireReader {
    */
   name(what = 'name'): DecodedName {
     const labels: Uint8Array[] = [];
+    this.#walkName(what, labels);
+    return { labels, text: formatName(labels) };
+  }
+
+  /** A name's labels alone (name() without its text): what a question check compares. */
+  labels(what = 'name'): Labels {
+    const labels: Uint8Array[] = [];
+    this.#walkName(what, labels);
+    return labels;
+  }
+
+  /** Steps over a name with the same checks as name(), making nothing (a transport's check of a whole answer). */
+  skipName(what = 'name'): void {
+    this.#walkName(what, undefined);
+  }
+
+  /** The one walk over a name's labels (name() and skipName()); views of its labels go to `labels` when given. */
+  #walkName(what: string, labels: Uint8Array[] | undefined): void {
     let length = 1;
     let position = this.offset;
     let limit = this.limit; // in place, the name must fit the current limit
@@ -106,7 +124,7 @@ export class WireReader {
       if (kind !== 0) throw new WireError(`${what} uses the unsupported label type 0x${kind.toString(16)}`, position);
       if (len === 0) {
         if (!jumped) this.offset = position + 1;
-        break;
+        return;
       }
       if (len > MAX_LABEL_LENGTH) throw new WireError(`${what} has a label of ${len} octets`, position);
       if (position + 1 + len > limit) throw new WireError(`${what} has a label that runs past its data`, position);
@@ -114,9 +132,8 @@ export class WireReader {
       if (length > MAX_NAME_LENGTH) throw new WireError(`${what} is longer than ${MAX_NAME_LENGTH} octets`, position);
       // Views of the packet, not copies: a parsed message is read, never written, and whoever
       // keeps its records keeps the packet too.
-      labels.push(this.packet.subarray(position + 1, position + 1 + len));
+      labels?.push(this.packet.subarray(position + 1, position + 1 + len));
       position += 1 + len;
     }
-    return { labels, text: formatName(labels) };
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMessage, WireError } from '@dnscore/core/plugin';
+import { parseMessage, scanMessage, WireError } from '@dnscore/core/plugin';
 import { answerPacket, bytes, domain, srvRdata, u16, u32 } from '../support/packets.js';
 
 describe('parseMessage: nominal', () => {
@@ -50,6 +50,21 @@ describe('parseMessage: nominal', () => {
   });
 });
 
+describe('scanMessage: the header a transport needs, with parseMessage checks and nothing built', () => {
+  it('sums up rcode (extended by OPT), TC, AD and whether an OPT came back', () => {
+    const opt = { name: '.', type: 41, class: 1232, ttl: 1 << 24, rdata: new Uint8Array(0) };
+    const packet = answerPacket({
+      rcode: 2,
+      flags: 0x8000 | 0x0200 | 0x0020,
+      answers: [{ type: 33, ttl: 60, rdata: srvRdata(10, 20, 5060, 'sip.example') }],
+      additionals: [{ type: 1, rdata: bytes([1, 2, 3, 4]) }, opt],
+    });
+    expect(scanMessage(packet)).toEqual({ rcode: 18, tc: true, ad: true, edns: true });
+    expect(parseMessage(packet).header.rcode).toBe(18);
+    expect(scanMessage(answerPacket({ rcode: 3 }))).toEqual({ rcode: 3, tc: false, ad: false, edns: false });
+  });
+});
+
 describe('parseMessage: off-nominal', () => {
   const header = (qd: number, an: number): number[] => [
     ...u16(1),
@@ -59,6 +74,59 @@ describe('parseMessage: off-nominal', () => {
     ...u16(0),
     ...u16(0),
   ];
+
+  /** scanMessage refuses what parseMessage refuses, with the same WireError. */
+  function refusedAlike(packet: Uint8Array): WireError {
+    let parsed: unknown;
+    let scanned: unknown;
+    try {
+      parseMessage(packet);
+    } catch (error) {
+      parsed = error;
+    }
+    try {
+      scanMessage(packet);
+    } catch (error) {
+      scanned = error;
+    }
+    expect(parsed).toBeInstanceOf(WireError);
+    expect(scanned).toBeInstanceOf(WireError);
+    expect([(scanned as WireError).message, (scanned as WireError).offset]).toEqual([
+      (parsed as WireError).message,
+      (parsed as WireError).offset,
+    ]);
+    return parsed as WireError;
+  }
+
+  it('scanMessage refuses each of these packets with the error parseMessage gives', () => {
+    const long = [...Array(5)].flatMap(() => [63, ...Array(63).fill(0x61)]);
+    const opt = { name: '.', type: 41, class: 512, ttl: 0, rdata: new Uint8Array(0) };
+    const cutRdata = [header(1, 1), domain('a'), u16(1), u16(1), domain('a'), u16(1), u16(1), u32(1), u16(10)];
+    const packets = [
+      new Uint8Array(11),
+      bytes(header(1, 0), [0xc0, 12], u16(1), u16(1)),
+      bytes(header(1, 0), [0xc0, 20], u16(1), u16(1), domain('x')),
+      bytes(header(1, 0), [1, 0x61, 0xc0, 12], u16(1), u16(1)),
+      bytes(header(1, 0), [0x41, 0], u16(1), u16(1)),
+      bytes(header(1, 0), long, [0], u16(1), u16(1)),
+      bytes(...cutRdata, [1, 2, 3, 4]),
+      bytes(header(1, 3), domain('a'), u16(1), u16(1)),
+      answerPacket({ additionals: [opt, opt] }),
+      // Two OPTs, then a record cut short: the cut record is what both report.
+      withThirdAdditional(answerPacket({ additionals: [opt, opt] })),
+    ];
+    const messages = packets.map((packet) => refusedAlike(packet).message);
+    expect(messages[8]).toBe('more than one OPT record');
+    expect(messages[9]).toBe('additional record type needs 2 bytes, 0 left');
+  });
+
+  /** ARCOUNT one higher, and only the owner (the root) of that record. */
+  function withThirdAdditional(packet: Uint8Array): Uint8Array {
+    const out = new Uint8Array(packet.length + 1);
+    out.set(packet);
+    out[11] = packet[11]! + 1;
+    return out;
+  }
 
   it('refuses a packet shorter than a header', () => {
     expect(() => parseMessage(new Uint8Array(11))).toThrow(WireError);
