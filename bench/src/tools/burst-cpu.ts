@@ -125,10 +125,12 @@ async function burst(system: string): Promise<void> {
     if (spent >= 0.5)
       threads.push(`${key.split('/')[0]}${key.endsWith(`/${process.pid}`) ? '(JS)' : ''} ${spent.toFixed(1)}`);
   }
+  // With the C UDP path, the proxy's CPU is "Node + C".
+  const proxyParts = proxyEach.length > 1 ? ` (${proxyEach.map((t) => t.toFixed(1)).join(' + ')})` : '';
   console.log(
     `${quiet ? '' : '(busy) '}${system.padEnd(8)} ${ms.toFixed(1).padStart(6)} ms = ` +
       `${delayMs > 0 ? (ms / delayMs).toFixed(2) : '-'} D  queries ${udp}  ` +
-      `proxy ${proxyMs.toFixed(1)}${proxyEach.length > 1 ? ` (${proxyEach.map((t) => t.toFixed(1)).join(' + ')})` : ''}  nsd ${nsdMs.toFixed(1)}  threads: ${threads.join(', ')}`,
+      `proxy ${proxyMs.toFixed(1)}${proxyParts}  nsd ${nsdMs.toFixed(1)}  threads: ${threads.join(', ')}`,
   );
 }
 
