@@ -246,6 +246,10 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
     ];
   });
   ctx.log('  libunbound: 1,000 cold questions done');
+  notes.push(
+    `1,000 cold questions: the delaying proxy relays UDP in ${ctx.rig.proxy.udpPath} ` +
+      '(in C it takes less of the 2 cores the system measured shares with it; a real network delay takes none).',
+  );
   return {
     caption:
       `${COLD_BURST} distinct cold A questions at once (bulk.example), D = ${D} ms, ` +
