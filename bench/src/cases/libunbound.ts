@@ -246,10 +246,8 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
     ];
   });
   ctx.log('  libunbound: 1,000 cold questions done');
-  notes.push(
-    `1,000 cold questions: the delaying proxy relays UDP in ${ctx.rig.proxy.udpPath} ` +
-      '(in C it takes less of the 2 cores the system measured shares with it; a real network delay takes none).',
-  );
+  // In C the proxy takes less of the cores the system measured shares with it; a real network delay takes none.
+  notes.push(`1,000 cold questions: the delaying proxy relays UDP in ${ctx.rig.proxy.udpPath}.`);
   return {
     caption:
       `${COLD_BURST} distinct cold A questions at once (bulk.example), D = ${D} ms, ` +
