@@ -45,6 +45,7 @@ async function main(): Promise<void> {
   if (loadAtStart[0]! > 1)
     log(`the machine is busy (load average ${loadAtStart[0]!.toFixed(2)}): expect noisy figures`);
   const rig = await startRig({ delayMs: DELAY_MS, bulkNames: args.quick ? 30_000 : 110_000 });
+  log(`the delaying proxy relays UDP in ${rig.proxy.udpPath}, TCP in Node`);
   const sections: Section[] = [];
   try {
     const ctx: BenchContext = { quick: args.quick, rig, log };

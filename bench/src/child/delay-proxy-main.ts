@@ -12,13 +12,20 @@
  *   { type: 'stats' } -> { type: 'stats', udp, tcp }    queries seen since the last reset
  *   { type: 'reset' } -> { type: 'reset' }
  *   { type: 'delay', ms } -> { type: 'delay', ms }
- *   { type: 'cpu' } -> { type: 'cpu', user, system }     this process's CPU (process.cpuUsage, us)
- * Usage: node delay-proxy-main.js UPSTREAM_ADDRESS UPSTREAM_PORT DELAY_MS
+ *   { type: 'cpu' } -> { type: 'cpu', user, system }     CPU spent (process.cpuUsage, us), the C path's included
+ * Given the path of the C UDP path (bench/native/delay-proxy-udp.c), UDP is relayed there instead, on
+ * the same port number as TCP: the Node event loop spent 31-45 ms of CPU per burst of 1,000 queries,
+ * taken from the system under test on a 2-core machine where a real network delay costs nothing.
+ * The ready message says which: { type: 'ready', port, udp: 'native' | 'node', pids }.
+ * Usage: node delay-proxy-main.js UPSTREAM_ADDRESS UPSTREAM_PORT DELAY_MS [UDP_BINARY]
  */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { createSocket, type RemoteInfo } from 'node:dgram';
-import { createConnection, createServer, type Socket } from 'node:net';
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
 
-const [upstreamAddress = '127.0.0.1', upstreamPortText = '53', delayText = '0'] = process.argv.slice(2);
+const [upstreamAddress = '127.0.0.1', upstreamPortText = '53', delayText = '0', udpBinary = ''] = process.argv.slice(2);
 const upstreamPort = Number(upstreamPortText);
 let delay = Number(delayText);
 let udpQueries = 0;
@@ -42,8 +49,7 @@ const udp = (): ReturnType<typeof createSocket> =>
     sendBufferSize: BUFFER_BYTES,
     lookup: literal as never,
   });
-let front = udp();
-front.on('message', onQuery);
+let front: ReturnType<typeof createSocket> | undefined;
 
 interface Waiting {
   readonly id: number;
@@ -63,7 +69,7 @@ upstream.on('message', (answer: Buffer) => {
   waiting.delete(answer.readUInt16BE(0));
   answer.writeUInt16BE(query.id, 0);
   const { port, address } = query.client;
-  later(query.arrived, () => front.send(answer, port, address));
+  later(query.arrived, () => front?.send(answer, port, address));
 });
 setInterval(() => {
   const old = performance.now() - FORGET_MS;
@@ -151,37 +157,102 @@ function flush(): void {
   }
 }
 
-process.on('message', (message: { type: string; ms?: number }) => {
-  if (message.type === 'stats') process.send?.({ type: 'stats', udp: udpQueries, tcp: tcpQueries });
-  else if (message.type === 'reset') {
+/** The C UDP path when it runs, and its answers awaited in the order asked (one line each). */
+let native: ChildProcessByStdio<Writable, Readable, null> | undefined;
+const nativeReplies: ((line: string) => void)[] = [];
+
+function askNative(command: string): Promise<string> {
+  return new Promise((resolve) => {
+    nativeReplies.push(resolve);
+    native!.stdin.write(`${command}\n`);
+  });
+}
+
+process.on('message', async (message: { type: string; ms?: number }) => {
+  if (message.type === 'stats') {
+    const udp = native ? Number((await askNative('stats')).split(' ')[1]) : udpQueries;
+    process.send?.({ type: 'stats', udp, tcp: tcpQueries });
+  } else if (message.type === 'reset') {
+    if (native) await askNative('reset');
     udpQueries = 0;
     tcpQueries = 0;
     process.send?.({ type: 'reset' });
   } else if (message.type === 'cpu') {
-    process.send?.({ type: 'cpu', ...process.cpuUsage() });
+    const own = process.cpuUsage();
+    if (native) {
+      const [, user, system] = (await askNative('cpu')).split(' ').map(Number);
+      own.user += user!;
+      own.system += system!;
+    }
+    process.send?.({ type: 'cpu', ...own });
   } else if (message.type === 'delay' && typeof message.ms === 'number') {
+    if (native) await askNative(`delay ${message.ms}`);
     delay = message.ms;
     process.send?.({ type: 'delay', ms: delay });
   }
 });
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => stop());
+process.on('SIGTERM', () => stop());
+
+/** Ends the C path first (by its PID), then this process. */
+function stop(): void {
+  const child = native;
+  native = undefined;
+  if (!child || child.exitCode !== null || child.signalCode !== null) process.exit(0);
+  child.once('exit', () => process.exit(0));
+  child.kill('SIGTERM');
+}
+
+function fail(message: string): never {
+  process.send?.({ type: 'error', message });
+  process.exit(1);
+}
 
 /** Binds UDP and TCP on one port the OS picks; another try when TCP finds that port taken. */
 function listen(attempt: number): void {
+  front = udp();
+  front.on('message', onQuery);
   front.bind(0, '127.0.0.1', () => {
-    const { port } = front.address();
+    const { port } = front!.address();
     tcp.once('error', (error) => {
-      if (attempt >= 20) {
-        process.send?.({ type: 'error', message: String(error) });
-        process.exit(1);
-      }
-      front.close(() => {
-        front = udp();
-        front.on('message', onQuery);
-        listen(attempt + 1);
-      });
+      if (attempt >= 20) fail(String(error));
+      front!.close(() => listen(attempt + 1));
     });
-    tcp.listen(port, '127.0.0.1', () => process.send?.({ type: 'ready', port }));
+    tcp.listen(port, '127.0.0.1', () => process.send?.({ type: 'ready', port, udp: 'node', pids: [process.pid] }));
   });
 }
-listen(0);
+
+/** TCP on a port the OS picks, then the C UDP path on the same number; another try when UDP finds it taken. */
+function listenNative(attempt: number): void {
+  tcp.listen(0, '127.0.0.1', () => {
+    const { port } = tcp.address() as AddressInfo;
+    const child = spawn(udpBinary, [upstreamAddress, upstreamPortText, String(delay), String(port)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let ready = false;
+    let error = '';
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!ready && line.startsWith('ready ')) {
+        ready = true;
+        native = child;
+        process.send?.({ type: 'ready', port, udp: 'native', pids: [process.pid, child.pid] });
+      } else if (!ready) {
+        error = line;
+      } else {
+        nativeReplies.shift()?.(line);
+      }
+    });
+    child.once('error', (spawnError) => fail(`${udpBinary}: ${String(spawnError)}`));
+    child.once('exit', (code, signal) => {
+      if (ready) {
+        if (native === child) fail(`the UDP path exited (${signal ?? code})`);
+        return;
+      }
+      if (attempt >= 20) fail(`${udpBinary}: ${error || `exited (${signal ?? code})`}`);
+      tcp.close(() => listenNative(attempt + 1));
+    });
+  });
+}
+
+if (udpBinary) listenNative(0);
+else listen(0);

@@ -1,9 +1,11 @@
 /**
  * Starts the delaying DNS proxy (child/delay-proxy-main.ts) in its own process in front of an
- * upstream server, and talks to it over IPC. Stopped by PID.
+ * upstream server, and talks to it over IPC. Its UDP path is the C program of native-udp-proxy.ts
+ * when the machine can build it. Stopped by PID.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nativeUdpProxy } from './native-udp-proxy.js';
 
 export interface DelayProxy {
   readonly address: string;
@@ -11,6 +13,10 @@ export interface DelayProxy {
   /** "127.0.0.1:PORT" */
   readonly endpoint: string;
   readonly pid: number;
+  /** Every process of the proxy, `pid` first (the C UDP path's second when it runs). */
+  readonly pids: readonly number[];
+  /** Where UDP is relayed: "C" or, without a compiler, "Node (reason)". */
+  readonly udpPath: string;
   /** Queries seen since the last reset, UDP and TCP. */
   queries(): Promise<{ udp: number; tcp: number }>;
   reset(): Promise<void>;
@@ -26,10 +32,11 @@ export async function startDelayProxy(
   upstream: { address: string; port: number },
   delayMs: number,
 ): Promise<DelayProxy> {
-  const child = fork(MAIN, [upstream.address, String(upstream.port), String(delayMs)], {
+  const udpBinary = nativeUdpProxy();
+  const child = fork(MAIN, [upstream.address, String(upstream.port), String(delayMs), udpBinary.path ?? ''], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const ready = await reply<{ port: number }>(child, 'ready');
+  const ready = await reply<{ port: number; pids: number[] }>(child, 'ready');
   const port = ready.port;
   const ask = async <T>(message: object, type: string): Promise<T> => {
     const answer = reply<T>(child, type);
@@ -41,6 +48,8 @@ export async function startDelayProxy(
     port,
     endpoint: `127.0.0.1:${port}`,
     pid: child.pid!,
+    pids: ready.pids,
+    udpPath: udpBinary.path === undefined ? `Node (${udpBinary.reason})` : 'C',
     queries: async () => {
       const stats = await ask<{ udp: number; tcp: number }>({ type: 'stats' }, 'stats');
       return { udp: stats.udp, tcp: stats.tcp };

@@ -66,7 +66,7 @@ function total(pids: readonly number[]): number {
 const nsd = await startNsd([{ name: BULK_ZONE, text: bulkZoneText(NAMES) }]);
 const proxy = await startDelayProxy(nsd, delayMs);
 const nsdPids = processesOf(nsd.dir);
-console.log(`nsd processes: ${nsdPids.join(' ')}`);
+console.log(`nsd processes: ${nsdPids.join(' ')}; proxy processes: ${proxy.pids.join(' ')} (UDP in ${proxy.udpPath})`);
 let first = 0;
 
 const extra = JSON.parse(process.env.UNBOUND_OPTIONS ?? '{}') as Record<string, string>;
@@ -103,7 +103,7 @@ async function burst(system: string): Promise<void> {
   const from = first;
   const quiet = process.env.QUIET ? await quietMoment() : true;
   const selfBefore = threadTimes('self');
-  const proxyBefore = total([proxy.pid]);
+  const proxyBefore = proxy.pids.map((pid) => total([pid]));
   const nsdBefore = total(nsdPids);
   const start = performance.now();
   const answers = await Promise.all(
@@ -111,7 +111,8 @@ async function burst(system: string): Promise<void> {
   );
   const ms = performance.now() - start;
   const selfAfter = threadTimes('self');
-  const proxyMs = (total([proxy.pid]) - proxyBefore) / 1e6;
+  const proxyEach = proxy.pids.map((pid, i) => (total([pid]) - proxyBefore[i]!) / 1e6);
+  const proxyMs = proxyEach.reduce((a, b) => a + b, 0);
   const nsdMs = (total(nsdPids) - nsdBefore) / 1e6;
   answers.forEach((got, i) => {
     if (got !== bulkAddress(from + i)) throw new Error(`${bulkName(from + i)}: got ${String(got)}`);
@@ -124,10 +125,12 @@ async function burst(system: string): Promise<void> {
     if (spent >= 0.5)
       threads.push(`${key.split('/')[0]}${key.endsWith(`/${process.pid}`) ? '(JS)' : ''} ${spent.toFixed(1)}`);
   }
+  // With the C UDP path, the proxy's CPU is "Node + C".
+  const proxyParts = proxyEach.length > 1 ? ` (${proxyEach.map((t) => t.toFixed(1)).join(' + ')})` : '';
   console.log(
     `${quiet ? '' : '(busy) '}${system.padEnd(8)} ${ms.toFixed(1).padStart(6)} ms = ` +
       `${delayMs > 0 ? (ms / delayMs).toFixed(2) : '-'} D  queries ${udp}  ` +
-      `proxy ${proxyMs.toFixed(1)}  nsd ${nsdMs.toFixed(1)}  threads: ${threads.join(', ')}`,
+      `proxy ${proxyMs.toFixed(1)}${proxyParts}  nsd ${nsdMs.toFixed(1)}  threads: ${threads.join(', ')}`,
   );
 }
 

@@ -3,6 +3,7 @@
 #include "event_base.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -115,8 +116,19 @@ static void ev_del_bits(struct ub_event* ev, short bits) {
   ((Event*)ev)->bits &= (short)~bits;
 }
 
+/*
+ * libunbound opens its sockets without close-on-exec: a child the process spawns while questions are
+ * in flight would inherit them (and keep their epoll registrations alive). libunbound hands each new
+ * fd to us once, at new_event or set_fd, before it is waited on: it is marked there (one fcntl;
+ * FD_CLOEXEC is the only fd flag). A fork between libunbound's socket() and this call still inherits.
+ */
+static void mark_cloexec(Event* ev) {
+  if (ev->fd >= 0) fcntl(ev->fd, F_SETFD, FD_CLOEXEC);
+}
+
 static void ev_set_fd(struct ub_event* ev, int fd) {
   ((Event*)ev)->fd = fd;
+  mark_cloexec((Event*)ev);
 }
 
 static void ev_free(struct ub_event* uev) {
@@ -213,6 +225,7 @@ static struct ub_event* base_new_event(struct ub_event_base* ubase, int fd, shor
   ev->arg = arg;
   ev->slot = -1;
   ev->watched_fd = -1;
+  mark_cloexec(ev);
   return &ev->super;
 }
 
