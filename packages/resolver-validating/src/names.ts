@@ -4,9 +4,39 @@
  */
 import { formatName, nameKey, type Labels } from '@dnscore/core/plugin';
 
-/** The map key of a name: "biloxi.example", "." for the root. */
+/** The map key of a name: "biloxi.example", "." for the root (core's nameKey of its text). */
 export function keyOf(labels: Labels): string {
-  return nameKey(formatName(labels));
+  if (labels.length === 0) return '.';
+  // Labels of bytes written as themselves (almost all): the text lowercased in one go, where
+  // formatting the name and then lowercasing it would make three strings.
+  const codes: number[] = [];
+  for (const label of labels) {
+    if (codes.length > 0) codes.push(DOT);
+    for (let i = 0; i < label.length; i++) {
+      const c = label[i]!;
+      if (!isPlainByte(c)) return nameKey(formatName(labels));
+      codes.push(lower(c));
+    }
+  }
+  return String.fromCharCode.apply(null, codes);
+}
+
+const DOT = 0x2e;
+
+/** A byte core's formatName writes as itself: printable ASCII other than . \\ " ( ) ; @ $. */
+function isPlainByte(c: number): boolean {
+  return (
+    c > 0x20 &&
+    c < 0x7f &&
+    c !== DOT &&
+    c !== 0x5c &&
+    c !== 0x22 &&
+    c !== 0x28 &&
+    c !== 0x29 &&
+    c !== 0x3b &&
+    c !== 0x40 &&
+    c !== 0x24
+  );
 }
 
 /** "biloxi.example." (the root is "."): how names appear in messages to the user. */

@@ -6,9 +6,9 @@
  * checked here, and the core would only parse them again on every cache hit. Names are written
  * uncompressed; the records' RDATA is already uncompressed (the engine's records).
  */
-import { HEADER_LENGTH, parseName, wireLength, type DnsQuery } from '@dnscore/core/plugin';
+import { HEADER_LENGTH, wireLength, type DnsQuery } from '@dnscore/core/plugin';
 import type { Fetched } from './upstream.js';
-import type { Rr } from './validate/index.js';
+import { ownerOf, type Rr } from './validate/index.js';
 
 const QR_RD_RA = 0x8180;
 
@@ -34,8 +34,8 @@ export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint
   const authority = last.authority.filter(kept);
   const additional = last.additional.filter(kept);
   const records = [...answers, ...authority, ...additional];
-  // Each owner name read once: parsing a name is most of this function's cost.
-  const owners = records.map((r) => parseName(r.name));
+  // Each owner's labels, as the message was read (parsing a name would be most of this function's cost).
+  const owners = records.map(ownerOf);
   let size = HEADER_LENGTH + wireLength(query.labels) + 4;
   records.forEach((r, i) => {
     size += wireLength(owners[i]!) + 10 + r.rdata.length;
