@@ -3,6 +3,7 @@
  * nameservers (resolv.conf or explicit), as a dnscore resolver plugin tried last.
  */
 export { SystemResolver, type NameAnswer } from './system-resolver.js';
+export { parsedAnswer } from './parsed-answers.js';
 export type { SystemResolverConfig, SystemResolverOptions } from './options.js';
 export type { SystemResolverSettings } from './settings.js';
 export type { SystemResolverStats } from './stats.js';

@@ -23,6 +23,7 @@ import {
 import { queryChannel } from '@dnscore/core/diagnostics';
 import { randomizeCase, type CaseEchoMemory } from './case-randomization.js';
 import type { ExchangeContext, ExchangeOutcome } from './exchange.js';
+import { keepParsed } from './parsed-answers.js';
 import { formatServerAddress, type ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
 import { tcpExchange } from './tcp-exchange.js';
@@ -71,7 +72,7 @@ export async function walkNameservers(
       const outcome = await askOne(query, server, settings, signal, log);
       if (outcome.kind === 'answer') {
         settings.stats.answers++;
-        if (!TRY_NEXT.has(outcome.message.header.rcode)) return toPluginAnswer(outcome, settings.trustAd, log);
+        if (!TRY_NEXT.has(outcome.message.header.rcode)) return toPluginAnswer(outcome, settings, log);
         last = outcome;
       } else if (outcome.kind === 'failed') {
         failures.push(outcome.error);
@@ -80,7 +81,7 @@ export async function walkNameservers(
       }
     }
   }
-  if (last) return toPluginAnswer(last, settings.trustAd, log);
+  if (last) return toPluginAnswer(last, settings, log);
   throw withServers(noAnswer(query, settings, failures, dropped), log);
 }
 
@@ -169,11 +170,13 @@ function serverAttempt(server: string, transport: 'udp' | 'tcp', outcome: Exchan
   }
 }
 
-function toPluginAnswer(outcome: Answered, trustAd: boolean, servers: ServerAttempt[] | undefined): PluginAnswer {
+function toPluginAnswer(outcome: Answered, settings: WalkSettings, servers: ServerAttempt[] | undefined): PluginAnswer {
   const { rcode, ad } = outcome.message.header;
   // This backend does not validate: AD is passed on only when the caller trusts the path,
   // and only on answers that can be authenticated (data, or a proven NXDOMAIN).
-  const secure = trustAd && ad && (rcode === Rcode.NOERROR || rcode === Rcode.NXDOMAIN);
+  const secure = settings.trustAd && ad && (rcode === Rcode.NOERROR || rcode === Rcode.NXDOMAIN);
+  // A validating caller reads every record: the reading made here is handed over (parsedAnswer).
+  if (settings.dnssecRecords && outcome.message.packet === outcome.packet) keepParsed(outcome.message);
   return { rcode, secure, bogus: false, answer: outcome.packet, ...(servers ? { servers } : {}) };
 }
 

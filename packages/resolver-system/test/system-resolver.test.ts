@@ -11,10 +11,12 @@ import {
   TimeoutError,
   buildResult,
   makeQuery,
+  parseMessage,
 } from '@dnscore/core/plugin';
 import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
 import { DEFAULT_SYSTEM_PRIORITY } from '../src/defaults.js';
 import { InvalidServerAddressError } from '../src/errors.js';
+import { parsedAnswer } from '../src/parsed-answers.js';
 import type { SystemResolverOptions } from '../src/options.js';
 import { SystemResolver } from '../src/system-resolver.js';
 import { HOSTILE_ZONE, handles, trackingTimers, turn, until } from './helpers.js';
@@ -71,6 +73,20 @@ describe('SystemResolver, nominal', () => {
     const alias = await core.resolve('alias.hostile.example', 'AAAA');
     expect(alias.canonical).toBe('www.hostile.example');
     expect(alias.records.map((r) => r.data)).toEqual(['2001:db8::80']);
+  });
+
+  it('hands its reading of an answer over with dnssecRecords, for that packet object only', async () => {
+    const signal = new AbortController().signal;
+    const query = makeQuery('www.hostile.example', 'A');
+    const withDo = await resolver({ dnssecRecords: true }).resolve(query, signal);
+    const message = parsedAnswer(withDo.answer!)!;
+    expect(message.packet).toBe(withDo.answer);
+    const reread = parseMessage(withDo.answer!);
+    expect({ ...message, packet: undefined }).toEqual({ ...reread, packet: undefined });
+    expect(message.answers.map((r) => [r.name, r.type, r.ttl])).toEqual([['www.hostile.example', 1, 300]]);
+    expect(parsedAnswer(Uint8Array.from(withDo.answer!))).toBeUndefined();
+    const plain = await resolver().resolve(query, signal);
+    expect(parsedAnswer(plain.answer!)).toBeUndefined();
   });
 
   it('keeps NXDOMAIN and NODATA apart', async () => {

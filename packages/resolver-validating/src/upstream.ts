@@ -16,7 +16,7 @@ import {
   type Labels,
   type WireMessage,
 } from '@dnscore/core/plugin';
-import type { SystemResolver } from '@dnscore/resolver-system';
+import { parsedAnswer, type SystemResolver } from '@dnscore/resolver-system';
 import { keyOf } from './names.js';
 import { groupRrsets, uncompressedRecord, type Rr, type SignedRrset } from './validate/index.js';
 
@@ -119,7 +119,8 @@ export function read(query: DnsQuery, packet: Uint8Array | undefined): Fetched {
   let authority: Rr[];
   let additional: Rr[];
   try {
-    message = parseMessage(packet);
+    // The transport's own reading of the packet when it has one: the bytes are parsed once.
+    message = parsedAnswer(packet) ?? parseMessage(packet);
     answer = message.answers.map((r) => uncompressedRecord(packet, r));
     authority = message.authorities.map((r) => uncompressedRecord(packet, r));
     additional = message.additionals.map((r) => uncompressedRecord(packet, r));
