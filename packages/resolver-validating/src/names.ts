@@ -4,39 +4,30 @@
  */
 import { formatName, nameKey, type Labels } from '@dnscore/core/plugin';
 
+/** Keys already made, by labels array: zone, signer and owner labels are asked for again and again. */
+const keys = new WeakMap<Labels, string>();
+/** A label text core's formatName would escape: not printable ASCII, or one of . \\ " ( ) ; @ $. */
+const ESCAPED = /[^\x21-\x7e]|[.\\"();@$]/;
+const UPPER = /[A-Z]/;
+
 /** The map key of a name: "biloxi.example", "." for the root (core's nameKey of its text). */
 export function keyOf(labels: Labels): string {
   if (labels.length === 0) return '.';
-  // Labels of bytes written as themselves (almost all): the text lowercased in one go, where
-  // formatting the name and then lowercasing it would make three strings.
-  const codes: number[] = [];
-  for (const label of labels) {
-    if (codes.length > 0) codes.push(DOT);
-    for (let i = 0; i < label.length; i++) {
-      const c = label[i]!;
-      if (!isPlainByte(c)) return nameKey(formatName(labels));
-      codes.push(lower(c));
+  let key = keys.get(labels);
+  if (key !== undefined) return key;
+  // Each label's text made natively (byte loops in JavaScript cost most where code runs cold).
+  key = '';
+  for (let i = 0; i < labels.length; i++) {
+    const text = String.fromCharCode.apply(null, labels[i] as unknown as number[]);
+    if (ESCAPED.test(text)) {
+      key = undefined;
+      break;
     }
+    key = i === 0 ? text : `${key}.${text}`;
   }
-  return String.fromCharCode.apply(null, codes);
-}
-
-const DOT = 0x2e;
-
-/** A byte core's formatName writes as itself: printable ASCII other than . \\ " ( ) ; @ $. */
-function isPlainByte(c: number): boolean {
-  return (
-    c > 0x20 &&
-    c < 0x7f &&
-    c !== DOT &&
-    c !== 0x5c &&
-    c !== 0x22 &&
-    c !== 0x28 &&
-    c !== 0x29 &&
-    c !== 0x3b &&
-    c !== 0x40 &&
-    c !== 0x24
-  );
+  key = key === undefined ? nameKey(formatName(labels)) : UPPER.test(key) ? nameKey(key) : key;
+  keys.set(labels, key);
+  return key;
 }
 
 /** "biloxi.example." (the root is "."): how names appear in messages to the user. */
