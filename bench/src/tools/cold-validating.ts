@@ -5,7 +5,9 @@
  * The signed RFC 3263 zone on nsd behind the delaying proxy (DELAY_MS, default 0: nsd direct);
  * each run a new backend and core, as part 3's cold table has it. Prints the medians of the
  * system backend (not validated) and the validating backend, alternated, and the messages
- * the validating backend sent per resolution.
+ * the validating backend sent per resolution. ONLY=system or ONLY=validating runs one alone.
+ * Part 3 runs this code a few dozen times per process, mostly before V8 optimizes it: add
+ * --no-opt to profile it as it runs there (byte loops in JavaScript weigh far more then).
  */
 import { startDelayProxy } from '../rig/delay-proxy.js';
 import { signZone, startNsd } from '../rig/support.js';
