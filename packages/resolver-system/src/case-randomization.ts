@@ -57,11 +57,12 @@ export function sameCase(a: Labels, b: Labels): boolean {
 export function restoreQuestionCase(packet: Uint8Array, sent: Labels, original: Labels): Uint8Array {
   const from = wireForm(sent);
   const to = wireForm(original);
-  const copy = Uint8Array.from(packet);
-  for (let offset = 12; offset + from.length <= copy.length; offset++) {
-    if (copy[offset] !== from[0] || !from.every((b, i) => copy[offset + i] === b)) continue;
+  // Copied and searched natively: a DNSSEC answer is a kilobyte, and a byte loop here would
+  // run on every answer.
+  const copy = new Uint8Array(packet);
+  const view = Buffer.from(copy.buffer, copy.byteOffset, copy.length);
+  for (let offset = view.indexOf(from, 12); offset !== -1; offset = view.indexOf(from, offset + from.length)) {
     copy.set(to, offset);
-    offset += from.length - 1;
   }
   return copy;
 }
