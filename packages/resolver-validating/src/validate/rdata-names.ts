@@ -77,9 +77,9 @@ export function canonicalRdata(rrtype: number, rdata: Uint8Array): Uint8Array {
 }
 
 /**
- * True when a name of `layout` in the RDATA at `start`..`end` holds a compression pointer (or
- * anything the full reading must report: a name or field that does not fit, a bad label): without one, the RDATA is already expanded
- * and is copied as it is, names untouched. Checks only; the full reading validates.
+ * True when a name of `layout` in the RDATA at `start`..`end` holds a compression pointer, or
+ * anything the full reading must report (a name or field that does not fit, a bad label).
+ * Without one, the RDATA is already expanded and is copied as it is, names untouched.
  */
 function hasPointer(packet: Uint8Array, start: number, end: number, layout: readonly Field[]): boolean {
   let offset = start;
