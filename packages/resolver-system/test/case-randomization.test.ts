@@ -146,6 +146,36 @@ describe('randomizeCase', () => {
     expect(Buffer.from(restored)).toEqual(Buffer.from(encodeQuery(query, { id: 7 })));
     expect(Buffer.from(packet)).not.toEqual(Buffer.from(restored)); // a copy; the original kept
   });
+
+  it('restoreQuestionCase rewrites every full copy of the sent name after the header, left to right', () => {
+    const original = parseName('www.example');
+    const sent = parseName('wWw.ExAmPlE');
+    const wire = (labels: readonly Uint8Array[]): number[] => [...labels.flatMap((l) => [l.length, ...l]), 0];
+    const header = [...wire(sent), 0, 0, 0, 0].slice(0, 12); // the same bytes inside the header stay
+    const packet = Buffer.from([
+      ...header,
+      ...wire(sent), // the question
+      0xc0,
+      12, // a pointer: not a full copy
+      3,
+      ...Buffer.from('WWW'),
+      ...wire(sent), // a name ending in the sent name is rewritten too
+      ...wire(sent).slice(0, 6), // a cut copy at the end
+    ]);
+    const restored = restoreQuestionCase(packet, sent, original);
+    expect([...restored]).toEqual([
+      ...header,
+      ...wire(original),
+      0xc0,
+      12,
+      3,
+      ...Buffer.from('WWW'),
+      ...wire(original),
+      ...wire(sent).slice(0, 6),
+    ]);
+    expect(restored).toBeInstanceOf(Uint8Array);
+    expect(Buffer.isBuffer(restored)).toBe(false);
+  });
 });
 
 describe('forgeries needed, measured', () => {

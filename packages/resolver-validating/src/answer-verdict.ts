@@ -6,7 +6,7 @@
  * proof; a name without the data needs a proven NXDOMAIN or NODATA from the zone that holds it.
  * The verdict is the weakest of the links (core's weakestStatus).
  */
-import { Ede, Rcode, parseName, type Labels } from '@dnscore/core/plugin';
+import { Ede, Rcode, type Labels } from '@dnscore/core/plugin';
 import { dnameTarget, findDname, findSet, targetOf } from './chain-links.js';
 import type { ChainOfTrust } from './chain-of-trust.js';
 import { fqdn, isAtOrBelow, keyOf } from './names.js';
@@ -14,6 +14,7 @@ import type { Fetched } from './upstream.js';
 import {
   DnssecType,
   groupRrsets,
+  ownerOf,
   parseRrsig,
   proveNodata,
   proveNxdomain,
@@ -75,9 +76,7 @@ export async function walkAnswer(
     seen.add(key);
     if (qtype === ANY) {
       // Every RRset the name has (RFC 8482 allows one): each validated on its own.
-      const all = fetched.answerSets.filter(
-        (set) => set.records.length > 0 && keyOf(parseName(set.records[0]!.name)) === key,
-      );
+      const all = fetched.answerSets.filter((set) => set.records.length > 0 && keyOf(ownerOf(set.records[0]!)) === key);
       if (all.length > 0) {
         for (const set of all) parts.push(...(await rrsetParts(set, current, fetched, chain, options)));
         return { parts, end: current, links, unfinished: false };
@@ -136,7 +135,7 @@ export async function additionalValidated(
   );
   if (sets.length === 0 || sets.some((set) => set.rrsigs.length === 0)) return false;
   for (const set of sets) {
-    const parts = await rrsetParts(set, parseName(set.records[0]!.name), fetched, chain, options);
+    const parts = await rrsetParts(set, ownerOf(set.records[0]!), fetched, chain, options);
     if (parts.some((part) => part.status !== 'secure')) return false;
   }
   return true;
@@ -237,7 +236,7 @@ function denialSigner(fetched: Fetched, name: Labels): Labels | undefined {
 
 /** True when the authority section holds an SOA of a zone at or above `name` (a denial for it). */
 function hasDenialFor(fetched: Fetched, name: Labels): boolean {
-  return fetched.authority.some((r) => r.rrtype === DnssecType.SOA && isAtOrBelow(name, parseName(r.name)));
+  return fetched.authority.some((r) => r.rrtype === DnssecType.SOA && isAtOrBelow(name, ownerOf(r)));
 }
 
 /** The distinct signer names of `set`'s RRSIGs that are `owner` or above it (RFC 4035 5.3.1). */

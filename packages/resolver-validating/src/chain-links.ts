@@ -2,10 +2,10 @@
  * Reading the links of an answer's CNAME/DNAME chain (RFC 1034 section 3.6.2, RFC 6672): the
  * RRset of a name and type, the DNAME above a name, and where a link points.
  */
-import { WireReader, parseName, type Labels } from '@dnscore/core/plugin';
+import { WireReader, type Labels } from '@dnscore/core/plugin';
 import { isAtOrBelow, keyOf } from './names.js';
 import type { Fetched } from './upstream.js';
-import { DnssecType, type SignedRrset } from './validate/index.js';
+import { DnssecType, ownerOf, type SignedRrset } from './validate/index.js';
 
 /** The DNAME RRset at the closest proper ancestor of `name`, if the answer holds one. */
 export function findDname(fetched: Fetched, name: Labels): SignedRrset | undefined {
@@ -14,7 +14,7 @@ export function findDname(fetched: Fetched, name: Labels): SignedRrset | undefin
   for (const set of fetched.answerSets) {
     const first = set.records[0];
     if (!first || first.rrtype !== DnssecType.DNAME) continue;
-    const owner = parseName(first.name);
+    const owner = ownerOf(first);
     if (owner.length < name.length && owner.length > depth && isAtOrBelow(name, owner)) {
       best = set;
       depth = owner.length;
@@ -27,7 +27,7 @@ export function findDname(fetched: Fetched, name: Labels): SignedRrset | undefin
 export function dnameTarget(dname: SignedRrset, name: Labels): Labels | undefined {
   if (dname.records.length !== 1) return undefined;
   const target = rdataName(dname.records[0]!.rdata);
-  const owner = parseName(dname.records[0]!.name);
+  const owner = ownerOf(dname.records[0]!);
   if (!target) return undefined;
   const result = [...name.slice(0, name.length - owner.length), ...target];
   return result.reduce((n, l) => n + l.length + 1, 1) <= 255 ? result : undefined;
@@ -50,7 +50,6 @@ export function targetOf(cname: SignedRrset): Labels | undefined {
 export function findSet(fetched: Fetched, owner: Labels, type: number): SignedRrset | undefined {
   const key = keyOf(owner);
   return fetched.answerSets.find(
-    (set) =>
-      set.records.length > 0 && set.records[0]!.rrtype === type && keyOf(parseName(set.records[0]!.name)) === key,
+    (set) => set.records.length > 0 && set.records[0]!.rrtype === type && keyOf(ownerOf(set.records[0]!)) === key,
   );
 }

@@ -7,7 +7,7 @@
  * keeps the name in the zone above. Verdicts are kept for their TTL (bogus ones for
  * BOGUS_TTL_S) and a name is worked out once at a time: later questions join.
  */
-import { Ede, StateError, isAbortError, parseName, type Clock, type Labels } from '@dnscore/core/plugin';
+import { Ede, StateError, isAbortError, type Clock, type Labels } from '@dnscore/core/plugin';
 import { BOGUS_TTL_S, MAX_VERDICT_TTL_S, UNANSWERED_TTL_S } from './defaults.js';
 import { dsAbsence } from './ds-absence.js';
 import { fqdn, keyOf, parentOf } from './names.js';
@@ -16,6 +16,7 @@ import type { Fetched, Upstream } from './upstream.js';
 import {
   DnssecType,
   ValidationBudget,
+  ownerOf,
   verifyDnskeys,
   verifyRrset,
   type BudgetLimits,
@@ -207,7 +208,7 @@ export function rrsetOf(fetched: Fetched, name: Labels, type: number): SignedRrs
   const key = keyOf(name);
   const found = fetched.answerSets.find((set) => {
     const first = set.records[0] ?? set.rrsigs[0];
-    return first !== undefined && setType(set) === type && keyOf(parseName(first.name)) === key;
+    return first !== undefined && setType(set) === type && keyOf(ownerOf(first)) === key;
   });
   return found ?? { records: [], rrsigs: [] };
 }

@@ -6,12 +6,13 @@
  * not exist). Which one is read from the validated bitmap only: unsigned data (a forged SOA or
  * NS at the name) could otherwise turn a secure name insecure.
  */
-import { Ede, Rcode, parseName, rcodeName, type Labels } from '@dnscore/core/plugin';
+import { Ede, Rcode, rcodeName, type Labels } from '@dnscore/core/plugin';
 import { findDname } from './chain-links.js';
 import { fqdn, keyOf } from './names.js';
 import type { Fetched } from './upstream.js';
 import {
   DnssecType,
+  ownerOf,
   proveNodata,
   proveNxdomain,
   verifyRrset,
@@ -41,7 +42,7 @@ export function dsAbsence(name: Labels, fetched: Fetched, above: SecureZone, opt
   const cname =
     findDname(fetched, name) ??
     fetched.answerSets.find(
-      (set) => set.records[0]?.rrtype === DnssecType.CNAME && keyOf(parseName(set.records[0].name)) === keyOf(name),
+      (set) => set.records[0]?.rrtype === DnssecType.CNAME && keyOf(ownerOf(set.records[0])) === keyOf(name),
     );
   if (cname) {
     const verdict = verifyRrset(cname, above.keys, above.zone, options);

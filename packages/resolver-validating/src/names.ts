@@ -4,9 +4,30 @@
  */
 import { formatName, nameKey, type Labels } from '@dnscore/core/plugin';
 
-/** The map key of a name: "biloxi.example", "." for the root. */
+/** Keys already made, by labels array: zone, signer and owner labels are asked for again and again. */
+const keys = new WeakMap<Labels, string>();
+/** A label text core's formatName would escape: not printable ASCII, or one of . \\ " ( ) ; @ $. */
+const ESCAPED = /[^\x21-\x7e]|[.\\"();@$]/;
+const UPPER = /[A-Z]/;
+
+/** The map key of a name: "biloxi.example", "." for the root (core's nameKey of its text). */
 export function keyOf(labels: Labels): string {
-  return nameKey(formatName(labels));
+  if (labels.length === 0) return '.';
+  let key = keys.get(labels);
+  if (key !== undefined) return key;
+  // Each label's text made natively (byte loops in JavaScript cost most where code runs cold).
+  key = '';
+  for (let i = 0; i < labels.length; i++) {
+    const text = String.fromCharCode.apply(null, labels[i] as unknown as number[]);
+    if (ESCAPED.test(text)) {
+      key = undefined;
+      break;
+    }
+    key = i === 0 ? text : `${key}.${text}`;
+  }
+  key = key === undefined ? nameKey(formatName(labels)) : UPPER.test(key) ? nameKey(key) : key;
+  keys.set(labels, key);
+  return key;
 }
 
 /** "biloxi.example." (the root is "."): how names appear in messages to the user. */

@@ -119,6 +119,7 @@ export function read(query: DnsQuery, packet: Uint8Array | undefined): Fetched {
   let authority: Rr[];
   let additional: Rr[];
   try {
+    // The transport only scanned the packet (scanMessage): this is its one parse.
     message = parseMessage(packet);
     answer = message.answers.map((r) => uncompressedRecord(packet, r));
     authority = message.authorities.map((r) => uncompressedRecord(packet, r));

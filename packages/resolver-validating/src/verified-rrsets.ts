@@ -5,9 +5,10 @@
  * (the key set object a zone verdict holds: a new verdict, a new key set), kept until the
  * verdict's TTL runs out (never past the signature's expiration, RFC 4035 section 5.3.3).
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Clock, Labels } from '@dnscore/core/plugin';
 import { keyOf } from './names.js';
+import { octetText } from './octet-text.js';
 import {
   verifyRrset,
   type RrsetVerdict,
@@ -63,11 +64,16 @@ export class VerifiedRrsets {
   }
 }
 
+/** crypto.hash (Node 20.12 and later): one call and no Hash object; createHash where it is missing. */
+const hashOnce = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64') => string }).hash;
+
 function digest(rrset: SignedRrset): string {
-  const hash = createHash('sha256');
+  // Each record as "owner/type/class/length/" then its RDATA, one character per octet: a text
+  // no other RRset gives (the length says where the RDATA ends), hashed in one call.
+  let text = '';
   for (const record of [...rrset.records, ...rrset.rrsigs]) {
-    hash.update(`${record.name.toLowerCase()}/${record.rrtype}/${record.class}/${record.rdata.length}/`);
-    hash.update(record.rdata);
+    const head = `${record.name.toLowerCase()}/${record.rrtype}/${record.class}/${record.rdata.length}/`;
+    text += head + octetText(record.rdata);
   }
-  return hash.digest('base64');
+  return hashOnce ? hashOnce('sha256', text, 'base64') : crypto.createHash('sha256').update(text).digest('base64');
 }

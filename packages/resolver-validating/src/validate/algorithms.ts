@@ -115,7 +115,7 @@ export function publicKey(algorithm: number, key: Uint8Array): KeyObject | Error
   // The same key bytes (a cached ZoneKey) find their KeyObject without re-encoding them.
   const seen = keysByBytes.get(key);
   if (seen && seen.algorithm === algorithm) return seen.built;
-  const id = `${algorithm}:${Buffer.from(key).toString('base64')}`;
+  const id = `${algorithm}:${Buffer.from(key.buffer, key.byteOffset, key.length).toString('base64')}`;
   const cached = keyCache.get(id);
   if (cached) {
     keysByBytes.set(key, { algorithm, built: cached });

@@ -23,7 +23,11 @@ export function canonicalLabels(name: string): Labels {
 export function compareLabels(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const d = lowerOctet(a[i]!) - lowerOctet(b[i]!);
+    const x = a[i]!;
+    const y = b[i]!;
+    // Equal octets (the usual case) need no lowercasing: fewer calls where this code runs cold.
+    if (x === y) continue;
+    const d = lowerOctet(x) - lowerOctet(y);
     if (d !== 0) return d;
   }
   return a.length - b.length;

@@ -5,6 +5,7 @@
  */
 import { type Labels, parseName } from '@dnscore/core/plugin';
 import { isAtOrBelow } from './canonical-name.js';
+import { ownerOf } from './owner.js';
 import { DnssecType } from './rdata.js';
 import { bogus } from './result.js';
 import type { SignedRrset, Verdict } from './types.js';
@@ -75,7 +76,7 @@ export class ProofRecords {
     this.zone = typeof input.zone === 'string' ? parseName(input.zone) : input.zone;
     for (const rrset of input.rrsets) {
       const first = rrset.records[0];
-      if (!first || !isAtOrBelow(parseName(first.name), this.zone)) continue;
+      if (!first || !isAtOrBelow(ownerOf(first), this.zone)) continue;
       if (first.rrtype === DnssecType.NSEC) this.nsec.push(rrset);
       else if (first.rrtype === DnssecType.NSEC3) this.nsec3.push(rrset);
     }

@@ -48,6 +48,7 @@ export {
 } from './budget.js';
 export { DEFAULT_CLOCK_SKEW_SECONDS } from './time.js';
 export { uncompressedRecord, groupRrsets, typeCovered } from './rrsets.js';
+export { ownerOf } from './owner.js';
 export { type RrsetVerdict, type VerifyOptions, type ZoneKey, verifyRrset, zoneKeys } from './verify-rrset.js';
 export { type DnskeyVerdict, verifyDnskeys } from './verify-dnskeys.js';
 export { proveNxdomain, proveNodata, proveWildcardAnswer } from './denial.js';

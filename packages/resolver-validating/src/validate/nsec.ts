@@ -5,9 +5,10 @@
  * that a wildcard answer was the closest match. An NSEC from above a zone cut (NS without
  * SOA) or a DNAME says nothing about the names below it (RFC 6840 section 4.1).
  */
-import { Ede, type Labels, formatName, parseName, typeName } from '@dnscore/core/plugin';
+import { Ede, type Labels, formatName, typeName } from '@dnscore/core/plugin';
 import { ancestor, commonLabelCount, compareNames, isBelow, namesEqual, wildcardOf } from './canonical-name.js';
 import type { ProofRecords } from './denial-input.js';
+import { ownerOf } from './owner.js';
 import { DnssecType, type NsecData, RdataFormatError, parseNsec } from './rdata.js';
 import { SECURE, bogus, insecure } from './result.js';
 import type { SignedRrset, Verdict } from './types.js';
@@ -25,7 +26,7 @@ function nsecsOf(proof: ProofRecords): Nsec[] {
     if (rrset.records.length !== 1) continue;
     const record = rrset.records[0]!;
     try {
-      out.push({ owner: parseName(record.name), data: parseNsec(record.rdata), rrset });
+      out.push({ owner: ownerOf(record), data: parseNsec(record.rdata), rrset });
     } catch (error) {
       if (!(error instanceof RdataFormatError)) throw error;
     }

@@ -5,11 +5,12 @@
  * (8.1, 8.2). Opt-out spans give insecure (no proof either way), and so do iterations above
  * the limit (RFC 9276 section 3.2, EDE 27). Every name hashed spends the question's budget.
  */
-import { Ede, type Labels, formatName, parseName, typeName } from '@dnscore/core/plugin';
+import { Ede, type Labels, formatName, typeName } from '@dnscore/core/plugin';
 import { ancestor, isAtOrBelow, namesEqual, wildcardOf } from './canonical-name.js';
 import { compareBytes } from './canonical-rrset.js';
 import { DEFAULT_MAX_NSEC3_ITERATIONS, type ProofRecords } from './denial-input.js';
 import { NSEC3_SHA1, base32hexDecode, nsec3Hash } from './nsec3-hash.js';
+import { ownerOf } from './owner.js';
 import { DnssecType, NSEC3_OPT_OUT, type Nsec3Data, RdataFormatError, parseNsec3 } from './rdata.js';
 import { SECURE, bogus, insecure } from './result.js';
 import type { SignedRrset, Verdict } from './types.js';
@@ -38,7 +39,7 @@ class Nsec3Chain {
     for (const rrset of proof.nsec3) {
       if (rrset.records.length !== 1) continue;
       const record = rrset.records[0]!;
-      const owner = parseName(record.name);
+      const owner = ownerOf(record);
       // The owner is one base32hex label directly below the zone (RFC 5155 section 3).
       if (owner.length !== zone.length + 1 || !namesEqual(owner.slice(1), zone)) continue;
       let data: Nsec3Data;

@@ -76,6 +76,37 @@ export function canonicalRdata(rrtype: number, rdata: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * True when a name of `layout` in the RDATA at `start`..`end` holds a compression pointer, or
+ * anything the full reading must report (a name or field that does not fit, a bad label).
+ * Without one, the RDATA is already expanded and is copied as it is, names untouched.
+ */
+function hasPointer(packet: Uint8Array, start: number, end: number, layout: readonly Field[]): boolean {
+  let offset = start;
+  for (const field of layout) {
+    if (field === 'name') {
+      const first = offset;
+      for (;;) {
+        if (offset >= end) return true;
+        const len = packet[offset]!;
+        if (len > 63) return true;
+        offset += 1 + len;
+        if (offset - first > 255) return true;
+        if (len === 0) break;
+      }
+    } else if (field === 'string') {
+      if (offset >= end) return true;
+      offset += 1 + packet[offset]!;
+    } else if (field === 'rest') {
+      offset = end;
+    } else {
+      offset += field;
+    }
+    if (offset > end) return true;
+  }
+  return offset !== end;
+}
+
 function lowerNameInPlace(bytes: Uint8Array, start: number, end: number): void {
   let offset = start;
   while (offset < end - 1) {
@@ -95,7 +126,9 @@ export function uncompressedRdata(packet: Uint8Array, record: WireRecord): Uint8
   const layout = LAYOUTS.get(record.type);
   // A copy (the packet may be reused); the typed-array constructor copies in one go, where
   // Uint8Array.from() walks the bytes one by one.
-  if (!layout) return new Uint8Array(packet.subarray(record.rdataOffset, end));
+  if (!layout || !hasPointer(packet, record.rdataOffset, end, layout)) {
+    return new Uint8Array(packet.subarray(record.rdataOffset, end));
+  }
   const reader = new WireReader(packet, record.rdataOffset, end);
   const parts: Uint8Array[] = [];
   try {

@@ -3,22 +3,25 @@
  * grouped into RRsets (owner, class, type; RFC 2181 section 5) with the RRSIGs that cover them.
  */
 import { type WireRecord, nameKey } from '@dnscore/core/plugin';
+import { knownOwner } from './owner.js';
 import { DnssecType } from './rdata.js';
 import { uncompressedRdata } from './rdata-names.js';
 import type { Rr, SignedRrset } from './types.js';
 
 /**
- * A record of `packet` as the engine reads it: RDATA names expanded (case kept). Throws
- * RdataFormatError when a name in the RDATA cannot be read.
+ * A record of `packet` as the engine reads it (frozen): RDATA names expanded (case kept), the
+ * owner's labels kept as the message read them (ownerOf). Throws RdataFormatError when a name
+ * in the RDATA cannot be read.
  */
 export function uncompressedRecord(packet: Uint8Array, record: WireRecord): Rr {
-  return Object.freeze({
+  const rr: Rr = {
     name: record.name,
     rrtype: record.type,
     class: record.class,
     ttl: record.ttl,
     rdata: uncompressedRdata(packet, record),
-  });
+  };
+  return knownOwner(rr, record.labels);
 }
 
 /** The type an RRSIG covers (its first two RDATA octets); undefined when too short. */

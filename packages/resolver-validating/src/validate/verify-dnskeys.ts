@@ -10,6 +10,7 @@ import { algorithmName, isSupportedAlgorithm } from './algorithms.js';
 import { dsDigest, digestLength, isSupportedDigest } from './ds-digest.js';
 import { compareBytes } from './canonical-rrset.js';
 import { namesEqual } from './canonical-name.js';
+import { ownerOf } from './owner.js';
 import { DnskeyFlag, DnssecType, type DsData, RdataFormatError, parseDnskey, parseDs } from './rdata.js';
 import { bogus, insecure } from './result.js';
 import type { Rr, SignedRrset } from './types.js';
@@ -38,7 +39,7 @@ export function verifyDnskeys(
   const anchorKeys: Uint8Array[] = [];
   let unsupportedEde: number = Ede.UNSUPPORTED_DS_DIGEST_TYPE;
   for (const record of trusted) {
-    if (!namesEqual(parseName(record.name), zoneLabels)) continue;
+    if (!namesEqual(ownerOf(record), zoneLabels)) continue;
     try {
       if (record.rrtype === DnssecType.DS) {
         const ds = parseDs(record.rdata);

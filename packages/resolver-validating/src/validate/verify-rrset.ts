@@ -5,6 +5,7 @@
  * enough (RFC 6840 section 5.11). The tries are bounded (KeyTrap): per RRset and per question.
  */
 import { Ede, type Labels, formatName, parseName, typeName } from '@dnscore/core/plugin';
+import { ownerOf } from './owner.js';
 import { algorithmName, isSupportedAlgorithm, publicKey, verifySignature } from './algorithms.js';
 import type { ValidationBudget } from './budget.js';
 import { signedData } from './canonical-rrset.js';
@@ -106,11 +107,11 @@ export function verifyRrset(
 ): RrsetVerdict {
   const first = rrset.records[0];
   if (!first) return bogus('an empty RRset cannot be validated');
-  const owner = parseName(first.name);
+  const owner = ownerOf(first);
   const zoneLabels = typeof zone === 'string' ? parseName(zone) : zone;
   for (const record of rrset.records) {
-    // The same owner text is the same name: parsed only when it is written differently.
-    const sameOwner = record.name === first.name || namesEqual(parseName(record.name), owner);
+    // The same owner text is the same name: compared as labels only when it is written differently.
+    const sameOwner = record.name === first.name || namesEqual(ownerOf(record), owner);
     if (record.rrtype !== first.rrtype || record.class !== first.class || !sameOwner) {
       return bogus(
         `records of ${first.name} type ${first.rrtype} and ${record.name} type ${record.rrtype} are not one RRset`,
@@ -121,17 +122,9 @@ export function verifyRrset(
   if (rrset.rrsigs.length === 0) return bogus(`${what}: no RRSIG`, Ede.RRSIGS_MISSING);
 
   // The keys that may sign at all, found once: a flood of RRSIGs must not rescan a flood of keys.
-  // A zone's keys share their owner text: each distinct text is parsed once.
-  const atZone = new Map<string, boolean>();
-  const keyAtZone = (name: string): boolean => {
-    let at = atZone.get(name);
-    if (at === undefined) {
-      at = namesEqual(parseName(name), zoneLabels);
-      atZone.set(name, at);
-    }
-    return at;
-  };
-  const usable = keys.filter((key) => keyAtZone(key.record.name) && (keyFilter === undefined || keyFilter(key)));
+  const usable = keys.filter(
+    (key) => namesEqual(ownerOf(key.record), zoneLabels) && (keyFilter === undefined || keyFilter(key)),
+  );
   const { now, skew } = nowAndSkew(options);
   const budget = options.budget;
   let tries = 0;
@@ -222,7 +215,7 @@ function rrsigMismatch(rrsig: RrsigData, sigRecord: Rr, first: Rr, owner: Labels
   if (sigRecord.rrtype !== DnssecType.RRSIG) return `a record of type ${sigRecord.rrtype} is no RRSIG`;
   if (rrsig.typeCovered !== first.rrtype) return `RRSIG covers type ${rrsig.typeCovered}`;
   if (sigRecord.class !== first.class) return `RRSIG of class ${sigRecord.class}`;
-  if (sigRecord.name !== first.name && !namesEqual(parseName(sigRecord.name), owner)) {
+  if (sigRecord.name !== first.name && !namesEqual(ownerOf(sigRecord), owner)) {
     return `RRSIG owned by ${sigRecord.name}`;
   }
   if (!namesEqual(rrsig.signerName, zone))
