@@ -3,7 +3,8 @@
  * Via sent-by is an IPv6 reference, which `sip` 0.0.6 cannot read; the bridge reads it (via.ts),
  * so the response goes back with the branch and sent-by intact and the Call-ID pin names where
  * the peer listens. A Via that breaks the grammar is refused and counted; the next request is
- * answered.
+ * answered. And the other way: a bridge on ::1 writes its own Via as [::1]:port, so without this
+ * it could not match the response to its own request.
  */
 import { createSocket } from 'node:dgram';
 import { connect } from 'node:net';
@@ -11,7 +12,7 @@ import sip from 'sip';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { SipBridge } from '../src/sip-bridge.js';
 import type { SipRequest, SipStack } from '../src/sip-stack.js';
-import { zoneBridge } from './support/bridge.js';
+import { request, tries, zoneBridge } from './support/bridge.js';
 import { freePort } from './support/peers.js';
 import { hasIpv6Loopback } from '../../../test/support/ports.js';
 
@@ -143,5 +144,22 @@ describe.skipIf(!hasIpv6Loopback())('SipBridge: a request from an IPv6 peer', ()
     expect(heard.map((r) => r.headers['call-id'])).toEqual(['v6-good']);
     expect(bridge.endpoint.inboundStats.rejected['malformed-via']).toBe(2);
     expect(bridge.locator.dialogs.lookup('v6-bad')).toBeUndefined();
+  });
+
+  it("a request the bridge sends from [::1]: the peer's 200 echoes its Via, and the transaction matches", async () => {
+    const bridge = await zoneBridge(ZONE, { address: '::1', port: await freePort('::1') }, { ipv6: true });
+    const peer = await udpPeer();
+    const sent: string[] = [];
+    const served = (async () => {
+      const text = await peer.next();
+      sent.push(viaLine(text)!);
+      // A stateless UAS: the 200 copies Via, To, From, Call-ID and CSeq, as RFC 3261 8.2.6.2 says.
+      const copied = text.split('\r\n').filter((line) => /^(Via|To|From|Call-ID|CSeq):/.test(line));
+      peer.send(['SIP/2.0 200 OK', ...copied, 'Content-Length: 0', '', ''].join('\r\n'), bridge.endpoint.port);
+    })();
+    const report = await bridge.send(request(`sip:svc@[::1]:${peer.port}`));
+    await served;
+    expect(sent[0]).toMatch(new RegExp(`^Via: SIP/2\\.0/UDP \\[::1\\]:${bridge.endpoint.port};branch=z9hG4bK`));
+    expect(tries(report)).toEqual(['udp ::1 response 200']);
   });
 });
