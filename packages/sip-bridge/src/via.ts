@@ -68,8 +68,9 @@ function viaFields(section: string): string[] {
     let end = section.indexOf('\r\n', start);
     while (end >= 0 && (section[end + 2] === ' ' || section[end + 2] === '\t')) end = section.indexOf('\r\n', end + 2);
     if (end < 0) end = section.length;
-    const colon = section.indexOf(':', start);
-    if (colon > start && colon < end && colon - start <= 120) {
+    // Searched within the line only, so a line costs its own length.
+    const colon = start + section.substring(start, end).indexOf(':');
+    if (colon > start && colon - start <= 120) {
       const name = unescape(section.slice(start, colon).trimEnd()).toLowerCase();
       if (name === 'via' || name === 'v') fields.push(section.slice(colon + 1, end));
     }
