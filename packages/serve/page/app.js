@@ -328,10 +328,8 @@ function drawShares(result) {
     observed: result.n > 0 ? (result.first[e.host] ?? 0) / result.n : 0,
   }));
   const pct = (/** @type {number} */ x) => `${(100 * x).toFixed(1)}%`;
-  // The exact chance of the draw; pick 0 (one more of the same denominator) is order-dependent.
-  const exact = (/** @type {any} */ r) =>
-    `${r.numerator}/${r.denominator} = ${pct(r.share)}` +
-    (r.pickZero ? `, or ${r.numerator + 1}/${r.denominator} if handed first` : '');
+  // The exact chance of the draw, pick 0 shared equally by the records that may take it.
+  const exact = (/** @type {any} */ r) => `${r.numerator}/${r.denominator} = ${pct(r.share)}`;
   const width = 560;
   const barH = 14;
   const rowH = 2 * barH + 14;
@@ -357,11 +355,7 @@ function drawShares(result) {
       svg('rect', { x: left, y: y + barH, width: Math.max(1, r.share * scale), height: barH, fill: '#9ab7d6' }),
     );
     chart.append(
-      svg(
-        'text',
-        { x: left + r.share * scale + 4, y: y + 2 * barH - 2, 'font-size': 11 },
-        `exact ${pct(r.share)}${r.pickZero ? '+' : ''}`,
-      ),
+      svg('text', { x: left + r.share * scale + 4, y: y + 2 * barH - 2, 'font-size': 11 }, `exact ${pct(r.share)}`),
     );
   });
   $('chart').replaceChildren(chart);

@@ -159,7 +159,7 @@ describe('the page', () => {
         '60',
         String(api.first['sip1.biloxi.example']),
         pct(api.first['sip1.biloxi.example']),
-        '60/101 = 59.4%, or 61/101 if handed first',
+        '121/202 = 59.9%',
       ],
       [
         'sip2.biloxi.example',
@@ -167,9 +167,9 @@ describe('the page', () => {
         '40',
         String(api.first['sip2.biloxi.example']),
         pct(api.first['sip2.biloxi.example']),
-        '40/101 = 39.6%, or 41/101 if handed first',
+        '81/202 = 40.1%',
       ],
-      ['backup.biloxi.example', '20', '0', '0', '0.0%', '0/101 = 0.0%'],
+      ['backup.biloxi.example', '20', '0', '0', '0.0%', '0/202 = 0.0%'],
     ]);
     expect(api.first['sip1.biloxi.example'] + api.first['sip2.biloxi.example']).toBe(1000);
     expect(await page.locator('#chart svg rect').count()).toBe(6);

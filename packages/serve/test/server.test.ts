@@ -98,19 +98,19 @@ describe('serve: nominal', () => {
     expect(json.first['sip1.biloxi.example'] + json.first['sip2.biloxi.example']).toBe(1000);
     expect(json.first['sip1.biloxi.example'] / 1000).toBeGreaterThan(0.55);
     expect(json.first['sip1.biloxi.example'] / 1000).toBeLessThan(0.66);
-    // Exact: weight / (sum + 1); pick 0 is the first record's of the answer (RFC 2782's draw).
+    // Exact: weight / (sum + 1), and pick 0 (no weight is 0) half each: 2 * 101 outcomes.
     const exact = (host: string, priority: number, weight: number, numerator: number, pickZero: boolean) => ({
       host,
       priority,
       weight,
       numerator,
-      denominator: 101,
-      share: numerator / 101,
+      denominator: 202,
+      share: numerator / 202,
       pickZero,
     });
     expect(json.expected).toEqual([
-      exact('sip1.biloxi.example', 10, 60, 60, true),
-      exact('sip2.biloxi.example', 10, 40, 40, true),
+      exact('sip1.biloxi.example', 10, 60, 121, true),
+      exact('sip2.biloxi.example', 10, 40, 81, true),
       exact('backup.biloxi.example', 20, 0, 0, false),
     ]);
   });

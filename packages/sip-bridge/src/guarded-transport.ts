@@ -26,6 +26,7 @@ import {
 } from './message-guard.js';
 import { StreamFramer } from './stream-framer.js';
 import { stampVia, wellFormed } from './stream-connections.js';
+import { repairVias } from './via.js';
 import {
   isRequest,
   type SipConnection,
@@ -85,6 +86,7 @@ const REASONS: readonly RejectReason[] = [
   'content-length',
   'connection-limit',
   'message-timeout',
+  'malformed-via',
 ];
 
 const REASON_PHRASES = { 400: 'Bad Request', 513: 'Message Too Large' } as const;
@@ -207,8 +209,15 @@ export class GuardedTransport implements SipTransport {
       return;
     }
     // Bytes after the Content-Length body are not part of the message (RFC 3261 section 18.3).
-    const message = this.stack.parse(check.messageBytes === data.length ? data : data.subarray(0, check.messageBytes));
-    if (!message || !wellFormed(message)) return;
+    const bytes = check.messageBytes === data.length ? data : data.subarray(0, check.messageBytes);
+    const message = this.stack.parse(bytes);
+    if (!message) return;
+    const refused = repairVias(message, bytes);
+    if (refused) {
+      this.#reject('udp', remote, refused);
+      return;
+    }
+    if (!wellFormed(message)) return;
     if (isRequest(message)) {
       const params = message.headers.via![0]!.params as Record<string, unknown>;
       params.received = rinfo.address;
@@ -273,7 +282,14 @@ export class GuardedTransport implements SipTransport {
       clearTimeout(flow.timer);
       flow.timer = undefined;
       const message = this.stack.parse(event.bytes);
-      if (!message || !wellFormed(message)) return;
+      if (!message) return;
+      // The framing held: a Via refused drops this message, not the connection.
+      const refused = repairVias(message, event.bytes);
+      if (refused) {
+        this.#reject('tcp', flow.remote, refused);
+        return;
+      }
+      if (!wellFormed(message)) return;
       if (isRequest(message)) message.headers.via![0]!.params.received = flow.remote.address;
       // Caught here, not by #guard: the framer must go on with the rest of this chunk.
       this.#guard(() => this.dispatch(message, { ...flow.remote }));
@@ -314,7 +330,14 @@ export class GuardedTransport implements SipTransport {
   #answerRefused(headerSection: Buffer, status: 400 | 513, connection: SipConnection): boolean {
     try {
       const request = this.stack.parse(headerSection);
-      if (!request || !wellFormed(request) || !isRequest(request) || request.method === 'ACK') return false;
+      if (
+        !request ||
+        repairVias(request, headerSection) ||
+        !wellFormed(request) ||
+        !isRequest(request) ||
+        request.method === 'ACK'
+      )
+        return false;
       connection.send(this.stack.makeResponse(request, status, REASON_PHRASES[status]));
       return true;
     } finally {

@@ -58,7 +58,9 @@ export type RejectReason =
   | 'malformed-header'
   | 'content-length'
   | 'connection-limit'
-  | 'message-timeout';
+  | 'message-timeout'
+  /** A Via field `sip` cannot read (an IPv6 reference) that breaks RFC 3261 25.1 (via.ts). */
+  | 'malformed-via';
 
 export interface Rejection {
   readonly reason: RejectReason;

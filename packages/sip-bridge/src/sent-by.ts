@@ -13,8 +13,9 @@ import type { SipRemote, SipRequest } from './sip-stack.js';
 
 /**
  * The listening destination of the request's sender, or undefined when its top Via does not say:
- * no Via, a Via of another transport than the flow's, or a sent-by the `sip` parser could not
- * read (it cuts an IPv6 reference at its first colon).
+ * no Via, a Via of another transport than the flow's, or a sent-by host that is not whole (the
+ * `sip` parser cuts an IPv6 reference at its first colon; via.ts reads such Vias again before
+ * a request gets here, so this is the last guard, not the rule).
  */
 export function sentByDestination(request: SipRequest, remote: SipRemote): Destination | undefined {
   const transport = remote.protocol.toLowerCase();

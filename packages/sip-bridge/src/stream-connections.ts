@@ -15,6 +15,7 @@ import { SipTransportError } from './errors.js';
 import { resolveLimits, type MessageLimits, type Rejection, type ResolvedLimits } from './message-guard.js';
 import { StreamFramer } from './stream-framer.js';
 import { isRequest, type SipConnection, type SipMessage, type SipRemote, type SipStack } from './sip-stack.js';
+import { repairVias } from './via.js';
 
 export interface StreamTarget {
   readonly transport: 'tcp' | 'tls';
@@ -130,7 +131,13 @@ export class StreamConnections {
         }
         // One message framed by its Content-Length: `parse` gives what `sip`'s stream parser would.
         const message = this.stack.parse(event.bytes);
-        if (!message || !wellFormed(message)) return;
+        if (!message) return;
+        const refused = repairVias(message, event.bytes);
+        if (refused) {
+          this.options.onReject?.(refused, { ...remote });
+          return;
+        }
+        if (!wellFormed(message)) return;
         if (isRequest(message)) message.headers.via![0]!.params.received = target.address;
         this.dispatch(message, { ...remote });
       }),

@@ -8,7 +8,7 @@ import type { ResolutionContext } from './context.js';
 import { type DnssecLink, chainStatus, describeLink, joinLinks, weakestLink } from './dnssec-links.js';
 import { InsecureTargetsError } from './errors.js';
 import type { DnssecPolicy, SipTarget } from './resolution.js';
-import { layOut, type TargetSegment } from './target-segments.js';
+import { layOut, srvSegmentOf, type TargetSegment } from './target-segments.js';
 
 /**
  * The segments with every target joined with the deciding links, and under 'require' without
@@ -43,7 +43,7 @@ export function applyDnssecPolicy(
     const groups = segment.groups
       .map((group) => ({ data: group.data, targets: present(group.targets.map(keep)) }))
       .filter((group) => group.targets.length > 0);
-    if (groups.length > 0) kept.push({ kind: 'srv', groups, duplicates: segment.duplicates });
+    if (groups.length > 0) kept.push(srvSegmentOf(groups, segment.duplicates));
   }
   return kept;
 }
