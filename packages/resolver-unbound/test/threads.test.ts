@@ -16,7 +16,8 @@ import { shardOf } from '../src/shard.js';
 import { LibunboundError } from '../src/unbound-context.js';
 import { UnboundResolver, contextsOf } from '../src/unbound-resolver.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
-import { startRig, type Rig } from './support/rig.js';
+import { labOptions } from './support/lab.js';
+import { rigBehindHoldProxy } from './support/rig.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
@@ -110,19 +111,7 @@ describe('UnboundResolver with threads', () => {
 
   async function held(extra: UnboundOptions = {}): Promise<UnboundResolver> {
     proxy = await startHoldProxy(nsd);
-    const resolver = new UnboundResolver({
-      hosts: false,
-      resolvConf: false,
-      trustAnchors: [],
-      qnameMinimisation: false,
-      localZones: [{ name: 'test', type: 'transparent' }],
-      stubZones: [
-        { name: 'lab.test', addresses: [proxy.server] },
-        { name: '.', addresses: [proxy.server] },
-      ],
-      threads: 2,
-      ...extra,
-    });
+    const resolver = new UnboundResolver(labOptions(proxy.server, { threads: 2, ...extra }));
     closing.push(resolver);
     return resolver;
   }
@@ -210,15 +199,9 @@ describe('UnboundResolver with threads', () => {
     const old = contextsOf(resolver);
     const pending = resolver.resolve(makeQuery('h3.lab.test', 'A'), signal);
     await proxy.waitFor('h3.lab.test');
-    resolver.reload({
-      hosts: false,
-      resolvConf: false,
-      trustAnchors: [],
-      qnameMinimisation: false,
-      localZones: [{ name: 'test', type: 'transparent' }],
-      stubZones: [{ name: 'lab.test', addresses: [proxy.server] }],
-      threads: 1,
-    });
+    resolver.reload(
+      labOptions(proxy.server, { stubZones: [{ name: 'lab.test', addresses: [proxy.server] }], threads: 1 }),
+    );
     expect(contextsOf(resolver)).toHaveLength(1);
     expect(old.map((context) => context.closed)).toEqual(old.map((context) => context.inFlight === 0));
     proxy.release();
@@ -229,29 +212,11 @@ describe('UnboundResolver with threads', () => {
 });
 
 describe('threads and validation', () => {
-  let rig: Rig;
-  let proxy: HoldProxy;
-  beforeAll(async () => {
-    rig = await startRig();
-    proxy = await startHoldProxy(rig.nsd);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await rig?.stop();
-  });
+  const held = rigBehindHoldProxy();
 
   it('each context asks the anchor DNSKEY once, however many validated questions wait; all secure', async () => {
-    const server = proxy.server;
-    const resolver = new UnboundResolver(
-      rig.options({
-        trustAnchors: [rig.biloxi.ds],
-        stubZones: [
-          { name: 'biloxi.test', addresses: [server] },
-          { name: '.', addresses: [server] },
-        ],
-        threads: 2,
-      }),
-    );
+    const { proxy } = held;
+    const resolver = new UnboundResolver(held.options({ trustAnchors: [held.rig.biloxi.ds], threads: 2 }));
     const dnskeys = (): string[] => proxy.questions.filter((q) => q === 'biloxi.test 48');
     try {
       await eventually(() => dnskeys().length === 2); // primed at construction, by each context

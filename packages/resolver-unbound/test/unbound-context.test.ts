@@ -13,7 +13,8 @@ import { UnboundResolver } from '../src/unbound-resolver.js';
 import { loadUnboundBinding, type UnboundResultRaw } from '../src/binding.js';
 import { planContext, type UnboundOptions } from '../src/options.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
-import { startRig, type Rig } from './support/rig.js';
+import { labOptions } from './support/lab.js';
+import { rigBehindHoldProxy } from './support/rig.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
@@ -259,20 +260,7 @@ describe('UnboundContext against a server (a relay holds queries on the wire)', 
 
   async function held(): Promise<UnboundContext> {
     proxy = await startHoldProxy(nsd);
-    const context = createContext(
-      addon,
-      planContext({
-        hosts: false,
-        resolvConf: false,
-        trustAnchors: [],
-        qnameMinimisation: false,
-        localZones: [{ name: 'test', type: 'transparent' }],
-        stubZones: [
-          { name: 'lab.test', addresses: [proxy.server] },
-          { name: '.', addresses: [proxy.server] },
-        ],
-      }).steps,
-    );
+    const context = createContext(addon, planContext(labOptions(proxy.server)).steps);
     closing.push(context);
     return context;
   }
@@ -314,27 +302,11 @@ describe('UnboundContext against a server (a relay holds queries on the wire)', 
 });
 
 describe('validated questions in flight', () => {
-  let rig: Rig;
-  let proxy: HoldProxy;
-  beforeAll(async () => {
-    rig = await startRig();
-    proxy = await startHoldProxy(rig.nsd);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await rig?.stop();
-  });
+  const held = rigBehindHoldProxy();
 
   it('six validated questions at once: the zone DNSKEY asked once (primed at construction), each secure', async () => {
-    const server = proxy.server;
-    const resolver = new UnboundResolver(
-      rig.options({
-        stubZones: [
-          { name: 'biloxi.test', addresses: [server] },
-          { name: '.', addresses: [server] },
-        ],
-      }),
-    );
+    const { proxy } = held;
+    const resolver = new UnboundResolver(held.options());
     closing.push(resolver);
     await proxy.waitFor('biloxi.test'); // the anchor's DNSKEY, primed at construction
     expect(proxy.questions).toEqual(['biloxi.test 48']);
