@@ -15,6 +15,7 @@ import type { UnboundOptions } from '../src/options.js';
 import { shardOf } from '../src/shard.js';
 import { LibunboundError } from '../src/unbound-context.js';
 import { UnboundResolver, contextsOf } from '../src/unbound-resolver.js';
+import { children } from './support/children.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 import { labOptions } from './support/lab.js';
 import { rigBehindHoldProxy } from './support/rig.js';
@@ -32,16 +33,6 @@ const zone = [
   'ns IN A 127.0.0.1',
   ...Array.from({ length: NAMES }, (_, i) => `h${i} IN A 192.0.2.${i + 1}`),
 ].join('\n');
-
-/** This process's children, from every thread's /proc children list. */
-function children(): string[] {
-  const ids = new Set<string>();
-  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
-    const list = readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim();
-    for (const id of list.split(/\s+/).filter(Boolean)) ids.add(id);
-  }
-  return [...ids].sort();
-}
 
 /** Threads of this process named as the addon names its resolver threads. */
 function resolverThreads(): number {

@@ -3,7 +3,6 @@
  * (also racing the answer), identical questions merged into one query, the DNSKEY asked
  * once for many validated questions, close() settling what is in flight.
  */
-import { readFileSync, readdirSync } from 'node:fs';
 import { AbortError, StateError, makeQuery } from '@dnscore/core/plugin';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
@@ -12,6 +11,7 @@ import { LibunboundError, type UnboundContext } from '../src/unbound-context.js'
 import { UnboundResolver } from '../src/unbound-resolver.js';
 import { loadUnboundBinding, type UnboundResultRaw } from '../src/binding.js';
 import { planContext, type UnboundOptions } from '../src/options.js';
+import { children } from './support/children.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 import { labOptions } from './support/lab.js';
 import { rigBehindHoldProxy } from './support/rig.js';
@@ -39,16 +39,6 @@ function local(): UnboundContext {
   const context = createContext(addon, planContext(LOCAL).steps);
   closing.push(context);
   return context;
-}
-
-/** This process's children, from every thread's /proc children list. */
-function children(): string[] {
-  const ids = new Set<string>();
-  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
-    const list = readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim();
-    for (const id of list.split(/\s+/).filter(Boolean)) ids.add(id);
-  }
-  return [...ids].sort();
 }
 
 function ipv4(result: UnboundResultRaw): string[] {
