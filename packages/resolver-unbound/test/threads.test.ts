@@ -18,7 +18,7 @@ import { UnboundResolver, contextsOf } from '../src/unbound-resolver.js';
 import { children } from './support/children.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 import { labOptions } from './support/lab.js';
-import { rigBehindHoldProxy } from './support/rig.js';
+import { BILOXI_QUESTIONS, rigBehindHoldProxy } from './support/rig.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
@@ -211,21 +211,10 @@ describe('threads and validation', () => {
     const dnskeys = (): string[] => proxy.questions.filter((q) => q === 'biloxi.test 48');
     try {
       await eventually(() => dnskeys().length === 2); // primed at construction, by each context
-      const names: [string, string][] = [
-        ['sip1.biloxi.test', 'A'],
-        ['sip1.biloxi.test', 'AAAA'],
-        ['sip2.biloxi.test', 'A'],
-        ['backup.biloxi.test', 'A'],
-        ['_sip._udp.biloxi.test', 'SRV'],
-        ['_sips._tcp.biloxi.test', 'SRV'],
-      ];
+      const names = BILOXI_QUESTIONS;
       const shards = new Set(names.map(([name, type]) => shardOf(name, makeQuery(name, type).type, 1, 2)));
       expect([...shards].sort()).toEqual([0, 1]);
-      const signal = new AbortController().signal;
-      const pending = names.map(([name, type]) => resolver.resolve(makeQuery(name, type), signal));
-      await proxy.waitFor('sip1.biloxi.test');
-      proxy.release();
-      const answers = await Promise.all(pending);
+      const answers = await held.resolveAtOnce(resolver, names);
       expect(answers.map((a) => [a.rcode, a.secure, a.bogus])).toEqual(names.map(() => [0, true, false]));
       expect(dnskeys()).toEqual(['biloxi.test 48', 'biloxi.test 48']);
     } finally {

@@ -3,7 +3,7 @@
  * (also racing the answer), identical questions merged into one query, the DNSKEY asked
  * once for many validated questions, close() settling what is in flight.
  */
-import { AbortError, StateError, makeQuery } from '@dnscore/core/plugin';
+import { AbortError, StateError } from '@dnscore/core/plugin';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { createContext } from '../src/context.js';
@@ -14,7 +14,7 @@ import { planContext, type UnboundOptions } from '../src/options.js';
 import { children } from './support/children.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 import { labOptions } from './support/lab.js';
-import { rigBehindHoldProxy } from './support/rig.js';
+import { BILOXI_QUESTIONS, rigBehindHoldProxy } from './support/rig.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
@@ -300,19 +300,8 @@ describe('validated questions in flight', () => {
     closing.push(resolver);
     await proxy.waitFor('biloxi.test'); // the anchor's DNSKEY, primed at construction
     expect(proxy.questions).toEqual(['biloxi.test 48']);
-    const names: [string, string][] = [
-      ['sip1.biloxi.test', 'A'],
-      ['sip1.biloxi.test', 'AAAA'],
-      ['sip2.biloxi.test', 'A'],
-      ['backup.biloxi.test', 'A'],
-      ['_sip._udp.biloxi.test', 'SRV'],
-      ['_sips._tcp.biloxi.test', 'SRV'],
-    ];
-    const signal = new AbortController().signal;
-    const pending = names.map(([name, type]) => resolver.resolve(makeQuery(name, type), signal));
-    await proxy.waitFor('sip1.biloxi.test');
-    proxy.release();
-    const answers = await Promise.all(pending);
+    const names = BILOXI_QUESTIONS;
+    const answers = await held.resolveAtOnce(resolver, names);
     expect(answers.map((a) => [a.rcode, a.secure, a.bogus])).toEqual(names.map(() => [0, true, false]));
     expect(proxy.questions.filter((q) => q === 'biloxi.test 48')).toEqual(['biloxi.test 48']);
   });

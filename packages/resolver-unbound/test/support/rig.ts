@@ -6,6 +6,7 @@
  *   plain.test   unsigned: insecure (no anchor covers it)
  */
 import { afterAll, beforeAll } from 'vitest';
+import { makeQuery, type PluginAnswer, type ResolverPlugin } from '@dnscore/core/plugin';
 import { startNsd, type NsdServer } from '../../../../test/support/nsd.js';
 import { alterRecord, signZone, type SignedZone } from '../../../../test/support/dnssec.js';
 import type { UnboundOptions } from '../../src/options.js';
@@ -102,7 +103,19 @@ export interface HeldRig {
   readonly proxy: HoldProxy;
   /** The rig's options asking the proxy for biloxi.test and ".". `extra` wins. */
   options(extra?: UnboundOptions): UnboundOptions;
+  /** Asks `questions` at once, holds them until the first reaches the proxy, then releases all. */
+  resolveAtOnce(resolver: ResolverPlugin, questions: readonly (readonly [string, string])[]): Promise<PluginAnswer[]>;
 }
+
+/** Six validated questions of biloxi.test: A, AAAA and SRV, on three names and two services. */
+export const BILOXI_QUESTIONS: readonly (readonly [string, string])[] = [
+  ['sip1.biloxi.test', 'A'],
+  ['sip1.biloxi.test', 'AAAA'],
+  ['sip2.biloxi.test', 'A'],
+  ['backup.biloxi.test', 'A'],
+  ['_sip._udp.biloxi.test', 'SRV'],
+  ['_sips._tcp.biloxi.test', 'SRV'],
+];
 
 /** The rig behind a hold proxy for the enclosing describe: started before its tests, stopped after them. */
 export function rigBehindHoldProxy(): HeldRig {
@@ -136,6 +149,13 @@ export function rigBehindHoldProxy(): HeldRig {
         ],
         ...extra,
       });
+    },
+    async resolveAtOnce(resolver, questions) {
+      const signal = new AbortController().signal;
+      const pending = questions.map(([name, type]) => resolver.resolve(makeQuery(name, type), signal));
+      await started(proxy).waitFor(questions[0]![0]);
+      started(proxy).release();
+      return Promise.all(pending);
     },
   };
 }
