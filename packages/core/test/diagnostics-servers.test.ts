@@ -4,10 +4,11 @@
  * prefetch events. Real subscribers, a fake clock, exact payloads.
  */
 import diagnostics from 'node:diagnostics_channel';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { DnsCore, DnsError, NetworkError, ZoneResolver, makeQuery, withCache, type Clock } from '@dnscore/core';
-import { CHANNELS, queryChannel, type QueryTraceContext } from '@dnscore/core/diagnostics';
+import { CHANNELS } from '@dnscore/core/diagnostics';
 import { withServers, type PluginAnswer, type ServerAttempt } from '@dnscore/core/plugin';
+import { recordQueryTraces } from '../../../test/support/query-trace.js';
 import { answerPacket, bytes } from './support/packets.js';
 import { fakePlugin } from './support/fake-plugin.js';
 
@@ -30,29 +31,15 @@ const udp53 = (outcome: ServerAttempt['outcome'], rcode?: number): ServerAttempt
 
 /** The query traces that ended and the events of `names`, in order. */
 function record(names: string[] = []) {
-  const ended: QueryTraceContext[] = [];
+  const ended = recordQueryTraces();
   const events: [string, unknown][] = [];
-  const handlers = {
-    start: () => {},
-    end: () => {},
-    asyncStart: () => {},
-    error: () => {},
-    asyncEnd: (ctx: QueryTraceContext) => void ended.push(ctx),
-  };
   const listener = (message: unknown, name: string | symbol) => void events.push([String(name), message]);
-  queryChannel.subscribe(handlers);
   for (const name of names) diagnostics.subscribe(name, listener);
-  stop = () => {
-    queryChannel.unsubscribe(handlers);
+  onTestFinished(() => {
     for (const name of names) diagnostics.unsubscribe(name, listener);
-  };
+  });
   return { ended, events };
 }
-let stop: () => void = () => {};
-afterEach(() => {
-  stop();
-  stop = () => {};
-});
 
 describe('the servers asked, in the query trace', () => {
   it('names the zone file or the text zone that answered, with the rcode', async () => {

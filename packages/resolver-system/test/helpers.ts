@@ -1,5 +1,7 @@
 /** Shared helpers of this package's tests (not a test file). */
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import { makeQuery, systemTimers, type DnsQuery, type Timers } from '@dnscore/core/plugin';
+import { startHostileServer, type HostileServer, type Plan } from '../../../test/support/hostile-server.js';
 import type { ExchangeContext } from '../src/exchange.js';
 import { parseServerAddress } from '../src/server-address.js';
 import { emptyStats } from '../src/stats.js';
@@ -95,4 +97,21 @@ export function trackingTimers(): Timers & { readonly live: number } {
       return pending.size;
     },
   };
+}
+
+/**
+ * The hostile server of a test file, serving HOSTILE_ZONE: handed to `started` before the file's
+ * tests, closed after them; after each test, real timers again and `plan`, the file's default.
+ */
+export function useHostileServer(plan: { udp?: Plan; tcp?: Plan }, started: (server: HostileServer) => void): void {
+  let server: HostileServer | undefined;
+  beforeAll(async () => {
+    server = await startHostileServer({ zone: HOSTILE_ZONE });
+    started(server);
+  });
+  afterAll(() => server?.close());
+  afterEach(() => {
+    vi.useRealTimers();
+    server?.setPlan(plan);
+  });
 }

@@ -1,20 +1,15 @@
 import { createServer, type Server } from 'node:net';
 import dnsPacket from 'dns-packet';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AbortError, MalformedAnswerError, NetworkError, makeQuery, parseMessage } from '@dnscore/core/plugin';
-import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
+import type { HostileServer } from '../../../test/support/hostile-server.js';
 import { freePort } from '../../../test/support/ports.js';
 import { tcpExchange } from '../src/tcp-exchange.js';
-import { HOSTILE_ZONE, exchangeContext, handles, trackingTimers, turn, until } from './helpers.js';
+import { exchangeContext, handles, useHostileServer, trackingTimers, turn, until } from './helpers.js';
 
 let server: HostileServer;
-beforeAll(async () => {
-  server = await startHostileServer({ zone: HOSTILE_ZONE });
-});
-afterAll(() => server.close());
-afterEach(() => {
-  vi.useRealTimers();
-  server.setPlan({ tcp: ['answer'] });
+useHostileServer({ tcp: ['answer'] }, (started) => {
+  server = started;
 });
 
 describe('tcpExchange, nominal', () => {

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DnsCore, TimeoutError, makeQuery } from '@dnscore/core';
-import { queryChannel, type QueryAttempt, type QueryTraceContext } from '@dnscore/core/diagnostics';
+import type { QueryAttempt } from '@dnscore/core/diagnostics';
 import { serversOf } from '@dnscore/core/plugin';
 import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
+import { recordQueryTraces } from '../../../test/support/query-trace.js';
 import { SystemResolver } from '../src/index.js';
 import { HOSTILE_ZONE } from './helpers.js';
 
@@ -34,18 +35,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-let ended: QueryTraceContext[] = [];
-const handlers = {
-  start: () => {},
-  end: () => {},
-  asyncStart: () => {},
-  error: () => {},
-  asyncEnd: (ctx: QueryTraceContext) => void ended.push(ctx),
-};
 afterEach(() => {
   vi.useRealTimers();
-  queryChannel.unsubscribe(handlers);
-  ended = [];
   one.setPlan({ udp: ['answer'], tcp: ['answer'] });
   two.setPlan({ udp: ['answer'], tcp: ['answer'] });
 });
@@ -63,7 +54,7 @@ const servers = (attempts: readonly QueryAttempt[]) => attempts.map((a) => [a.ba
 describe('the servers in the query trace', () => {
   it('lists a SERVFAIL from the first server and the answer of the second, with their rcodes', async () => {
     one.setPlan({ udp: ['servfail'] });
-    queryChannel.subscribe(handlers);
+    const ended = recordQueryTraces();
     await core().resolve('www.hostile.example');
     expect(servers(ended[0]!.attempts)).toEqual([
       [
@@ -78,7 +69,7 @@ describe('the servers in the query trace', () => {
 
   it('lists a truncated UDP answer, the TCP try that failed, and the next server (over TCP: remembered)', async () => {
     one.setPlan({ udp: ['truncate'], tcp: ['close'] });
-    queryChannel.subscribe(handlers);
+    const ended = recordQueryTraces();
     await core().resolve('www.hostile.example');
     const [truncated, closed, answered] = ended[0]!.attempts[0]!.servers!;
     expect([truncated, answered]).toEqual([
@@ -97,7 +88,7 @@ describe('the servers in the query trace', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     one.setPlan({ udp: ['drop'] });
     two.setPlan({ udp: ['drop'] });
-    queryChannel.subscribe(handlers);
+    const ended = recordQueryTraces();
     const before = [one.received.length, two.received.length];
     const asked = core({ timeoutMs: 1000 }).resolve('www.hostile.example');
     const failed = expect(asked).rejects.toBeInstanceOf(TimeoutError);
@@ -118,7 +109,7 @@ describe('the servers in the query trace', () => {
   it('names the hosts file when it answered', async () => {
     const hosts = join(dir, 'hosts');
     writeFileSync(hosts, '192.0.2.7 printer.lan\n');
-    queryChannel.subscribe(handlers);
+    const ended = recordQueryTraces();
     const result = await core({ useHosts: true }, hosts).resolve('printer.lan');
     expect(result.records.map((r) => r.data)).toEqual(['192.0.2.7']);
     expect(servers(ended[0]!.attempts)).toEqual([

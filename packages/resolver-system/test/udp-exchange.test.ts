@@ -1,18 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AbortError, NetworkError, makeQuery, parseMessage } from '@dnscore/core/plugin';
 import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
 import { hasIpv6Loopback } from '../../../test/support/ports.js';
 import { udpExchange } from '../src/udp-exchange.js';
-import { HOSTILE_ZONE, exchangeContext, handles, trackingTimers, turn, until } from './helpers.js';
+import { HOSTILE_ZONE, exchangeContext, handles, useHostileServer, trackingTimers, turn, until } from './helpers.js';
 
 let server: HostileServer;
-beforeAll(async () => {
-  server = await startHostileServer({ zone: HOSTILE_ZONE });
-});
-afterAll(() => server.close());
-afterEach(() => {
-  vi.useRealTimers();
-  server.setPlan({ udp: ['answer'] });
+useHostileServer({ udp: ['answer'] }, (started) => {
+  server = started;
 });
 
 describe('udpExchange, nominal', () => {

@@ -3,23 +3,18 @@
  * most maxQueries queries in its life, IDs are unique on a socket, a datagram goes to the query
  * holding its ID and is checked there, and one that no query holds is refused.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AbortError, makeQuery, parseMessage } from '@dnscore/core/plugin';
-import { startHostileServer, type HostileServer } from '../../../test/support/hostile-server.js';
+import type { HostileServer } from '../../../test/support/hostile-server.js';
 import type { ExchangeOutcome } from '../src/exchange.js';
 import { emptyStats } from '../src/stats.js';
 import { udpExchange } from '../src/udp-exchange.js';
 import { UdpSockets } from '../src/udp-sockets.js';
-import { HOSTILE_ZONE, exchangeContext, handles, turn, until } from './helpers.js';
+import { exchangeContext, handles, useHostileServer, turn, until } from './helpers.js';
 
 let server: HostileServer;
-beforeAll(async () => {
-  server = await startHostileServer({ zone: HOSTILE_ZONE });
-});
-afterAll(() => server.close());
-afterEach(() => {
-  vi.useRealTimers();
-  server.setPlan({ udp: ['answer'] });
+useHostileServer({ udp: ['answer'] }, (started) => {
+  server = started;
 });
 
 /** The IDs the server received, by the source port they came from. */

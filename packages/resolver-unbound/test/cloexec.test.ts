@@ -10,6 +10,7 @@ import { makeQuery } from '@dnscore/core/plugin';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadUnboundBinding } from '../src/binding.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
+import { labOptions } from './support/lab.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
@@ -65,18 +66,7 @@ describe('the resolver sockets are close-on-exec', () => {
     await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
     cleanup.push(() => silent.close());
     const port = silent.address().port;
-    const resolver = new UnboundResolver({
-      hosts: false,
-      resolvConf: false,
-      trustAnchors: [],
-      qnameMinimisation: false,
-      localZones: [{ name: 'test', type: 'transparent' }],
-      stubZones: [
-        { name: 'lab.test', addresses: [`127.0.0.1@${port}`] },
-        { name: '.', addresses: [`127.0.0.1@${port}`] },
-      ],
-      threads: 2,
-    });
+    const resolver = new UnboundResolver(labOptions(`127.0.0.1@${port}`, { threads: 2 }));
     const abort = new AbortController();
     cleanup.push(() => {
       abort.abort();

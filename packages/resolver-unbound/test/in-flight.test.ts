@@ -10,6 +10,7 @@ import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
 import type { UnboundOptions } from '../src/options.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
+import { labOptions } from './support/lab.js';
 
 describe('UnboundResolver in flight (a relay holds queries on the wire)', () => {
   let nsd: NsdServer;
@@ -31,18 +32,7 @@ describe('UnboundResolver in flight (a relay holds queries on the wire)', () => 
 
   async function held(extra: UnboundOptions = {}): Promise<UnboundResolver> {
     proxy = await startHoldProxy(nsd);
-    return new UnboundResolver({
-      hosts: false,
-      resolvConf: false,
-      trustAnchors: [],
-      qnameMinimisation: false,
-      localZones: [{ name: 'test', type: 'transparent' }],
-      stubZones: [
-        { name: 'lab.test', addresses: [proxy.server] },
-        { name: '.', addresses: [proxy.server] },
-      ],
-      ...extra,
-    });
+    return new UnboundResolver(labOptions(proxy.server, extra));
   }
 
   it('cancel rejects at once with AbortError and frees the slot; libunbound drops the question', async () => {

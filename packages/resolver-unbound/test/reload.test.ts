@@ -8,8 +8,8 @@ import { DnsCore } from '@dnscore/core';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { UnboundOptionError } from '../src/errors.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
-import type { UnboundOptions } from '../src/options.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
+import { labOptions } from './support/lab.js';
 
 const lab = (address: string): string => `$ORIGIN lab.test.
 $TTL 300
@@ -37,29 +37,15 @@ afterAll(async () => {
   await Promise.all([before?.stop(), after?.stop()]);
 });
 
-function options(server: string): UnboundOptions {
-  return {
-    hosts: false,
-    resolvConf: false,
-    trustAnchors: [],
-    qnameMinimisation: false,
-    localZones: [{ name: 'test', type: 'transparent' }],
-    stubZones: [
-      { name: 'lab.test', addresses: [server] },
-      { name: '.', addresses: [server] },
-    ],
-  };
-}
-
 describe('reload', () => {
   it('a query in flight finishes on the old configuration; the next one uses the new', async () => {
-    const resolver = new UnboundResolver(options(proxy.server));
+    const resolver = new UnboundResolver(labOptions(proxy.server));
     const dns = new DnsCore([resolver]);
     const held = dns.resolve('pbx.lab.test', 'A');
     await proxy.waitFor('pbx.lab.test');
     expect(resolver.inFlight).toBe(1);
 
-    resolver.reload(options(`${after.address}@${after.port}`));
+    resolver.reload(labOptions(`${after.address}@${after.port}`));
     expect(resolver.generation).toBe(2);
     const fresh = await dns.resolve('sbc.lab.test', 'A');
     expect(fresh.records.map((r) => r.data)).toEqual(['192.0.2.2']);
@@ -74,7 +60,7 @@ describe('reload', () => {
   });
 
   it('without arguments it applies the same options again, on a new context', async () => {
-    const resolver = new UnboundResolver(options(`${after.address}@${after.port}`));
+    const resolver = new UnboundResolver(labOptions(`${after.address}@${after.port}`));
     resolver.reload();
     expect(resolver.generation).toBe(2);
     const dns = new DnsCore([resolver]);
@@ -83,11 +69,11 @@ describe('reload', () => {
   });
 
   it('a bad new configuration throws, naming the option, and the old one stays', async () => {
-    const resolver = new UnboundResolver(options(`${after.address}@${after.port}`));
+    const resolver = new UnboundResolver(labOptions(`${after.address}@${after.port}`));
     expect(() =>
-      resolver.reload({ ...options(`${after.address}@${after.port}`), trustAnchors: ['lab.test. IN DS nonsense'] }),
+      resolver.reload({ ...labOptions(`${after.address}@${after.port}`), trustAnchors: ['lab.test. IN DS nonsense'] }),
     ).toThrow(UnboundOptionError);
-    expect(() => resolver.reload({ ...options('127.0.0.1'), priority: 5 })).toThrow(
+    expect(() => resolver.reload({ ...labOptions('127.0.0.1'), priority: 5 })).toThrow(
       'unbound option priority: cannot change on reload',
     );
     expect(resolver.generation).toBe(1);

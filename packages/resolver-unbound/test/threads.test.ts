@@ -15,8 +15,10 @@ import type { UnboundOptions } from '../src/options.js';
 import { shardOf } from '../src/shard.js';
 import { LibunboundError } from '../src/unbound-context.js';
 import { UnboundResolver, contextsOf } from '../src/unbound-resolver.js';
+import { children } from './support/children.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
-import { startRig, type Rig } from './support/rig.js';
+import { labOptions } from './support/lab.js';
+import { BILOXI_QUESTIONS, rigBehindHoldProxy } from './support/rig.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
@@ -31,16 +33,6 @@ const zone = [
   'ns IN A 127.0.0.1',
   ...Array.from({ length: NAMES }, (_, i) => `h${i} IN A 192.0.2.${i + 1}`),
 ].join('\n');
-
-/** This process's children, from every thread's /proc children list. */
-function children(): string[] {
-  const ids = new Set<string>();
-  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
-    const list = readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim();
-    for (const id of list.split(/\s+/).filter(Boolean)) ids.add(id);
-  }
-  return [...ids].sort();
-}
 
 /** Threads of this process named as the addon names its resolver threads. */
 function resolverThreads(): number {
@@ -110,19 +102,7 @@ describe('UnboundResolver with threads', () => {
 
   async function held(extra: UnboundOptions = {}): Promise<UnboundResolver> {
     proxy = await startHoldProxy(nsd);
-    const resolver = new UnboundResolver({
-      hosts: false,
-      resolvConf: false,
-      trustAnchors: [],
-      qnameMinimisation: false,
-      localZones: [{ name: 'test', type: 'transparent' }],
-      stubZones: [
-        { name: 'lab.test', addresses: [proxy.server] },
-        { name: '.', addresses: [proxy.server] },
-      ],
-      threads: 2,
-      ...extra,
-    });
+    const resolver = new UnboundResolver(labOptions(proxy.server, { threads: 2, ...extra }));
     closing.push(resolver);
     return resolver;
   }
@@ -210,15 +190,9 @@ describe('UnboundResolver with threads', () => {
     const old = contextsOf(resolver);
     const pending = resolver.resolve(makeQuery('h3.lab.test', 'A'), signal);
     await proxy.waitFor('h3.lab.test');
-    resolver.reload({
-      hosts: false,
-      resolvConf: false,
-      trustAnchors: [],
-      qnameMinimisation: false,
-      localZones: [{ name: 'test', type: 'transparent' }],
-      stubZones: [{ name: 'lab.test', addresses: [proxy.server] }],
-      threads: 1,
-    });
+    resolver.reload(
+      labOptions(proxy.server, { stubZones: [{ name: 'lab.test', addresses: [proxy.server] }], threads: 1 }),
+    );
     expect(contextsOf(resolver)).toHaveLength(1);
     expect(old.map((context) => context.closed)).toEqual(old.map((context) => context.inFlight === 0));
     proxy.release();
@@ -229,47 +203,18 @@ describe('UnboundResolver with threads', () => {
 });
 
 describe('threads and validation', () => {
-  let rig: Rig;
-  let proxy: HoldProxy;
-  beforeAll(async () => {
-    rig = await startRig();
-    proxy = await startHoldProxy(rig.nsd);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await rig?.stop();
-  });
+  const held = rigBehindHoldProxy();
 
   it('each context asks the anchor DNSKEY once, however many validated questions wait; all secure', async () => {
-    const server = proxy.server;
-    const resolver = new UnboundResolver(
-      rig.options({
-        trustAnchors: [rig.biloxi.ds],
-        stubZones: [
-          { name: 'biloxi.test', addresses: [server] },
-          { name: '.', addresses: [server] },
-        ],
-        threads: 2,
-      }),
-    );
+    const { proxy } = held;
+    const resolver = new UnboundResolver(held.options({ trustAnchors: [held.rig.biloxi.ds], threads: 2 }));
     const dnskeys = (): string[] => proxy.questions.filter((q) => q === 'biloxi.test 48');
     try {
       await eventually(() => dnskeys().length === 2); // primed at construction, by each context
-      const names: [string, string][] = [
-        ['sip1.biloxi.test', 'A'],
-        ['sip1.biloxi.test', 'AAAA'],
-        ['sip2.biloxi.test', 'A'],
-        ['backup.biloxi.test', 'A'],
-        ['_sip._udp.biloxi.test', 'SRV'],
-        ['_sips._tcp.biloxi.test', 'SRV'],
-      ];
+      const names = BILOXI_QUESTIONS;
       const shards = new Set(names.map(([name, type]) => shardOf(name, makeQuery(name, type).type, 1, 2)));
       expect([...shards].sort()).toEqual([0, 1]);
-      const signal = new AbortController().signal;
-      const pending = names.map(([name, type]) => resolver.resolve(makeQuery(name, type), signal));
-      await proxy.waitFor('sip1.biloxi.test');
-      proxy.release();
-      const answers = await Promise.all(pending);
+      const answers = await held.resolveAtOnce(resolver, names);
       expect(answers.map((a) => [a.rcode, a.secure, a.bogus])).toEqual(names.map(() => [0, true, false]));
       expect(dnskeys()).toEqual(['biloxi.test 48', 'biloxi.test 48']);
     } finally {

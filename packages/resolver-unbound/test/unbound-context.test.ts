@@ -3,8 +3,7 @@
  * (also racing the answer), identical questions merged into one query, the DNSKEY asked
  * once for many validated questions, close() settling what is in flight.
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { AbortError, StateError, makeQuery } from '@dnscore/core/plugin';
+import { AbortError, StateError } from '@dnscore/core/plugin';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { createContext } from '../src/context.js';
@@ -12,8 +11,10 @@ import { LibunboundError, type UnboundContext } from '../src/unbound-context.js'
 import { UnboundResolver } from '../src/unbound-resolver.js';
 import { loadUnboundBinding, type UnboundResultRaw } from '../src/binding.js';
 import { planContext, type UnboundOptions } from '../src/options.js';
+import { children } from './support/children.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
-import { startRig, type Rig } from './support/rig.js';
+import { labOptions } from './support/lab.js';
+import { BILOXI_QUESTIONS, rigBehindHoldProxy } from './support/rig.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
@@ -38,16 +39,6 @@ function local(): UnboundContext {
   const context = createContext(addon, planContext(LOCAL).steps);
   closing.push(context);
   return context;
-}
-
-/** This process's children, from every thread's /proc children list. */
-function children(): string[] {
-  const ids = new Set<string>();
-  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
-    const list = readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim();
-    for (const id of list.split(/\s+/).filter(Boolean)) ids.add(id);
-  }
-  return [...ids].sort();
 }
 
 function ipv4(result: UnboundResultRaw): string[] {
@@ -259,20 +250,7 @@ describe('UnboundContext against a server (a relay holds queries on the wire)', 
 
   async function held(): Promise<UnboundContext> {
     proxy = await startHoldProxy(nsd);
-    const context = createContext(
-      addon,
-      planContext({
-        hosts: false,
-        resolvConf: false,
-        trustAnchors: [],
-        qnameMinimisation: false,
-        localZones: [{ name: 'test', type: 'transparent' }],
-        stubZones: [
-          { name: 'lab.test', addresses: [proxy.server] },
-          { name: '.', addresses: [proxy.server] },
-        ],
-      }).steps,
-    );
+    const context = createContext(addon, planContext(labOptions(proxy.server)).steps);
     closing.push(context);
     return context;
   }
@@ -314,43 +292,16 @@ describe('UnboundContext against a server (a relay holds queries on the wire)', 
 });
 
 describe('validated questions in flight', () => {
-  let rig: Rig;
-  let proxy: HoldProxy;
-  beforeAll(async () => {
-    rig = await startRig();
-    proxy = await startHoldProxy(rig.nsd);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await rig?.stop();
-  });
+  const held = rigBehindHoldProxy();
 
   it('six validated questions at once: the zone DNSKEY asked once (primed at construction), each secure', async () => {
-    const server = proxy.server;
-    const resolver = new UnboundResolver(
-      rig.options({
-        stubZones: [
-          { name: 'biloxi.test', addresses: [server] },
-          { name: '.', addresses: [server] },
-        ],
-      }),
-    );
+    const { proxy } = held;
+    const resolver = new UnboundResolver(held.options());
     closing.push(resolver);
     await proxy.waitFor('biloxi.test'); // the anchor's DNSKEY, primed at construction
     expect(proxy.questions).toEqual(['biloxi.test 48']);
-    const names: [string, string][] = [
-      ['sip1.biloxi.test', 'A'],
-      ['sip1.biloxi.test', 'AAAA'],
-      ['sip2.biloxi.test', 'A'],
-      ['backup.biloxi.test', 'A'],
-      ['_sip._udp.biloxi.test', 'SRV'],
-      ['_sips._tcp.biloxi.test', 'SRV'],
-    ];
-    const signal = new AbortController().signal;
-    const pending = names.map(([name, type]) => resolver.resolve(makeQuery(name, type), signal));
-    await proxy.waitFor('sip1.biloxi.test');
-    proxy.release();
-    const answers = await Promise.all(pending);
+    const names = BILOXI_QUESTIONS;
+    const answers = await held.resolveAtOnce(resolver, names);
     expect(answers.map((a) => [a.rcode, a.secure, a.bogus])).toEqual(names.map(() => [0, true, false]));
     expect(proxy.questions.filter((q) => q === 'biloxi.test 48')).toEqual(['biloxi.test 48']);
   });

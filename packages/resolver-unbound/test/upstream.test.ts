@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DnsCore, makeQuery } from '@dnscore/core';
-import { queryChannel, type QueryTraceContext } from '@dnscore/core/diagnostics';
+import { recordQueryTraces } from '../../../test/support/query-trace.js';
 import { loadUnboundBinding } from '../src/binding.js';
 import { InsecureAnswerError } from '../src/errors.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
@@ -51,19 +51,6 @@ describe('Upstream', () => {
 });
 
 describe.runIf(loadUnboundBinding().available)('the unbound backend in the query trace', () => {
-  let ended: QueryTraceContext[] = [];
-  const handlers = {
-    start: () => {},
-    end: () => {},
-    asyncStart: () => {},
-    error: () => {},
-    asyncEnd: (ctx: QueryTraceContext) => void ended.push(ctx),
-  };
-  afterEach(() => {
-    queryChannel.unsubscribe(handlers);
-    ended = [];
-  });
-
   it('reports what it was set to ask, transport libunbound, with the rcode; nothing while untraced', async () => {
     const unbound = new UnboundResolver({
       hosts: false,
@@ -76,7 +63,7 @@ describe.runIf(loadUnboundBinding().available)('the unbound backend in the query
     try {
       const untraced = await unbound.resolve(q('goose.feathers'), new AbortController().signal);
       expect('servers' in untraced).toBe(false);
-      queryChannel.subscribe(handlers);
+      const ended = recordQueryTraces();
       const core = new DnsCore([unbound]);
       await core.resolve('goose.feathers');
       await core.resolve('fox.feathers');
@@ -110,7 +97,7 @@ describe.runIf(loadUnboundBinding().available)('the unbound backend in the query
       localData: ['goose.feathers 300 IN A 127.0.0.2'],
     });
     try {
-      queryChannel.subscribe(handlers);
+      const ended = recordQueryTraces();
       const error = await new DnsCore([unbound]).resolve('goose.feathers').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InsecureAnswerError);
       expect(ended.map((c) => c.attempts)).toEqual([

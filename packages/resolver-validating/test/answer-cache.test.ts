@@ -9,11 +9,11 @@
 import * as dnsPacket from 'dns-packet';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DnsCore, questionKey, makeQuery, withCache, type DnsResult } from '@dnscore/core';
-import { queryChannel, type QueryTraceContext } from '@dnscore/core/diagnostics';
 import { startDnsProxy, type DnsProxy } from '../../../test/support/dns-proxy.js';
 import { forgeAddresses } from '../../../test/support/dns-tamper.js';
 import { signZone, type SignedZone } from '../../../test/support/dnssec.js';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
+import { recordQueryTraces } from '../../../test/support/query-trace.js';
 import {
   InsecureAnswerError,
   ValidatingOptionError,
@@ -334,22 +334,10 @@ describe('questions in flight and the trace', () => {
   });
 
   it('a cached answer says in the trace that it came from the validated answers', async () => {
-    const ended: QueryTraceContext[] = [];
-    const handlers = {
-      start: () => {},
-      end: () => {},
-      asyncStart: () => {},
-      error: () => {},
-      asyncEnd: (ctx: QueryTraceContext) => void ended.push(ctx),
-    };
     const { core } = backend();
-    queryChannel.subscribe(handlers);
-    try {
-      await core.resolve('www.cache.example', 'A');
-      await core.resolve('www.cache.example', 'A');
-    } finally {
-      queryChannel.unsubscribe(handlers);
-    }
+    const ended = recordQueryTraces();
+    await core.resolve('www.cache.example', 'A');
+    await core.resolve('www.cache.example', 'A');
     expect(ended.map((ctx) => ctx.attempts.map((a) => [a.backend, a.servers]))).toEqual([
       [['validating', undefined]],
       [['validating', [{ server: 'validated-answer cache', transport: 'cache', outcome: 'answer', rcode: 0 }]]],

@@ -5,9 +5,12 @@
  *   bogus.test   signed, then sip1's A changed: that RRset is bogus, the rest secure
  *   plain.test   unsigned: insecure (no anchor covers it)
  */
+import { afterAll, beforeAll } from 'vitest';
+import { makeQuery, type PluginAnswer, type ResolverPlugin } from '@dnscore/core/plugin';
 import { startNsd, type NsdServer } from '../../../../test/support/nsd.js';
 import { alterRecord, signZone, type SignedZone } from '../../../../test/support/dnssec.js';
 import type { UnboundOptions } from '../../src/options.js';
+import { startHoldProxy, type HoldProxy } from './hold-proxy.js';
 
 export const BILOXI = `$ORIGIN biloxi.test.
 $TTL 3600
@@ -91,5 +94,68 @@ export function rigOptions(server: string, anchors: readonly string[], extra: Un
     localZones: [{ name: 'test', type: 'transparent' }],
     trustAnchors: anchors,
     ...extra,
+  };
+}
+
+export interface HeldRig {
+  readonly rig: Rig;
+  /** Between libunbound and the rig's nsd: holds each query until released. */
+  readonly proxy: HoldProxy;
+  /** The rig's options asking the proxy for biloxi.test and ".". `extra` wins. */
+  options(extra?: UnboundOptions): UnboundOptions;
+  /** Asks `questions` at once, holds them until the first reaches the proxy, then releases all. */
+  resolveAtOnce(resolver: ResolverPlugin, questions: readonly (readonly [string, string])[]): Promise<PluginAnswer[]>;
+}
+
+/** Six validated questions of biloxi.test: A, AAAA and SRV, on three names and two services. */
+export const BILOXI_QUESTIONS: readonly (readonly [string, string])[] = [
+  ['sip1.biloxi.test', 'A'],
+  ['sip1.biloxi.test', 'AAAA'],
+  ['sip2.biloxi.test', 'A'],
+  ['backup.biloxi.test', 'A'],
+  ['_sip._udp.biloxi.test', 'SRV'],
+  ['_sips._tcp.biloxi.test', 'SRV'],
+];
+
+/** The rig behind a hold proxy for the enclosing describe: started before its tests, stopped after them. */
+export function rigBehindHoldProxy(): HeldRig {
+  let rig: Rig | undefined;
+  let proxy: HoldProxy | undefined;
+  beforeAll(async () => {
+    rig = await startRig();
+    proxy = await startHoldProxy(rig.nsd);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await rig?.stop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the held rig is started in beforeAll: use it in a test');
+    return value;
+  };
+  return {
+    get rig() {
+      return started(rig);
+    },
+    get proxy() {
+      return started(proxy);
+    },
+    options(extra = {}) {
+      const server = started(proxy).server;
+      return started(rig).options({
+        stubZones: [
+          { name: 'biloxi.test', addresses: [server] },
+          { name: '.', addresses: [server] },
+        ],
+        ...extra,
+      });
+    },
+    async resolveAtOnce(resolver, questions) {
+      const signal = new AbortController().signal;
+      const pending = questions.map(([name, type]) => resolver.resolve(makeQuery(name, type), signal));
+      await started(proxy).waitFor(questions[0]![0]);
+      started(proxy).release();
+      return Promise.all(pending);
+    },
   };
 }
