@@ -75,9 +75,9 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   cache entries it came from, and the step-through record is written only on request: a warm SIP
   resolution is a map lookup, a currency check with one clock read, and the RFC 2782 draw.
 - **Cold latency (part 1)**: dnscore with the system backend needs one round trip, but it lands at
-  1.1-1.2 D, not 1.0 D: each query gets a fresh socket on a random port (RFC 5452), and six sockets,
-  six answers checked and six results built cost about 1-2 ms of CPU on this machine; c-ares
-  reuses one socket and parses in C. libunbound adds one hand-off each way (the question to the
+  1.1-1.2 D, not 1.0 D: the queries in flight share a socket on a random port (RFC 5452), and a
+  socket, six answers checked and six results built cost about 1-2 ms of CPU on this machine;
+  c-ares parses in C. libunbound adds one hand-off each way (the question to the
   addon's resolver thread, which runs libunbound's event API, the answers back in a batch) and,
   with DNSSEC, its signature checks; QNAME minimisation (libunbound's default) costs two more round trips
   in stub mode, which is why the backend turns it off for one's own servers.
@@ -93,7 +93,11 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   queries). Warm,
   through the core's cache, validated resolutions are slower: the signed packets are larger. Through
   libunbound each lookup, cached or not, goes to the addon's thread and back and its packet is parsed
-  again, which is why the core cache belongs in front of libunbound.
+  again, which is why the core cache belongs in front of libunbound. The TypeScript validating
+  backend pays the same signature checks in JavaScript that runs cold in a new backend (a few
+  dozen runs, mostly before V8 optimizes it), which is most of its 2-3 ms over the system backend
+  with nsd direct; it keeps what it validated, so without the core cache a repeated question is
+  neither asked nor validated again and it answers faster than the system backend, which asks.
 - **Failover (part 4)**: for a 503 or a refused connection the npm \`sip\` stack's first request is
   1-2 ms faster than the bridge's: the bridge's first request resolves with an empty cache (two
   queries on fresh sockets) and walks a failover cursor; both fail over at once, and the bridge's
@@ -103,28 +107,26 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   tuned rows) and its next request skips the dead server while it is in the penalty box.
 - **Bursts and memory (part 5)**: dnscore answers 10,000 names sooner than node:dns (c-ares sends
   them all at once, nsd's socket drops some, c-ares waits and retries; dnscore keeps 256 in
-  flight), but its peak RSS grows about three times as much. A waiting question is a few small
-  records (its query, one promise step, the shared query, the limiter's entry: about 2 KB of JS
-  heap with the caller's async function, against node:dns's 0.8 KB, whose queue is native memory);
-  the promises made at the start of the burst reach V8's old space, and so does what they resolve
-  with, until a full collection. Each answer is parsed at the transport and again by the core,
-  and each query in flight has a socket of its own: a deliberate security choice (RFC 5452). A
-  cached answer costs about 600 bytes, 98 of them the packet: the rest is the Map entry and its
-  key string, the entry and answer objects and the packet's Uint8Array view.
+  flight), but its peak RSS grows about 1.7 times as much. A waiting question is a few small
+  records (its query, one promise step, the shared query, its key, the limiter's entry: about
+  1.6 KB of JS heap with the caller's async function, against node:dns's 0.8 KB, whose queue is
+  native memory). The promises made at the start of the burst reach V8's old space, and each
+  keeps the \`DnsResult\` it resolves with (about 2.5 KB for an A answer, against node:dns's array
+  of strings) until a full collection. The transport only scans an answer and the core parses it
+  once, and queries in flight share sockets (at most 64 in a socket's life); what is left would
+  need a smaller result or a plugin method without a promise per query. A cached answer costs
+  about 600 bytes, 98 of them the packet: the rest is the Map entry and its key string, the entry
+  and answer objects and the packet's Uint8Array view.
 - **1,000 cold questions through libunbound (part 8)**: the burst is bound by CPU on two cores,
-  not by D (on a loaded machine it took about as long with the proxy's delay at 0). burst-cpu.js
-  (bench/dist/tools) splits a burst's CPU by process and thread (/proc schedstat). In the quietest
-  bursts seen on this 2-core VM, about 135-145 ms of CPU in all: libunbound's thread 53-60 ms
-  (55-80 µs per cold question: a socket of its own on a random port, RFC 5452, and its system
-  calls, which are dear in this VM: socket, bind, connect, send, epoll registration, receive,
-  close), the delaying proxy 30-45 ms (a Node process relaying four datagrams per question), nsd
-  12-21 ms, the JS thread 16-23 ms, V8's helpers the rest. Two cores cannot finish that in less
-  than about 70 ms (3.5 D); those bursts took 86-98 ms. \`threads: 2\` splits libunbound's share
-  over two threads (it does not shrink it) and helps only while the second core is idle. Not
-  taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's mitigation
-  of the ICMP side channel (SAD DNS); a few permitted ports reused for every query would give up
-  source-port randomness; deferring the epoll removal until close would let a child process
-  spawned meanwhile, which inherits libunbound's sockets (they are not close-on-exec), keep a
-  stale registration alive. The proxy sends upstream on a connected socket, skips address lookups
-  and queues its answers under one timer (about 10% less CPU than a timer and a lookup each).
+  not by D. burst-cpu.js (bench/dist/tools) splits a burst's CPU by process and thread (/proc
+  schedstat). In the quietest bursts on this 2-core VM: libunbound's thread 54-60 ms (about 55 us
+  per cold question: a socket of its own on a random port, RFC 5452, and about eleven system
+  calls, dear in this VM: socket, bind, connect, send, epoll registration, receive, close), the
+  JS thread 18-38 ms, the delaying proxy 12-14 ms (its UDP path is C; in Node it took 30-45 ms),
+  nsd 9-10 ms. With one thread, libunbound's 55-60 ms are serial and the last question's own D
+  comes on top: about 3.7-4 D is the floor whatever the rest costs. \`threads: 2\` splits
+  libunbound's share over two threads (it does not shrink it) and helps only while the second
+  core is idle. Not taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up
+  unbound's mitigation of the ICMP side channel (SAD DNS); a few permitted ports reused for every
+  query would give up source-port randomness.
 `;
