@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DnsCore, withCache, ZoneResolver } from '@dnscore/core';
 import { SipLocator } from '@dnscore/sip';
 import { expectedShares, type ExpectedShare } from '../src/api/shares.js';
+import { srvPoolZone } from '../../../test/support/srv-pool-zone.js';
 
 /**
  * The shares for _sip._udp.pool.example with these SRV records ("priority weight host"), and how
@@ -15,17 +16,7 @@ import { expectedShares, type ExpectedShare } from '../src/api/shares.js';
  * each here, so the draw asks for the lowest run's arrangement numbers, then its pick.
  */
 async function shares(records: readonly string[]): Promise<{ shares: ExpectedShare[]; first: Map<string, number> }> {
-  const hosts = [...new Set(records.map((r) => r.split(' ')[2]!))];
-  const zone = [
-    '$ORIGIN pool.example.',
-    '$TTL 300',
-    '@ IN SOA ns h 1 3600 600 86400 300',
-    ...records.map((r) => {
-      const [priority, weight, host] = r.split(' ');
-      return `_sip._udp IN SRV ${priority} ${weight} 5060 ${host}`;
-    }),
-    ...hosts.map((h, i) => `${h} IN A 192.0.2.${i + 1}`),
-  ].join('\n');
+  const zone = srvPoolZone(records);
   const script: number[] = [];
   const random = () => script.shift() ?? 0.5;
   const core = new DnsCore([withCache(new ZoneResolver({ zones: [{ text: zone }] }))]);

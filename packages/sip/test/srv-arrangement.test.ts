@@ -8,20 +8,11 @@
 import { describe, expect, it } from 'vitest';
 import { DnsCore, ZoneResolver, withCache, type RandomSource } from '@dnscore/core';
 import { SipLocator } from '../src/index.js';
+import { srvPoolZone } from '../../../test/support/srv-pool-zone.js';
 
 /** A locator over _sip._udp.pool.example with these SRV records ("priority weight host"), and a scripted random. */
 function pool(records: readonly string[]) {
-  const hosts = [...new Set(records.map((r) => r.split(' ')[2]!))];
-  const zone = [
-    '$ORIGIN pool.example.',
-    '$TTL 300',
-    '@ IN SOA ns h 1 3600 600 86400 300',
-    ...records.map((r) => {
-      const [priority, weight, host] = r.split(' ');
-      return `_sip._udp IN SRV ${priority} ${weight} 5060 ${host}`;
-    }),
-    ...hosts.map((h, i) => `${h} IN A 192.0.2.${i + 1}`),
-  ].join('\n');
+  const zone = srvPoolZone(records);
   const script: number[] = [];
   const random: RandomSource = () => {
     const next = script.shift();
