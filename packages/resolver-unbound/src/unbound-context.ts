@@ -6,7 +6,7 @@
  * Identical questions in flight are merged by libunbound's mesh (one query on the wire).
  */
 import { StateError, abortError, mayAbort, onAbort } from '@dnscore/core/plugin';
-import type { NativeAnswer, NativeContext, UnboundAddon, UnboundResultRaw } from './binding.js';
+import type { NativeAnswer, NativeContext, NativeResultCallback, UnboundAddon, UnboundResultRaw } from './binding.js';
 import { eventResult } from './event-result.js';
 
 interface Pending {
@@ -40,15 +40,8 @@ export class UnboundContext {
   readonly #addon: UnboundAddon;
   readonly #native: NativeContext;
   /** Held here: the addon holds it weakly while no question waits, so a dropped context is collected. */
-  readonly #onResult = (
-    token: number,
-    err: number,
-    rcode: number,
-    packet: Uint8Array | null,
-    sec: number,
-    whyBogus: string | null,
-    rateLimited: boolean,
-  ): void => this.#settle(token, err, rcode, packet, sec, whyBogus, rateLimited);
+  readonly #onResult: NativeResultCallback = (token, err, rcode, packet, sec, whyBogus, rateLimited) =>
+    this.#settle(token, err, rcode, packet, sec, whyBogus, rateLimited);
   readonly #pending = new Map<number, Pending>();
   #token = 0;
   #retiring = false;
