@@ -1,9 +1,10 @@
 /**
  * A bound on work running at once: at most `limit` slots are held, the others wait in arrival
- * order. A waiter whose signal aborts leaves the queue at once (AbortError) and never starts; a
- * slot is held until its holder releases it, even when the holder's caller gave up (a backend
- * thread or socket stays busy until it answers). Backends bound their queries in flight with it.
- * A waiting job is one small record (submit(): no promise chain, no closure): in a burst,
+ * order. A waiter whose cancellation aborts leaves the queue at once (AbortError) and never
+ * starts; a slot is held until its holder releases it, even when the holder's caller gave up (a
+ * backend thread or socket stays busy until it answers). Backends bound their queries in flight
+ * with it. A waiting job costs one slot of an array, and a small record only when its
+ * cancellation is not the job itself (submit(): no promise chain, no closure): in a burst,
  * thousands wait.
  */
 import { abortError, onAbort } from './abort.js';
@@ -11,18 +12,21 @@ import type { Abortable } from './lazy-abort.js';
 
 /** Work for a slot: `run` is called when one is free, `fail` when the job leaves the queue instead. */
 export interface LimiterJob {
-  /** Lets the job leave the queue while it waits: an AbortSignal or a LazyAbort. */
-  readonly signal?: Abortable | undefined;
+  /**
+   * Lets the job leave the queue while it waits: an AbortSignal or a LazyAbort. A job that is
+   * its own LazyAbort (`abortable === job`) waits as itself, with no record of the limiter's.
+   */
+  readonly abortable?: Abortable | undefined;
   /** Starts the work; the slot is held until the returned promise settles. */
   run(): Promise<unknown>;
-  /** The job never ran: its signal aborted while it waited, or rejectWaiting(). */
+  /** The job never ran: it was aborted while it waited, or rejectWaiting(). */
   fail(error: Error): void;
 }
 
 /** acquire()'s job: the slot goes to the caller, who gives it back by hand. */
 class SlotRequest implements LimiterJob {
   constructor(
-    readonly signal: Abortable | undefined,
+    readonly abortable: Abortable | undefined,
     readonly grant: (release: () => void) => void,
     readonly fail: (error: Error) => void,
   ) {}
@@ -33,48 +37,68 @@ class SlotRequest implements LimiterJob {
 }
 
 /**
- * A queued job; it is its own abort listener (handleEvent) on a LazyAbort, so waiting costs no
- * closure there. On an AbortSignal it joins the signal's one fanned-out listener (onAbort,
- * issue 21): many waiters on one request-scoped signal must not make adding listeners O(N^2).
+ * A queued job whose cancellation is not the job itself. It is its own abort listener
+ * (handleEvent) on a LazyAbort, so waiting costs no closure there. On an AbortSignal it joins
+ * the signal's one fanned-out listener (onAbort, issue 21): many waiters on one request-scoped
+ * signal must not make adding listeners O(N^2).
  */
 class Waiter {
-  /** Leaves the AbortSignal's fan-out; undefined for a LazyAbort or no signal. */
+  /** Leaves the AbortSignal's fan-out; undefined for a LazyAbort. */
   forget: (() => void) | undefined;
+  /** Aborted while queued: the queue skips it. */
+  left = false;
 
   constructor(
     readonly job: LimiterJob,
-    private readonly queue: Set<Waiter>,
+    private readonly leave: (job: LimiterJob) => void,
   ) {}
 
   handleEvent(): void {
     this.forget = undefined;
-    this.queue.delete(this);
-    this.job.fail(abortError(this.job.signal!));
+    this.left = true;
+    this.leave(this.job);
   }
 
   listen(): void {
-    const signal = this.job.signal;
-    if (signal === undefined) return;
-    if (signal instanceof AbortSignal) this.forget = onAbort(signal, () => this.handleEvent());
-    else signal.addEventListener('abort', this, { once: true });
+    const abortable = this.job.abortable!;
+    if (abortable instanceof AbortSignal) this.forget = onAbort(abortable, () => this.handleEvent());
+    else abortable.addEventListener('abort', this, { once: true });
   }
 
   unlisten(): void {
-    const signal = this.job.signal;
     if (this.forget !== undefined) {
       this.forget();
       this.forget = undefined;
-    } else signal?.removeEventListener('abort', this);
+    } else this.job.abortable!.removeEventListener('abort', this);
   }
 }
+
+type Entry = LimiterJob | Waiter;
+
+/** True for a job that is its own LazyAbort: it waits as itself. */
+function ownAbort(job: LimiterJob): boolean {
+  return (job.abortable as unknown) === job;
+}
+
+/** Entries passed at the head before the queue is compacted (and never below this). */
+const COMPACT_AFTER = 1024;
 
 export class ConcurrencyLimiter {
   #limit: number;
   #active = 0;
   #peak = 0;
-  /** A Set keeps arrival order and lets a cancelled waiter leave in O(1). */
-  readonly #queue = new Set<Waiter>();
+  /**
+   * Arrival order, from #head: a job (no cancellation, or its own) or a Waiter. An array, not a
+   * Set: a waiting question costs one slot. An entry that left stays until passed or compacted.
+   */
+  #queue: (Entry | undefined)[] = [];
+  #head = 0;
+  /** Entries still waiting: not left, not started. */
+  #queued = 0;
   #idle: (() => void)[] = [];
+  /** The abort listener of every job that is its own LazyAbort: one object, nothing per job. */
+  readonly #selfLeave = { handleEvent: (source?: unknown): void => this.#leave(source as LimiterJob) };
+  readonly #waiterLeave = (job: LimiterJob): void => this.#leave(job);
 
   constructor(limit: number) {
     this.#limit = limit;
@@ -97,7 +121,7 @@ export class ConcurrencyLimiter {
 
   /** Waiters for a slot. */
   get queued(): number {
-    return this.#queue.size;
+    return this.#queued;
   }
 
   /** Most slots held at once so far. */
@@ -106,19 +130,19 @@ export class ConcurrencyLimiter {
   }
 
   /** A slot; call the returned function once the work is done (extra calls are ignored). */
-  acquire(signal?: Abortable): Promise<() => void> {
-    if (signal?.aborted) return Promise.reject(abortError(signal));
-    if (this.#active < this.#limit && this.#queue.size === 0) return Promise.resolve(this.#take());
+  acquire(abortable?: Abortable): Promise<() => void> {
+    if (abortable?.aborted) return Promise.reject(abortError(abortable));
+    if (this.#active < this.#limit && this.#queued === 0) return Promise.resolve(this.#take());
     return new Promise((resolve, reject) => {
-      this.#enqueue(new SlotRequest(signal, resolve, reject));
+      this.#enqueue(new SlotRequest(abortable, resolve, reject));
     });
   }
 
   /** Runs `work` when a slot is free; the slot is given back when it settles. */
-  run<T>(signal: Abortable | undefined, work: () => Promise<T>): Promise<T> {
+  run<T>(abortable: Abortable | undefined, work: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.submit({
-        signal,
+        abortable,
         run: () => {
           const running = work();
           running.then(resolve, reject);
@@ -130,26 +154,29 @@ export class ConcurrencyLimiter {
   }
 
   /**
-   * Starts `job` now if a slot is free, else queues it as one record. The slot is held until
-   * the promise of `job.run()` settles; a job whose signal is aborted fails at once.
+   * Starts `job` now if a slot is free, else queues it. The slot is held until the promise of
+   * `job.run()` settles; a job already aborted fails at once.
    */
   submit(job: LimiterJob): void {
-    if (job.signal?.aborted) {
-      job.fail(abortError(job.signal));
+    if (job.abortable?.aborted) {
+      job.fail(abortError(job.abortable));
       return;
     }
-    if (this.#active < this.#limit && this.#queue.size === 0) this.#startSoon(job);
+    if (this.#active < this.#limit && this.#queued === 0) this.#startSoon(job);
     else this.#enqueue(job);
   }
 
   /** Rejects every waiter with `error` (on close); slots held stay until released. */
   rejectWaiting(error: Error): void {
-    const waiting = [...this.#queue];
-    this.#queue.clear();
-    for (const waiter of waiting) {
-      waiter.unlisten();
-      waiter.job.fail(error);
+    const waiting: LimiterJob[] = [];
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const job = this.#unlisten(this.#queue[i]!);
+      if (job !== undefined) waiting.push(job);
     }
+    this.#queue = [];
+    this.#head = 0;
+    this.#queued = 0;
+    for (const job of waiting) job.fail(error);
   }
 
   /** Resolves when no slot is held. */
@@ -159,9 +186,51 @@ export class ConcurrencyLimiter {
   }
 
   #enqueue(job: LimiterJob): void {
-    const waiter = new Waiter(job, this.#queue);
-    waiter.listen();
-    this.#queue.add(waiter);
+    const abortable = job.abortable;
+    if (abortable === undefined) this.#queue.push(job);
+    else if (ownAbort(job)) {
+      abortable.addEventListener('abort', this.#selfLeave, { once: true });
+      this.#queue.push(job);
+    } else {
+      const waiter = new Waiter(job, this.#waiterLeave);
+      waiter.listen();
+      this.#queue.push(waiter);
+    }
+    this.#queued++;
+  }
+
+  /** A waiting job was aborted: it fails at once; its entry is skipped when reached. */
+  #leave(job: LimiterJob): void {
+    this.#queued--;
+    job.fail(abortError(job.abortable!));
+    // Most entries left while the head stands still (every slot stuck): drop them now.
+    if (this.#queue.length - this.#head > COMPACT_AFTER && this.#queued * 2 < this.#queue.length - this.#head)
+      this.#compact();
+  }
+
+  /** The entry's job, no longer listening, or undefined when it left. */
+  #unlisten(entry: Entry): LimiterJob | undefined {
+    if (entry instanceof Waiter) {
+      if (entry.left) return undefined;
+      entry.unlisten();
+      return entry.job;
+    }
+    if (ownAbort(entry)) {
+      if (entry.abortable!.aborted) return undefined;
+      entry.abortable!.removeEventListener('abort', this.#selfLeave);
+    }
+    return entry;
+  }
+
+  /** Keeps only the entries still waiting, in order. */
+  #compact(): void {
+    const kept: Entry[] = [];
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const entry = this.#queue[i]!;
+      if (entry instanceof Waiter ? !entry.left : !(ownAbort(entry) && entry.abortable!.aborted)) kept.push(entry);
+    }
+    this.#queue = kept;
+    this.#head = 0;
   }
 
   /**
@@ -172,17 +241,13 @@ export class ConcurrencyLimiter {
   #startSoon(job: LimiterJob): void {
     const release = this.#take();
     queueMicrotask(() => {
-      if (job.signal?.aborted) {
+      if (job.abortable?.aborted) {
         release();
-        job.fail(abortError(job.signal));
+        job.fail(abortError(job.abortable));
         return;
       }
       this.#begin(job, release);
     });
-  }
-
-  #start(job: LimiterJob): void {
-    this.#begin(job, this.#take());
   }
 
   #begin(job: LimiterJob, release: () => void): void {
@@ -215,11 +280,17 @@ export class ConcurrencyLimiter {
   }
 
   #pump(): void {
-    while (this.#active < this.#limit && this.#queue.size > 0) {
-      const next = this.#queue.values().next().value!;
-      this.#queue.delete(next);
-      next.unlisten();
-      this.#start(next.job);
+    while (this.#active < this.#limit && this.#queued > 0) {
+      const entry = this.#queue[this.#head]!;
+      this.#queue[this.#head++] = undefined;
+      const job = this.#unlisten(entry);
+      if (job === undefined) continue;
+      this.#queued--;
+      this.#begin(job, this.#take());
     }
+    if (this.#queued === 0) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (this.#head > COMPACT_AFTER && this.#head * 2 > this.#queue.length) this.#compact();
   }
 }

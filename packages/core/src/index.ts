@@ -21,7 +21,7 @@ export {
   DEFAULT_RECURRING_MAX_INTERVAL_MS,
 } from './recurring.js';
 export { ResolverRegistry, shouldTryNext, type FinishAnswer, type SkippedPlugin } from './registry.js';
-export type { ResolverPlugin, Availability } from './resolver-plugin.js';
+export type { AnswerSink, ResolverPlugin, Availability } from './resolver-plugin.js';
 export {
   withCache,
   type CacheOptions,

@@ -35,8 +35,8 @@ export class LazyAbort {
     const listeners = this.#listeners;
     this.#listeners = undefined;
     this.#controller?.abort(reason);
-    if (Array.isArray(listeners)) for (const listener of listeners) call(listener);
-    else if (listeners !== undefined) call(listeners);
+    if (Array.isArray(listeners)) for (const listener of listeners) call(listener, this);
+    else if (listeners !== undefined) call(listeners, this);
   }
 
   /** Runs `listener` once on abort (AbortSignal's 'abort' event, without an EventTarget). */
@@ -58,13 +58,16 @@ export class LazyAbort {
   }
 }
 
-function call(listener: AbortListener): void {
+function call(listener: AbortListener, source: LazyAbort): void {
   if (typeof listener === 'function') listener();
-  else listener.handleEvent();
+  else listener.handleEvent(source);
 }
 
-/** A function, or an object with handleEvent() (no closure needed), as EventTarget takes them. */
-export type AbortListener = (() => void) | { handleEvent(): void };
+/**
+ * A function, or an object with handleEvent() (no closure needed), as EventTarget takes them.
+ * A LazyAbort hands handleEvent itself (an AbortSignal an Event), so one listener can serve many.
+ */
+export type AbortListener = (() => void) | { handleEvent(source?: unknown): void };
 
 /** What the limiter needs of a cancellation: an AbortSignal or a LazyAbort. */
 export interface Abortable {

@@ -3,7 +3,7 @@
  * the result builder, the wire framing and the helpers a backend needs. Consumers (sip,
  * pjsip-adapter, sip-bridge, applications) never import this door.
  */
-export type { ResolverPlugin, Availability } from './resolver-plugin.js';
+export type { AnswerSink, ResolverPlugin, Availability } from './resolver-plugin.js';
 export type { PluginAnswer } from './plugin-answer.js';
 export { serversOf, withServers, type ServerAttempt } from './server-attempts.js';
 export { STALE_TTL, type AnswerCache, type CacheEntry, type CacheStats } from './answer-cache.js';
@@ -39,7 +39,8 @@ export { answerLifetime, type LifetimeLimits } from './answer-lifetime.js';
 export { NEVER_ABORTED, abortError, mayAbort, onAbort, raceAbort, throwIfAborted } from './abort.js';
 export { ConcurrencyLimiter, type LimiterJob } from './concurrency-limiter.js';
 export { LazyAbort, type Abortable, type AbortListener } from './lazy-abort.js';
-export { DeferredQuery, SharedQueries } from './shared-queries.js';
+export { SharedQueries } from './shared-queries.js';
+export { SharedAnswer, SharedAnswers } from './shared-answers.js';
 export { makeQuery, describeQuery, questionKey, type DnsQuery } from './query.js';
 export {
   parseName,

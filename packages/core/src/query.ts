@@ -25,7 +25,11 @@ export function makeQuery(name: string, type: number | string, rrclass: number |
   return new Query(text, parseType(type), parseClass(rrclass), labels);
 }
 
-/** A DnsQuery whose labels are made from its name when first read (the same labels every time). */
+/**
+ * A DnsQuery. The labels of a plain name are made anew on each read, not kept: a question that
+ * waits in a burst is old in the heap by the time its answer comes, and labels kept on it then
+ * would pin young objects through every minor collection until a full one.
+ */
 class Query implements DnsQuery {
   readonly name: string;
   readonly type: number;
@@ -41,8 +45,7 @@ class Query implements DnsQuery {
   }
 
   get labels(): Labels {
-    this.#labels ??= parseName(this.name);
-    return this.#labels;
+    return this.#labels ?? parseName(this.name);
   }
 }
 

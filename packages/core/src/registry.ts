@@ -16,7 +16,7 @@ import {
 } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { describeQuery, type DnsQuery } from './query.js';
-import { availabilityOf, type Availability, type ResolverPlugin } from './resolver-plugin.js';
+import { availabilityOf, type AnswerSink, type Availability, type ResolverPlugin } from './resolver-plugin.js';
 import type { PluginAnswer } from './plugin-answer.js';
 import { serversOf, type ServerAttempt } from './server-attempts.js';
 
@@ -195,6 +195,8 @@ export class ResolverRegistry {
     let asked: Promise<PluginAnswer>;
     try {
       throwIfAborted(signal);
+      if (plugin.ask !== undefined)
+        return this.#askSink(plugin, candidates, i, query, signal, finish, failures, attempts);
       asked = plugin.resolve(query, signal);
     } catch (error) {
       if (isAbortError(error)) return Promise.reject(error);
@@ -209,6 +211,30 @@ export class ResolverRegistry {
       (error: unknown) => this.#next(error, candidates, i, query, signal, finish, failures, attempts),
     );
   }
+
+  /** #ask() of a plugin with ask(): one record is its sink and settles the caller's promise. */
+  #askSink<T>(
+    plugin: ResolverPlugin,
+    candidates: readonly ResolverPlugin[],
+    i: number,
+    query: DnsQuery,
+    signal: AbortSignal,
+    finish: FinishAnswer<T>,
+    failures: Error[] | undefined,
+    attempts: QueryAttempt[] | undefined,
+  ): Promise<T> {
+    const asking = new Asking(this.#failed, candidates, i, query, signal, finish, failures, attempts);
+    try {
+      plugin.ask!(query, signal, asking);
+    } catch (error) {
+      asking.fail(error);
+    }
+    return asking.promise;
+  }
+
+  /** #next() for Asking: one function for every question. */
+  readonly #failed: NextCandidate = (error, candidates, i, query, signal, finish, failures, attempts) =>
+    this.#next(error, candidates, i, query, signal, finish, failures, attempts);
 
   /** After candidate `i` failed: the next candidate when the failure allows it, else the most specific failure. */
   #next<T>(
@@ -257,6 +283,67 @@ export class ResolverRegistry {
       selectedChannel.publish({ plugin: first?.name, skipped: before.map((s) => s.plugin.name) });
     // Only a change worth knowing is logged: a fallback at first use, or a later change of backend.
     if (before.length > 0 || previous !== undefined) this.logger.warn(line);
+  }
+}
+
+/** The registry's #next(), as Asking calls it. */
+type NextCandidate = <T>(
+  error: unknown,
+  candidates: readonly ResolverPlugin[],
+  i: number,
+  query: DnsQuery,
+  signal: AbortSignal,
+  finish: FinishAnswer<T>,
+  failures: Error[] | undefined,
+  attempts: QueryAttempt[] | undefined,
+) => Promise<T>;
+
+/**
+ * A question asked of candidate `i` through its ask(): the sink the plugin answers into, and
+ * the caller's promise. While the backend works, the question holds this record and that
+ * promise, nothing else of the registry's.
+ */
+class Asking<T> implements AnswerSink {
+  readonly promise: Promise<T>;
+  #resolve!: (value: T | PromiseLike<T>) => void;
+  #reject!: (error: unknown) => void;
+  #done = false;
+
+  constructor(
+    private readonly next: NextCandidate,
+    private readonly candidates: readonly ResolverPlugin[],
+    private readonly i: number,
+    private readonly query: DnsQuery,
+    private readonly signal: AbortSignal,
+    private readonly finish: FinishAnswer<T>,
+    private readonly failures: Error[] | undefined,
+    private readonly attempts: QueryAttempt[] | undefined,
+  ) {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  /** The answer, finished; an error of finish is about this answer, never a fallback. */
+  answer(answer: PluginAnswer): void {
+    if (this.#done) return;
+    this.#done = true;
+    const plugin = this.candidates[this.i]!;
+    if (this.attempts) this.attempts.push(tried(plugin.name, answer.servers));
+    try {
+      this.#resolve(this.finish(answer, plugin, this.query, this.signal, this.attempts));
+    } catch (error) {
+      this.#reject(error);
+    }
+  }
+
+  /** No answer: the next candidate when the failure allows it, else the most specific failure. */
+  fail(error: unknown): void {
+    if (this.#done) return;
+    this.#done = true;
+    const { candidates, i, query, signal, finish, failures, attempts } = this;
+    this.#resolve(this.next(error, candidates, i, query, signal, finish, failures, attempts));
   }
 }
 

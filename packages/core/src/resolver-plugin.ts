@@ -18,6 +18,15 @@ export interface Availability {
   readonly failClosed?: boolean;
 }
 
+/**
+ * Where a plugin's ask() delivers: exactly one call, once. `fail` means no answer was obtained
+ * (as resolve() rejecting); NXDOMAIN, NODATA and bogus are answers.
+ */
+export interface AnswerSink<T = PluginAnswer> {
+  answer(answer: T): void;
+  fail(error: unknown): void;
+}
+
 export interface ResolverPlugin {
   /** Unique in a registry: "unbound", "system", "zone". */
   readonly name: string;
@@ -30,6 +39,13 @@ export interface ResolverPlugin {
    * NXDOMAIN, NODATA and bogus are answers. On `signal` abort, release the work at once.
    */
   resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer>;
+  /**
+   * Optional: resolve() without a promise of the plugin's. The answer or the failure goes to
+   * `sink`, once, possibly before ask() returns; a throw is a failure. The core prefers it: a
+   * question waiting for its backend then holds no promise and no closure of the plugin's (a
+   * burst holds thousands).
+   */
+  ask?(query: DnsQuery, signal: AbortSignal, sink: AnswerSink): void;
   /** Releases sockets, threads and timers. */
   close(): void | Promise<void>;
   /**

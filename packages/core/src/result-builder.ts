@@ -65,11 +65,18 @@ export class ResultBuilder {
   #answer: PluginAnswer | undefined;
   #added: DnsRecord[] | undefined;
   readonly #dropped: DroppedRecord[] = [];
+  #labels: Labels | undefined;
 
   constructor(
     readonly query: DnsQuery,
     private readonly options: ResultBuilderOptions = {},
   ) {}
+
+  /** The question's labels, read once per builder (a query may make them on each read). */
+  get #queryLabels(): Labels {
+    this.#labels ??= this.query.labels;
+    return this.#labels;
+  }
 
   /** Sets (or replaces) the result. Secure and bogus together, or an empty canonical name, are refused. */
   setResult(answer: PluginAnswer): this {
@@ -133,7 +140,7 @@ export class ResultBuilder {
     const sections = this.#added
       ? {
           canonical: answer.canonical ?? this.query.name,
-          chainEnd: this.query.labels,
+          chainEnd: this.#queryLabels,
           records: this.#added,
           authority: [],
           additional: [],
@@ -206,7 +213,7 @@ export class ResultBuilder {
     if (packet.length === 0) {
       return {
         canonical: answer.canonical ?? this.query.name,
-        chainEnd: this.query.labels,
+        chainEnd: this.#queryLabels,
         records: [],
         authority: [],
         additional: [],
@@ -231,7 +238,7 @@ export class ResultBuilder {
     const sections: ParsedSections = {
       key,
       chainEnd,
-      canonical: answer.canonical ?? (chainEnd === this.query.labels ? this.query.name : formatName(chainEnd)),
+      canonical: answer.canonical ?? (chainEnd === this.#queryLabels ? this.query.name : formatName(chainEnd)),
       records: this.#answerRecords(message, chainEnd, 0),
       authority: this.#section(message, message.authorities, 'authority', 0),
       additional: this.#section(message, this.#inBailiwick(message.additionals, chainEnd), 'additional', 0),
@@ -260,7 +267,7 @@ export class ResultBuilder {
       question &&
       (question.type !== this.query.type ||
         question.class !== this.query.class ||
-        !labelsEqual(question.labels, this.query.labels))
+        !labelsEqual(question.labels, this.#queryLabels))
     ) {
       throw new MalformedAnswerError(
         `answer to ${describeQuery(this.query)} is for another question (${question.name} ${typeName(question.type)})`,
@@ -271,7 +278,7 @@ export class ResultBuilder {
 
   /** Follows CNAMEs from the query name through the answer section; returns the chain's end. */
   #followCnames(message: WireMessage): Labels {
-    let current = this.query.labels;
+    let current = this.#queryLabels;
     if (this.query.type === RRType.CNAME || this.query.type === RRType.ANY) return current;
     const limit = this.options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN;
     for (let hops = 0; ; hops++) {
@@ -333,7 +340,7 @@ export class ResultBuilder {
   /** Additional records outside the question's domain are dropped, never used (RFC 5452). */
   #inBailiwick(records: readonly WireRecord[], chainEnd: Labels): WireRecord[] {
     return records.filter((r) => {
-      if (inAdditionalBailiwick(r.labels, this.query.labels) || inAdditionalBailiwick(r.labels, chainEnd)) return true;
+      if (inAdditionalBailiwick(r.labels, this.#queryLabels) || inAdditionalBailiwick(r.labels, chainEnd)) return true;
       this.#dropped.push(
         Object.freeze({
           section: 'additional' as const,

@@ -14,57 +14,6 @@ interface Shared<T> {
   waiters: number;
 }
 
-/**
- * The shared query of joinDeferred(): its cancellation, and the one place it is settled. The
- * backend settles it (resolve or reject; later calls are ignored), which also takes it out of
- * the table: the table needs no promise step of its own per query.
- */
-export class DeferredQuery<T> extends LazyAbort implements Shared<T> {
-  readonly promise: Promise<T>;
-  waiters = 0;
-  #resolve!: (value: T) => void;
-  #reject!: (error: unknown) => void;
-  /** The table it leaves when settled (undefined once settled), and its key there: fields, not a closure. */
-  #table: Map<string, Shared<T>> | undefined;
-  readonly #key: string;
-
-  /** Made by SharedQueries.joinDeferred(). */
-  constructor(table: Map<string, Shared<T>>, key: string) {
-    super();
-    this.#table = table;
-    this.#key = key;
-    this.promise = new Promise<T>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
-  }
-
-  get cancel(): LazyAbort {
-    return this;
-  }
-
-  /** True once resolve() or reject() was called. */
-  get settled(): boolean {
-    return this.#table === undefined;
-  }
-
-  resolve(value: T): void {
-    if (this.#settle()) this.#resolve(value);
-  }
-
-  reject(error: unknown): void {
-    if (this.#settle()) this.#reject(error);
-  }
-
-  #settle(): boolean {
-    const table = this.#table;
-    if (table === undefined) return false;
-    this.#table = undefined;
-    if (table.get(this.#key) === this) table.delete(this.#key);
-    return true;
-  }
-}
-
 export class SharedQueries<T> {
   readonly #entries = new Map<string, Shared<T>>();
 
@@ -105,33 +54,6 @@ export class SharedQueries<T> {
       };
       created.promise.then(forget, forget);
       this.#entries.set(key, created);
-      entry = created;
-    }
-    return { joined, promise: this.#wait(key, entry, signal) };
-  }
-
-  /**
-   * joinLazy() for a backend that settles the shared query itself: `start` gets it (a LazyAbort
-   * with resolve() and reject()) and must settle it, also when it is aborted. A question waiting
-   * for a slot holds that one object, and no promise step of the table's.
-   */
-  joinDeferred(
-    key: string,
-    signal: AbortSignal,
-    start: (shared: DeferredQuery<T>) => void,
-  ): { joined: boolean; promise: Promise<T> } {
-    if (signal.aborted) return { joined: false, promise: Promise.reject(abortError(signal)) };
-    let entry = this.#entries.get(key);
-    const joined = entry !== undefined;
-    if (!entry) {
-      const created = new DeferredQuery<T>(this.#entries, key);
-      try {
-        start(created);
-      } catch (error) {
-        created.reject(error);
-      }
-      // Settled already (at once, or start threw): nothing left to share.
-      if (!created.settled) this.#entries.set(key, created);
       entry = created;
     }
     return { joined, promise: this.#wait(key, entry, signal) };

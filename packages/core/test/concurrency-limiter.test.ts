@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyLimiter } from '../src/concurrency-limiter.js';
 import { AbortError, StateError } from '../src/errors.js';
+import { LazyAbort } from '../src/lazy-abort.js';
+import type { LimiterJob } from '../src/concurrency-limiter.js';
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void;
@@ -152,8 +154,8 @@ describe('ConcurrencyLimiter.submit: a job is one record', () => {
     const limiter = new ConcurrencyLimiter(1);
     const gate = deferred();
     const ran: string[] = [];
-    const job = (name: string, signal?: AbortSignal) => ({
-      signal,
+    const job = (name: string, abortable?: AbortSignal) => ({
+      abortable,
       run: () => {
         ran.push(name);
         return gate.promise;
@@ -176,7 +178,7 @@ describe('ConcurrencyLimiter.submit: a job is one record', () => {
     const controller = new AbortController();
     const outcome: string[] = [];
     limiter.submit({
-      signal: controller.signal,
+      abortable: controller.signal,
       run: async () => {
         outcome.push('ran');
       },
@@ -216,5 +218,89 @@ describe('ConcurrencyLimiter, one signal shared by many waiters (issue 21 item 4
     expect(limiter.queued).toBe(0);
     gate.resolve();
     await held;
+  });
+});
+
+/** A job that is its own cancellation, as the system backend's pending queries are. */
+class SelfJob extends LazyAbort implements LimiterJob {
+  readonly outcome: string[] = [];
+  constructor(
+    readonly name: string,
+    private readonly gate: Promise<void>,
+  ) {
+    super();
+  }
+  get abortable(): LazyAbort {
+    return this;
+  }
+  run(): Promise<void> {
+    this.outcome.push('ran');
+    return this.gate;
+  }
+  fail(error: Error): void {
+    this.outcome.push(error.name);
+  }
+}
+
+describe('ConcurrencyLimiter, jobs that are their own LazyAbort', () => {
+  it('queues such a job as itself, lets it leave on abort, and runs the others in order', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const gate = deferred();
+    const jobs = ['a', 'b', 'c', 'd'].map((name) => new SelfJob(name, gate.promise));
+    for (const job of jobs) limiter.submit(job);
+    expect([limiter.active, limiter.queued]).toEqual([1, 3]);
+    jobs[1]!.abort(new Error('gone'));
+    expect([limiter.queued, jobs[1]!.outcome]).toEqual([2, ['AbortError']]);
+    // A second abort is not a second leave.
+    jobs[1]!.abort(new Error('again'));
+    expect(limiter.queued).toBe(2);
+    gate.resolve();
+    await limiter.drained();
+    expect(jobs.map((job) => job.outcome)).toEqual([['ran'], ['AbortError'], ['ran'], ['ran']]);
+  });
+
+  it('a job that ran holds no listener of the limiter: aborting it later is not a leave', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const gate = deferred();
+    const [first, second] = [new SelfJob('a', gate.promise), new SelfJob('b', gate.promise)];
+    limiter.submit(first);
+    limiter.submit(second);
+    await Promise.resolve();
+    gate.resolve();
+    await limiter.drained();
+    second.abort(new Error('late'));
+    expect([second.outcome, limiter.queued, limiter.active]).toEqual([['ran'], 0, 0]);
+  });
+
+  it('drops the entries of thousands that left while every slot was stuck; the rest keep their order', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const gate = deferred();
+    const stuck = new SelfJob('stuck', gate.promise);
+    limiter.submit(stuck);
+    const jobs = Array.from({ length: 5000 }, (_, i) => new SelfJob(`j${i}`, Promise.resolve()));
+    for (const job of jobs) limiter.submit(job);
+    for (const [i, job] of jobs.entries()) if (i % 10 !== 0) job.abort(new Error('gone'));
+    expect(limiter.queued).toBe(500);
+    const started: string[] = [];
+    for (const job of jobs)
+      job.run = () => {
+        started.push(job.name);
+        return Promise.resolve();
+      };
+    gate.resolve();
+    await limiter.drained();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(started).toEqual(jobs.filter((_, i) => i % 10 === 0).map((job) => job.name));
+    expect(limiter.queued).toBe(0);
+  });
+
+  it('rejectWaiting fails every job still waiting, once, and none that left', () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const jobs = ['a', 'b', 'c'].map((name) => new SelfJob(name, new Promise(() => {})));
+    for (const job of jobs) limiter.submit(job);
+    jobs[1]!.abort(new Error('gone'));
+    limiter.rejectWaiting(new StateError('closed'));
+    jobs[2]!.abort(new Error('after close'));
+    expect([jobs.map((job) => job.outcome), limiter.queued]).toEqual([[[], ['AbortError'], ['StateError']], 0]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StateError } from '../src/errors.js';
 import { AbortError } from '../src/errors.js';
-import { type DeferredQuery, SharedQueries } from '../src/shared-queries.js';
+import { SharedQueries } from '../src/shared-queries.js';
 
 /** A shared query that settles when told to and records whether it was cancelled. */
 function work() {
@@ -122,67 +122,5 @@ describe('SharedQueries, one signal shared by many callers (issue 21 item 4)', (
     state.resolve('answer');
     await Promise.allSettled(joins);
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
-  });
-});
-
-describe('SharedQueries.joinDeferred: the backend settles the shared query itself', () => {
-  it('shares one query, hands every caller its value, and leaves the table when settled', async () => {
-    const table = new SharedQueries<string>();
-    const started: DeferredQuery<string>[] = [];
-    const start = (shared: DeferredQuery<string>): void => {
-      started.push(shared);
-    };
-    const a = table.joinDeferred('q', never, start);
-    const b = table.joinDeferred('q', never, start);
-    expect([a.joined, b.joined, started.length, table.size, started[0]!.settled]).toEqual([false, true, 1, 1, false]);
-    started[0]!.resolve('answer');
-    started[0]!.resolve('ignored');
-    started[0]!.reject(new Error('ignored too'));
-    expect([started[0]!.settled, table.size]).toEqual([true, 0]);
-    expect(await Promise.all([a.promise, b.promise])).toEqual(['answer', 'answer']);
-    const c = table.joinDeferred('q', never, start);
-    expect([c.joined, started.length]).toEqual([false, 2]);
-    started[1]!.reject(new StateError('failed'));
-    await expect(c.promise).rejects.toThrow('failed');
-    expect(table.size).toBe(0);
-  });
-
-  it('keeps no entry for a query settled at once, or whose start threw', async () => {
-    const table = new SharedQueries<string>();
-    const now = table.joinDeferred('q', never, (shared) => shared.resolve('at once'));
-    expect(table.size).toBe(0);
-    expect(await now.promise).toBe('at once');
-    const thrown = table.joinDeferred('q', never, () => {
-      throw new StateError('no socket');
-    });
-    expect(table.size).toBe(0);
-    await expect(thrown.promise).rejects.toThrow('no socket');
-  });
-
-  it('aborts the shared query when its last caller leaves; abortAll aborts every one with the reason', async () => {
-    const table = new SharedQueries<string>();
-    let shared: DeferredQuery<string> | undefined;
-    const caller = new AbortController();
-    const a = table.joinDeferred('q', caller.signal, (s) => {
-      shared = s;
-      s.addEventListener('abort', () => s.reject(new AbortError()));
-    });
-    caller.abort();
-    await expect(a.promise).rejects.toBeInstanceOf(AbortError);
-    expect([shared!.aborted, shared!.settled, table.size]).toEqual([true, true, 0]);
-    const queries: DeferredQuery<string>[] = [];
-    const b = table.joinDeferred('x', never, (s) => {
-      queries.push(s);
-      s.addEventListener('abort', () => s.reject(s.reason));
-    });
-    table.joinDeferred('y', never, (s) => queries.push(s)).promise.catch(() => {});
-    const closed = new StateError('closed');
-    table.abortAll(closed);
-    expect(queries.map((q) => [q.aborted, q.reason])).toEqual([
-      [true, closed],
-      [true, closed],
-    ]);
-    await expect(b.promise).rejects.toBe(closed);
-    expect(table.size).toBe(0);
   });
 });

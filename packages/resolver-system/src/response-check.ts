@@ -53,9 +53,11 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery,
     const labels = reader.labels('question name');
     const type = reader.u16('question type');
     const rrclass = reader.u16('question class');
-    if (type !== query.type || rrclass !== query.class || !labelsEqual(labels, query.labels)) return WRONG_QUESTION;
+    if (type !== query.type || rrclass !== query.class) return WRONG_QUESTION;
+    const asked = query.labels;
+    if (!labelsEqual(labels, asked)) return WRONG_QUESTION;
     if (sent && !sameCase(labels, sent)) return CASE_MISMATCH;
-    const accepted = sent ? restoreQuestionCase(packet, sent, query.labels) : packet;
+    const accepted = sent ? restoreQuestionCase(packet, sent, asked) : packet;
     return { kind: 'accept', packet: accepted, summary: scanMessage(accepted) };
   } catch (error) {
     if (error instanceof WireError) return { kind: 'malformed', error };

@@ -6,7 +6,8 @@
  */
 import {
   ConcurrencyLimiter,
-  SharedQueries,
+  SharedAnswer,
+  SharedAnswers,
   RRClass,
   Rcode,
   StateError,
@@ -15,9 +16,10 @@ import {
   questionKey,
   systemClock,
   systemTimers,
+  abortError,
   throwIfAborted,
+  type AnswerSink,
   type Availability,
-  type DeferredQuery,
   type DnsQuery,
   type LimiterJob,
   type PluginAnswer,
@@ -52,7 +54,7 @@ export class SystemResolver implements ResolverPlugin {
   readonly #stats = emptyStats();
   readonly #walk: WalkSettings;
   readonly #limiter: ConcurrencyLimiter;
-  readonly #inflight = new SharedQueries<PluginAnswer>();
+  readonly #inflight = new SharedAnswers<PluginAnswer>();
   readonly #hosts: HostsTable | undefined;
   /** A hosts-file answer in the query trace. */
   readonly #hostsFile: ServerAttempt;
@@ -121,8 +123,13 @@ export class SystemResolver implements ResolverPlugin {
    * NetworkError or MalformedAnswerError when no nameserver gave one.
    */
   resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
+    return new Promise((answer, fail) => this.ask(query, signal, { answer, fail }));
+  }
+
+  /** resolve() into a sink (the core's way): a question waiting for a slot holds one record. */
+  ask(query: DnsQuery, signal: AbortSignal, sink: AnswerSink): void {
     this.#stats.queries++;
-    return this.#answer(query, signal);
+    this.#ask(query, signal, sink);
   }
 
   /**
@@ -148,7 +155,8 @@ export class SystemResolver implements ResolverPlugin {
     let last: NameAnswer | undefined;
     for (const candidate of candidates) {
       const query = makeQuery(candidate, type, options.class ?? RRClass.IN);
-      const found: NameAnswer = { query, answer: await this.#answer(query, signal) };
+      const answer = await new Promise<PluginAnswer>((answer, fail) => this.#ask(query, signal, { answer, fail }));
+      const found: NameAnswer = { query, answer };
       const { rcode } = found.answer;
       if (rcode === Rcode.NOERROR && answerCount(found.answer) > 0) return found;
       if (rcode === Rcode.NOERROR) noData ??= found;
@@ -165,29 +173,36 @@ export class SystemResolver implements ResolverPlugin {
     this.#inflight.abortAll(new StateError('the system resolver is closed'));
   }
 
-  #answer(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
-    try {
-      throwIfAborted(signal);
-      if (this.#closed) throw new StateError('the system resolver is closed');
-    } catch (error) {
-      return Promise.reject(error);
+  #ask(query: DnsQuery, signal: AbortSignal, sink: AnswerSink): void {
+    if (signal.aborted) {
+      sink.fail(abortError(signal));
+      return;
+    }
+    if (this.#closed) {
+      sink.fail(new StateError('the system resolver is closed'));
+      return;
     }
     const fromHosts = this.#hosts?.answer(query, this.settings.hostsTtl);
     if (fromHosts) {
       this.#stats.hostsAnswers++;
       const answer: PluginAnswer = { rcode: Rcode.NOERROR, secure: false, bogus: false, answer: fromHosts };
-      return Promise.resolve(queryChannel.hasSubscribers ? { ...answer, servers: [this.#hostsFile] } : answer);
+      sink.answer(queryChannel.hasSubscribers ? { ...answer, servers: [this.#hostsFile] } : answer);
+      return;
     }
-    // Class and type first: one short flat prefix and the name, not a chain of joined strings per waiting question.
-    const key = questionKey(query);
-    // Waits for a slot, then walks the nameservers. While it waits, a question is one record in
-    // the limiter's queue and the shared query it settles; sockets and timers come when it goes out.
-    const { joined, promise } = this.#inflight.joinDeferred(key, signal, (shared) =>
-      this.#limiter.submit(new PendingQuery(query, shared, this.#walk, this.#nextStart)),
+    // Waits for a slot, then walks the nameservers. While it waits, a question is its PendingQuery
+    // (its shared answer and its job in the limiter's queue); sockets and timers come when it goes out.
+    const joined = this.#inflight.join(
+      questionKey(query),
+      signal,
+      sink,
+      () => new PendingQuery(query, this.#walk, this.#nextStart),
+      this.#submit,
     );
     if (joined) this.#stats.deduplicated++;
-    return promise;
   }
+
+  /** Puts a new pending query in the limiter's queue; one function for every query. */
+  readonly #submit = (pending: PendingQuery): void => this.#limiter.submit(pending);
 
   /** The nameserver a query starts with (rotate); one function for every query. */
   readonly #nextStart = (): number => (this.#walk.rotate ? this.#rotation++ % this.#walk.nameservers.length : 0);
@@ -197,29 +212,36 @@ export class SystemResolver implements ResolverPlugin {
 const AVAILABLE: Availability = Object.freeze({ available: true });
 const CLOSED: Availability = Object.freeze({ available: false, reason: 'the system resolver is closed' });
 
-/** A question waiting for a slot: one record, no closures of its own; it settles the shared query. */
-class PendingQuery implements LimiterJob {
+/**
+ * A question asked of the nameservers: the shared answer its callers wait on, and its job in the
+ * limiter's queue, in one record with no closures (it is its own cancellation there too).
+ */
+class PendingQuery extends SharedAnswer<PluginAnswer> implements LimiterJob {
   constructor(
     private readonly query: DnsQuery,
-    readonly signal: DeferredQuery<PluginAnswer>,
     private readonly walk: WalkSettings,
     private readonly start: () => number,
-  ) {}
+  ) {
+    super();
+  }
+
+  get abortable(): this {
+    return this;
+  }
 
   run(): Promise<PluginAnswer> {
     // The shared cancellation itself: no AbortController per query in flight.
-    const walked = walkNameservers(this.query, this.walk, this.start(), this.signal);
+    const walked = walkNameservers(this.query, this.walk, this.start(), this);
     walked.then(
-      (answer) => this.signal.resolve(answer),
+      (answer) => this.answer(answer),
       (error: unknown) => this.fail(error),
     );
     return walked;
   }
 
   /** close() aborts with a StateError: its callers get that, not an AbortError they never asked for. */
-  fail(error: unknown): void {
-    const { signal } = this;
-    signal.reject(signal.aborted && signal.reason instanceof StateError ? signal.reason : error);
+  override fail(error: unknown): void {
+    super.fail(this.aborted && this.reason instanceof StateError ? this.reason : error);
   }
 }
 

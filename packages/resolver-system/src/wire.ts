@@ -32,11 +32,12 @@ export interface QueryWireOptions {
 
 export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Array {
   const edns = options.udpPayloadSize !== undefined;
-  const packet = Buffer.alloc(HEADER_LENGTH + wireLength(query.labels) + 4 + (edns ? OPT_LENGTH : 0));
+  const labels = options.labels ?? query.labels;
+  const packet = Buffer.alloc(HEADER_LENGTH + wireLength(labels) + 4 + (edns ? OPT_LENGTH : 0));
   const flags =
     ((options.rd ?? true) ? Flag.RD : 0) | (options.ad ? Flag.AD : 0) | (options.checkingDisabled ? Flag.CD : 0);
   let offset = writeHeader(packet, options.id, flags, 1, 0, edns ? 1 : 0);
-  offset = writeQuestion(packet, offset, options.labels ? { ...query, labels: options.labels } : query);
+  offset = writeQuestion(packet, offset, labels, query);
   if (edns) {
     packet[offset] = 0; // owner: the root
     packet.writeUInt16BE(RRType.OPT, offset + 1);
@@ -49,11 +50,12 @@ export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Ar
 
 /** An authoritative NOERROR answer with one A or AAAA record per address (4 or 16 bytes each). */
 export function encodeAddressAnswer(query: DnsQuery, addresses: readonly Uint8Array[], ttl: number): Uint8Array {
-  const nameLength = wireLength(query.labels);
+  const labels = query.labels;
+  const nameLength = wireLength(labels);
   const size = HEADER_LENGTH + nameLength + 4 + addresses.reduce((sum, a) => sum + 12 + a.length, 0);
   const packet = Buffer.alloc(size);
   let offset = writeHeader(packet, 0, Flag.QR | Flag.AA | Flag.RD | Flag.RA, 1, addresses.length, 0);
-  offset = writeQuestion(packet, offset, query);
+  offset = writeQuestion(packet, offset, labels, query);
   const type = query.type === RRType.AAAA ? RRType.AAAA : RRType.A;
   for (const address of addresses) {
     packet.writeUInt16BE(0xc000 | HEADER_LENGTH, offset); // owner: pointer to the question name
@@ -77,9 +79,10 @@ function writeHeader(packet: Buffer, id: number, flags: number, qd: number, an: 
   return HEADER_LENGTH;
 }
 
-function writeQuestion(packet: Buffer, start: number, query: DnsQuery): number {
+/** The question: `labels` (the query's, or as sent with 0x20 case), then the query's type and class. */
+function writeQuestion(packet: Buffer, start: number, labels: Labels, query: DnsQuery): number {
   let offset = start;
-  for (const label of query.labels) {
+  for (const label of labels) {
     packet[offset] = label.length;
     packet.set(label, offset + 1);
     offset += 1 + label.length;
