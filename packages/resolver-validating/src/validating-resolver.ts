@@ -37,6 +37,7 @@ import {
   DEFAULT_ANSWER_CACHE_SIZE,
   DEFAULT_KEY_CACHE_SIZE,
   DEFAULT_MAX_CHAIN_LINKS,
+  DEFAULT_MAX_ZONE_CUTS,
   DEFAULT_VALIDATING_NAME,
   DEFAULT_VALIDATING_PRIORITY,
   MAX_VERDICT_TTL_S,
@@ -138,6 +139,7 @@ export class ValidatingResolver implements ResolverPlugin {
       budget: options.budget ?? {},
       maxNsec3Iterations: options.maxNsec3Iterations,
       maxEntries: size,
+      maxZoneCuts: options.maxZoneCuts ?? DEFAULT_MAX_ZONE_CUTS,
       signal: this.#closing.signal,
     });
     if (options.probe !== false) void this.#probeOnce();
@@ -343,6 +345,7 @@ export class ValidatingResolver implements ResolverPlugin {
     for (let count = anchor.length + 1; count < name.length && asked < PREFETCH_DEPTH; count++) {
       const ancestor = name.slice(name.length - count);
       if (ancestor[0]![0] === 0x5f) break; // "_sip": service labels are not zone cuts
+      if (this.#chain.atBound(ancestor.slice(1))) break; // a cut below would be beyond maxZoneCuts
       if (this.#chain.known(ancestor)) continue;
       asked++;
       for (const type of [DnssecType.DS, DnssecType.DNSKEY])
