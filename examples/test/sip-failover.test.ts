@@ -8,13 +8,13 @@ describe('examples/sip-failover', () => {
     await main((line) => lines.push(line));
     expect(lines).toEqual([
       'sip:bob@biloxi.example -> TLS by rule naptr, 1 round trip(s)',
-      '  sip1.biloxi.example 203.0.113.11:5061 priority 10 weight 60',
       '  sip2.biloxi.example 203.0.113.12:5061 priority 10 weight 40',
+      '  sip1.biloxi.example 203.0.113.11:5061 priority 10 weight 60',
       '  backup.biloxi.example 198.51.100.50:5061 priority 20 weight 0',
       '',
       'INVITE, Call-ID call-1:',
-      '  try 1: sip2.biloxi.example -> 503 Retry-After 120 -> failover',
-      '  try 2: sip1.biloxi.example -> no response within 6000 ms -> failover',
+      '  try 1: sip1.biloxi.example -> no response within 6000 ms -> failover',
+      '  try 2: sip2.biloxi.example -> 503 Retry-After 120 -> failover',
       '  try 3: backup.biloxi.example -> 200 -> success',
       '  penalty box: tls 203.0.113.11:5061 for 60 s more (timeout: no response to INVITE within 6000 ms)',
       '  penalty box: tls 203.0.113.12:5061 for 120 s more (retry-after: 503 Service Unavailable, Retry-After 120 s)',

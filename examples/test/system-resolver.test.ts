@@ -17,9 +17,9 @@ describe.runIf(nsdInstalled())('examples/system-resolver', () => {
     await main([nsd.endpoint], (line) => lines.push(line));
     expect(lines).toEqual([
       '_sip._udp.biloxi.example NOERROR via system, secure=false',
-      // The seeded draw of the example puts sip1 first.
-      '  _sip._udp.biloxi.example. 3600 IN SRV 10 60 5060 sip1.biloxi.example.',
+      // The seeded draw of the example puts sip2 first.
       '  _sip._udp.biloxi.example. 3600 IN SRV 10 40 5060 sip2.biloxi.example.',
+      '  _sip._udp.biloxi.example. 3600 IN SRV 10 60 5060 sip1.biloxi.example.',
       '  _sip._udp.biloxi.example. 3600 IN SRV 20 0 5060 backup.biloxi.example.',
       'biloxi.example NOERROR: 3 record(s), negative TTL 0',
       'sip1.biloxi.example NOERROR: 1 record(s), negative TTL 0',

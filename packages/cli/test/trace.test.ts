@@ -141,10 +141,10 @@ describe('trace lines of fallback, failover, penalty box and affinity', () => {
         'asking "zone"',
       'trace: fallback biloxi.example IN AAAA: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
       'trace: fallback biloxi.example IN A: "refusing" failed (ECONNREFUSED [DNS_ERR_NETWORK]), asking "zone"',
-      'trace: penalty box takes udp 203.0.113.12:5060: retry-after (503 Service Unavailable, Retry-After 30 s)',
-      'trace: failover sip:bob@biloxi.example;transport=udp: udp 203.0.113.12:5060 503 Service Unavailable (try 1), ' +
-        'next udp 203.0.113.11:5060 after 0 ms',
-      'trace: Call-ID c1@atlanta.example pinned to udp 203.0.113.11:5060 (outgoing)',
+      'trace: penalty box takes udp 203.0.113.11:5060: retry-after (503 Service Unavailable, Retry-After 30 s)',
+      'trace: failover sip:bob@biloxi.example;transport=udp: udp 203.0.113.11:5060 503 Service Unavailable (try 1), ' +
+        'next udp 203.0.113.12:5060 after 0 ms',
+      'trace: Call-ID c1@atlanta.example pinned to udp 203.0.113.12:5060 (outgoing)',
       '',
     ]);
     expect(stderr).toContain(

@@ -230,7 +230,7 @@ describe('SIP location and failover', () => {
         'dnscore.sip.queries': 3,
         'dnscore.sip.rule': 'transport-param',
         'network.transport': 'udp',
-        'server.address': '203.0.113.12',
+        'server.address': '203.0.113.11',
         'server.port': 5060,
       },
     ]);
@@ -240,8 +240,8 @@ describe('SIP location and failover', () => {
         'dnscore.sip.failover',
         {
           'dnscore.sip.uri': 'sip:biloxi.example;transport=udp',
-          'dnscore.sip.failover.from': 'udp 203.0.113.12:5060',
-          'dnscore.sip.failover.to': 'udp 203.0.113.11:5060',
+          'dnscore.sip.failover.from': 'udp 203.0.113.11:5060',
+          'dnscore.sip.failover.to': 'udp 203.0.113.12:5060',
           'dnscore.sip.failover.reason': '503 Service Unavailable',
           'dnscore.sip.failover.index': 0,
           'dnscore.sip.failover.elapsed_ms': 0,

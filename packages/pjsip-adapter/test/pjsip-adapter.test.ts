@@ -71,8 +71,8 @@ describe('createPjsipAdapter: nominal', () => {
     expect(token).toEqual({ id: 7 });
     expect(addresses!.count).toBe(3);
     expect(entries(addresses)).toEqual([
-      `${Type.TLS} 203.0.113.12:5061 sip2.biloxi.example 10/40 len 16`,
       `${Type.TLS} 203.0.113.11:5061 sip1.biloxi.example 10/60 len 16`,
+      `${Type.TLS} 203.0.113.12:5061 sip2.biloxi.example 10/40 len 16`,
       `${Type.TLS} 198.51.100.50:5061 backup.biloxi.example 20/0 len 16`,
     ]);
   });
@@ -80,8 +80,8 @@ describe('createPjsipAdapter: nominal', () => {
   it('follows the type PJSIP gives: transport=udp is UDP SRV, an explicit port is A at that port', async () => {
     const udp = await call(biloxi(), hostInfoFromUri('sip:bob@biloxi.example;transport=udp'));
     expect(entries(udp.addresses).map((e) => e.split(' ').slice(0, 2).join(' '))).toEqual([
-      `${Type.UDP} 203.0.113.12:5060`,
       `${Type.UDP} 203.0.113.11:5060`,
+      `${Type.UDP} 203.0.113.12:5060`,
       `${Type.UDP} 198.51.100.50:5060`,
     ]);
     const port = await call(biloxi(), {
@@ -107,16 +107,16 @@ describe('createPjsipAdapter: nominal', () => {
     const clock: Clock = { now: () => now };
     const adapter = biloxi({ clock });
     const target = hostInfoFromUri('sips:bob@biloxi.example');
-    adapter.setServerFailed({ address: '203.0.113.12', port: 5061, type: Type.TLS }, 30_000);
-    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(true);
+    adapter.setServerFailed({ address: '203.0.113.11', port: 5061, type: Type.TLS }, 30_000);
+    expect(adapter.isServerFailed({ address: '203.0.113.11', port: 5061 })).toBe(true);
     expect(entries((await call(adapter, target)).addresses).map((e) => e.split(' ')[1])).toEqual([
-      '203.0.113.11:5061',
-      '198.51.100.50:5061',
       '203.0.113.12:5061',
+      '198.51.100.50:5061',
+      '203.0.113.11:5061',
     ]);
     now += 30_001;
-    expect(adapter.isServerFailed({ address: '203.0.113.12', port: 5061 })).toBe(false);
-    expect(entries((await call(adapter, target)).addresses)[0]).toContain('203.0.113.12:5061');
+    expect(adapter.isServerFailed({ address: '203.0.113.11', port: 5061 })).toBe(false);
+    expect(entries((await call(adapter, target)).addresses)[0]).toContain('203.0.113.11:5061');
   });
 
   it('a failed server without a type is failed for every transport; clearFailedServers forgets them all', async () => {
@@ -195,8 +195,8 @@ describe('createPjsipAdapter: which RFC 3263 walk a host info gets', () => {
     // A sip: URI over a TLS selector: the SIPS+D2T NAPTR, still a sip: resolution (its DNSSEC policy).
     const tls = await call(biloxi(), { type: Type.TLS, flag: 0, addr: { host: 'biloxi.example', port: 0 } });
     expect(entries(tls.addresses).map((e) => e.split(' ').slice(0, 2).join(' '))).toEqual([
-      `${Type.TLS} 203.0.113.12:5061`,
       `${Type.TLS} 203.0.113.11:5061`,
+      `${Type.TLS} 203.0.113.12:5061`,
       `${Type.TLS} 198.51.100.50:5061`,
     ]);
     // With a port there is no NAPTR or SRV whatever set the type: A at that port.

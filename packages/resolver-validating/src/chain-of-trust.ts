@@ -4,10 +4,12 @@
  * label at a time: a DS RRset signed by the zone above makes the name a signed zone cut (its
  * DNSKEY RRset is then authenticated with the DS); a proven absence of DS at a delegation (NS
  * without SOA in the matching NSEC/NSEC3) makes it an insecure one; a proven absence elsewhere
- * keeps the name in the zone above. Verdicts are kept for their TTL (bogus ones for
+ * keeps the name in the zone above. At most `maxZoneCuts` signed cuts below an anchor are
+ * followed (ZoneCutLimitError beyond). Verdicts are kept for their TTL (bogus ones for
  * BOGUS_TTL_S) and a name is worked out once at a time: later questions join.
  */
 import { Ede, StateError, isAbortError, type Clock, type Labels } from '@dnscore/core/plugin';
+import { ZoneCutLimitError } from './errors.js';
 import { BOGUS_TTL_S, MAX_VERDICT_TTL_S, UNANSWERED_TTL_S } from './defaults.js';
 import { dsAbsence } from './ds-absence.js';
 import { fqdn, keyOf, parentOf } from './names.js';
@@ -37,6 +39,8 @@ export interface ChainSettings {
   readonly maxNsec3Iterations?: number | undefined;
   /** Names whose verdict is kept at once. */
   readonly maxEntries: number;
+  /** Signed zone cuts followed below a trust anchor (DEFAULT_MAX_ZONE_CUTS). */
+  readonly maxZoneCuts: number;
   /** The backend's own signal: close() aborts the chain questions. */
   readonly signal: AbortSignal;
 }
@@ -80,9 +84,18 @@ export class ChainOfTrust {
   }
 
   /**
+   * True when `name`'s kept verdict is secure at `maxZoneCuts` cuts: a signed cut below it is
+   * beyond the bound, so its keys are not worth asking ahead.
+   */
+  atBound(name: Labels): boolean {
+    const kept = this.#kept.get(keyOf(name));
+    return kept?.verdict.status === 'secure' && kept.verdict.cuts >= this.#settings.maxZoneCuts;
+  }
+
+  /**
    * The deepest zone holding `name` (the name itself when it is a zone apex) and its verdict.
    * Never rejects for DNSSEC reasons (they are verdicts); rejects when the upstream gives no
-   * answer or the backend is closed.
+   * answer, the backend is closed, or the zone lies beyond `maxZoneCuts` (ZoneCutLimitError).
    */
   zoneOf(name: Labels): Promise<ZoneVerdict> {
     const key = keyOf(name);
@@ -123,6 +136,7 @@ export class ChainOfTrust {
    */
   #unanswered(name: Labels, error: unknown): ZoneVerdict {
     if (this.#settings.signal.aborted || isAbortError(error) || error instanceof StateError) throw error;
+    if (error instanceof ZoneCutLimitError) throw error;
     const why = `the chain of trust for ${fqdn(name)} could not be fetched: ${(error as Error).message}`;
     return { status: 'bogus', zone: name, why, ede: Ede.DNSSEC_BOGUS, ttl: UNANSWERED_TTL_S };
   }
@@ -153,7 +167,7 @@ export class ChainOfTrust {
     }));
     const verdict = verifyDnskeys(dnskeys, zone, trusted, this.verifyOptions());
     if (verdict.status === 'secure' && verdict.keys) {
-      return { status: 'secure', zone, keys: verdict.keys, ttl: verdict.ttl ?? 0 };
+      return { status: 'secure', zone, keys: verdict.keys, ttl: verdict.ttl ?? 0, cuts: 0 };
     }
     if (verdict.status === 'insecure') return insecure(zone, verdict.whyInsecure ?? `${fqdn(zone)}: insecure`);
     return bogus(zone, `trust anchor ${fqdn(zone)}: ${verdict.whyBogus ?? 'DNSKEY not validated'}`, verdict.ede);
@@ -165,6 +179,8 @@ export class ChainOfTrust {
     const fetched = await this.#ask(name, DnssecType.DS);
     const ds = rrsetOf(fetched, name, DnssecType.DS);
     if (ds.records.length > 0) {
+      // Checked before any signature: a cut beyond the bound costs no more work.
+      if (above.cuts >= this.#settings.maxZoneCuts) throw this.#tooDeep(name);
       const dsVerdict = verifyRrset(ds, above.keys, above.zone, options);
       if (dsVerdict.status !== 'secure') {
         return bogus(name, `DS of ${fqdn(name)}: ${dsVerdict.whyBogus ?? 'not validated'}`, dsVerdict.ede);
@@ -172,7 +188,8 @@ export class ChainOfTrust {
       const dnskeys = rrsetOf(await this.#ask(name, DnssecType.DNSKEY), name, DnssecType.DNSKEY);
       const keys = verifyDnskeys(dnskeys, name, ds.records, options);
       if (keys.status === 'secure' && keys.keys) {
-        return { status: 'secure', zone: name, keys: keys.keys, ttl: Math.min(dsVerdict.ttl ?? 0, keys.ttl ?? 0) };
+        const ttl = Math.min(dsVerdict.ttl ?? 0, keys.ttl ?? 0);
+        return { status: 'secure', zone: name, keys: keys.keys, ttl, cuts: above.cuts + 1 };
       }
       if (keys.status === 'insecure') return insecure(name, keys.whyInsecure ?? `${fqdn(name)}: insecure`);
       return bogus(name, keys.whyBogus ?? `DNSKEY of ${fqdn(name)} not validated`, keys.ede);
@@ -186,6 +203,11 @@ export class ChainOfTrust {
       case 'bogus':
         return bogus(name, absence.why, absence.ede);
     }
+  }
+
+  #tooDeep(name: Labels): ZoneCutLimitError {
+    const anchor = closestAnchor(this.#settings.anchors, name);
+    return new ZoneCutLimitError(fqdn(name), anchor ? fqdn(anchor) : '.', this.#settings.maxZoneCuts);
   }
 
   #ask(name: Labels, type: number): Promise<Fetched> {

@@ -18,6 +18,19 @@ export const DEFAULT_VALIDATING_PRIORITY = 1000;
  */
 export const DEFAULT_MAX_CHAIN_LINKS = 8;
 
+/**
+ * Signed zone cuts the chain of trust walks through from a trust anchor down to one zone. Each
+ * costs a DS and a DNSKEY question and their signature checks, and a zone's owner decides how
+ * many there are below it: without a bound, a hostile or broken tree (a signed cut at every label
+ * of a 127-label name) makes one question cost hundreds of questions and checks, cached per
+ * name so each new name costs them again. Real chains are short: root, TLD, a registrant's zone
+ * and a few delegations below it; reverse ip6.arpa zones cut at nibble boundaries add a handful
+ * (/32, /48, /56, /64). 32 is four times the deepest of those, as unbound bounds its own walks by
+ * fixed counts (max-query-restarts 11; MAX_REFERRAL_COUNT 130 referrals per query, in steps that
+ * each walk one cut), instead of trusting the data to end.
+ */
+export const DEFAULT_MAX_ZONE_CUTS = 32;
+
 /** Zones whose DNSKEY and DS verdicts are kept at once; the oldest is dropped beyond. */
 export const DEFAULT_KEY_CACHE_SIZE = 4096;
 

@@ -35,6 +35,27 @@ export class UpstreamNotValidatingError extends DnsError {
 }
 
 /**
+ * The chain of trust to a name holds more signed zone cuts below its trust anchor than
+ * `maxZoneCuts`: no answer, and definite, so that no unvalidated backend answers in its place.
+ * `name` is the zone cut beyond the bound, `anchor` the trust anchor the walk started from.
+ */
+export class ZoneCutLimitError extends DnsError {
+  override name = 'ZoneCutLimitError';
+  override readonly code = 'DNS_ERR_ZONE_CUT_LIMIT';
+  override readonly definite = true;
+  constructor(
+    readonly zone: string,
+    readonly anchor: string,
+    readonly limit: number,
+  ) {
+    super(
+      `the chain of trust to ${zone} has more than ${limit} signed zone cuts below the trust anchor ${anchor} ` +
+        '(maxZoneCuts): a tree that deep is hostile or broken, so it is not followed',
+    );
+  }
+}
+
+/**
  * With `requireSecure`, an answer that DNSSEC did not validate (RFC 4035 section 4.3
  * "insecure"). Definite: a non-validating backend asked instead would defeat the option.
  */

@@ -40,6 +40,8 @@ export interface ValidatingResolverOptions {
   readonly budget?: BudgetLimits;
   /** CNAME and DNAME links followed for one question (default 8). */
   readonly maxChainLinks?: number;
+  /** Signed zone cuts walked below a trust anchor to one zone (default 32); deeper: ZoneCutLimitError. */
+  readonly maxZoneCuts?: number;
   /** Names whose zone verdict (and chain answers) are kept at once (default 4096). */
   readonly keyCacheSize?: number;
   /** Validated answers kept at once, by question (default 10,000); 0 keeps none. */
@@ -87,6 +89,8 @@ export function checkOptions(options: ValidatingResolverOptions): void {
   integer('clockSkewSeconds', 0, 86_400);
   integer('maxNsec3Iterations', 0, 65_535);
   integer('maxChainLinks', 1, 64);
+  // A name has at most 127 labels, so at most 126 cuts below the root.
+  integer('maxZoneCuts', 1, 126);
   integer('keyCacheSize', 1, 10_000_000);
   integer('answerCacheSize', 0, 10_000_000);
   integer('answerCacheBytes', 0, Number.MAX_SAFE_INTEGER);

@@ -11,9 +11,11 @@ import {
   formatName,
   makeQuery,
   parseMessage,
+  withServers,
   type Clock,
   type DnsQuery,
   type Labels,
+  type ServerAttempt,
   type WireMessage,
 } from '@dnscore/core/plugin';
 import type { SystemResolver } from '@dnscore/resolver-system';
@@ -32,6 +34,8 @@ export interface Fetched {
   readonly answerSets: readonly SignedRrset[];
   /** RRsets of the authority section, with their RRSIGs. */
   readonly authoritySets: readonly SignedRrset[];
+  /** The servers the transport asked for it; set only while the `dnscore:query` trace has subscribers. */
+  readonly servers?: readonly ServerAttempt[];
 }
 
 interface Kept {
@@ -58,11 +62,20 @@ export class Upstream {
     this.#maxKept = maxKept;
   }
 
-  /** Asks a question for the caller; nothing is kept (the core's cache is in front). */
+  /**
+   * Asks a question for the caller; nothing is kept (the core's cache is in front). The
+   * transport's tries come with the answer (`servers`) or attached to its error, while traced.
+   */
   async ask(query: DnsQuery, signal: AbortSignal): Promise<Fetched> {
     this.sent++;
     const answer = await this.#system.resolve(query, signal);
-    return read(query, answer.answer);
+    let fetched: Fetched;
+    try {
+      fetched = read(query, answer.answer);
+    } catch (error) {
+      throw withServers(error as object, answer.servers);
+    }
+    return answer.servers ? { ...fetched, servers: answer.servers } : fetched;
   }
 
   /**

@@ -22,6 +22,9 @@ import {
   type Labels,
   type PluginAnswer,
   type ResolverPlugin,
+  type ServerAttempt,
+  serversOf,
+  withServers,
 } from '@dnscore/core/plugin';
 import { queryChannel } from '@dnscore/core/diagnostics';
 import { SystemResolver } from '@dnscore/resolver-system';
@@ -34,6 +37,7 @@ import {
   DEFAULT_ANSWER_CACHE_SIZE,
   DEFAULT_KEY_CACHE_SIZE,
   DEFAULT_MAX_CHAIN_LINKS,
+  DEFAULT_MAX_ZONE_CUTS,
   DEFAULT_VALIDATING_NAME,
   DEFAULT_VALIDATING_PRIORITY,
   MAX_VERDICT_TTL_S,
@@ -54,6 +58,23 @@ function questionText(query: DnsQuery): string {
   return `${fqdn(query.labels)} ${typeName(query.type)} ${className(query.class)}`;
 }
 
+/** A question's validation as its callers share it: `servers` only while traced. */
+interface Outcome {
+  readonly validated: Validated;
+  readonly kept: boolean;
+  readonly servers: readonly ServerAttempt[] | undefined;
+}
+
+/** The servers asked for the messages, then `more` (a failed question's); undefined when nothing was traced. */
+function serversAsked(
+  messages: readonly Fetched[],
+  more: readonly ServerAttempt[] | undefined,
+): readonly ServerAttempt[] | undefined {
+  const lists = messages.flatMap((message) => (message.servers ? [message.servers] : []));
+  if (more) lists.push(more);
+  return lists.length === 0 ? undefined : lists.flat();
+}
+
 /** Ancestors asked ahead (DS and DNSKEY) with a cold question: the chain in the first round. */
 const PREFETCH_DEPTH = 3;
 
@@ -69,7 +90,7 @@ export class ValidatingResolver implements ResolverPlugin {
   readonly #maxLinks: number;
   readonly #clock: Clock;
   readonly #answers: ValidatedAnswers;
-  readonly #inFlight = new SharedQueries<{ validated: Validated; kept: boolean }>();
+  readonly #inFlight = new SharedQueries<Outcome>();
   #joined = 0;
   #probe: Promise<ProbeOutcome> | undefined;
   #probed: ProbeOutcome | undefined;
@@ -118,6 +139,7 @@ export class ValidatingResolver implements ResolverPlugin {
       budget: options.budget ?? {},
       maxNsec3Iterations: options.maxNsec3Iterations,
       maxEntries: size,
+      maxZoneCuts: options.maxZoneCuts ?? DEFAULT_MAX_ZONE_CUTS,
       signal: this.#closing.signal,
     });
     if (options.probe !== false) void this.#probeOnce();
@@ -176,39 +198,51 @@ export class ValidatingResolver implements ResolverPlugin {
     if (hit) return this.#served(query, hit.validated, hit.age, true);
     const { joined, promise } = this.#inFlight.join(key, signal, (shared) => this.#validate(query, key, shared));
     if (joined) this.#joined++;
-    const { validated, kept } = await promise;
-    return this.#served(query, validated, kept ? 0 : undefined, false);
+    const { validated, kept, servers } = await promise;
+    return this.#served(query, validated, kept ? 0 : undefined, servers);
   }
 
   /**
    * The answer handed to the core, once per caller: InsecureAnswerError under `requireSecure`;
    * `age` for a kept answer (the core then parses its packet once for all hits); the trace's
-   * server is the validated answers for a hit.
+   * servers are the validated answers for a hit (`true`), the servers asked for a miss.
    */
-  #served(query: DnsQuery, validated: Validated, age: number | undefined, fromCache: boolean): PluginAnswer {
+  #served(
+    query: DnsQuery,
+    validated: Validated,
+    age: number | undefined,
+    asked: true | readonly ServerAttempt[] | undefined,
+  ): PluginAnswer {
     const { answer, whyInsecure } = validated;
     if (
       this.#options.requireSecure === true &&
       whyInsecure !== undefined &&
       (answer.rcode === Rcode.NOERROR || answer.rcode === Rcode.NXDOMAIN)
     ) {
-      throw new InsecureAnswerError(
-        `${describeQuery(query)}: the answer is insecure (${whyInsecure}) and requireSecure is set`,
+      throw withServers(
+        new InsecureAnswerError(
+          `${describeQuery(query)}: the answer is insecure (${whyInsecure}) and requireSecure is set`,
+        ),
+        asked === true ? undefined : asked,
       );
     }
-    const servers =
-      fromCache && queryChannel.hasSubscribers
-        ? {
-            servers: [
-              { server: ANSWER_CACHE_SOURCE, transport: 'cache', outcome: 'answer', rcode: answer.rcode } as const,
-            ],
-          }
-        : {};
-    return age === undefined ? answer : { ...answer, age, ...servers };
+    let servers: readonly ServerAttempt[] | undefined;
+    if (asked !== true) servers = asked;
+    else if (queryChannel.hasSubscribers) {
+      servers = [{ server: ANSWER_CACHE_SOURCE, transport: 'cache', outcome: 'answer', rcode: answer.rcode }];
+    }
+    if (servers === undefined) return age === undefined ? answer : { ...answer, age };
+    return age === undefined ? { ...answer, servers } : { ...answer, age, servers };
   }
 
-  /** Asks and validates one question (shared by the identical ones in flight), and keeps the outcome. */
-  async #validate(query: DnsQuery, key: string, signal: AbortSignal): Promise<{ validated: Validated; kept: boolean }> {
+  /**
+   * Asks and validates one question (shared by the identical ones in flight), and keeps the
+   * outcome. While traced, the servers asked for its data (the question, then each link of a
+   * chain the upstream did not follow) come with it, or attached to the error of a question
+   * that got no answer; the chain of trust's DS and DNSKEY questions, shared by every
+   * question and kept, are not listed.
+   */
+  async #validate(query: DnsQuery, key: string, signal: AbortSignal): Promise<Outcome> {
     this.#prefetch(query.labels);
     const asked = this.#upstream.ask(query, signal);
     const probe = this.#options.probe === false ? undefined : await this.#probeOnce();
@@ -223,7 +257,10 @@ export class ValidatingResolver implements ResolverPlugin {
     const parts: AnswerVerdict[] = [...walked.parts];
     while (walked.unfinished) {
       // The upstream did not follow the chain (an authoritative server): its end is asked here.
-      const next = await this.#upstream.ask(makeQuery(formatName(walked.end), query.type, query.class), signal);
+      const end = makeQuery(formatName(walked.end), query.type, query.class);
+      const next = await this.#upstream.ask(end, signal).catch((error: unknown) => {
+        throw withServers(error as object, serversAsked(messages, serversOf(error)));
+      });
       messages.push(next);
       walked = await walkAnswer(next, walked.end, query.type, this.#chain, options, walked.links, this.#maxLinks);
       parts.push(...walked.parts);
@@ -258,7 +295,7 @@ export class ValidatingResolver implements ResolverPlugin {
       !this.#closed &&
       (last.rcode === Rcode.NOERROR || last.rcode === Rcode.NXDOMAIN) &&
       this.#answers.set(key, validated, verdict.status === 'bogus' ? BOGUS_ANSWER_TTL_S : bounded.lifetime);
-    return { validated, kept };
+    return { validated, kept, servers: serversAsked(messages, undefined) };
   }
 
   /** Cancels the questions in flight (their callers get StateError) and refuses new ones. */
@@ -308,6 +345,7 @@ export class ValidatingResolver implements ResolverPlugin {
     for (let count = anchor.length + 1; count < name.length && asked < PREFETCH_DEPTH; count++) {
       const ancestor = name.slice(name.length - count);
       if (ancestor[0]![0] === 0x5f) break; // "_sip": service labels are not zone cuts
+      if (this.#chain.atBound(ancestor.slice(1))) break; // a cut below would be beyond maxZoneCuts
       if (this.#chain.known(ancestor)) continue;
       asked++;
       for (const type of [DnssecType.DS, DnssecType.DNSKEY])

@@ -1,9 +1,10 @@
 /**
  * RRsets already verified, so a warm question does not check the same signature again (the
  * signature is most of a warm question's CPU). An entry is the exact RRset and RRSIGs (SHA-256
- * of owner, type, every RDATA and every RRSIG) under the exact zone keys it was checked with
- * (the key set object a zone verdict holds: a new verdict, a new key set), kept until the
- * verdict's TTL runs out (never past the signature's expiration, RFC 4035 section 5.3.3).
+ * of owner, type, every RDATA and every RRSIG, each field's extent unambiguous) under the exact
+ * zone keys it was checked with (the key set object a zone verdict holds: a new verdict, a new
+ * key set), kept until the verdict's TTL runs out (never past the signature's expiration, RFC
+ * 4035 section 5.3.3).
  */
 import * as crypto from 'node:crypto';
 import type { Clock, Labels } from '@dnscore/core/plugin';
@@ -68,11 +69,14 @@ export class VerifiedRrsets {
 const hashOnce = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64') => string }).hash;
 
 function digest(rrset: SignedRrset): string {
-  // Each record as "owner/type/class/length/" then its RDATA, one character per octet: a text
-  // no other RRset gives (the length says where the RDATA ends), hashed in one call.
+  // Each record as "ownerLength:owner/type/class/length/" then its RDATA, one character per
+  // octet: a text no other RRset gives, hashed in one call. Both lengths are needed: an owner
+  // may hold "/" (it is no special character in a name), so without its length an owner could
+  // end where another RRset's fields and RDATA go on, and the RDATA's says where it ends.
   let text = '';
   for (const record of [...rrset.records, ...rrset.rrsigs]) {
-    const head = `${record.name.toLowerCase()}/${record.rrtype}/${record.class}/${record.rdata.length}/`;
+    const owner = record.name.toLowerCase();
+    const head = `${owner.length}:${owner}/${record.rrtype}/${record.class}/${record.rdata.length}/`;
     text += head + octetText(record.rdata);
   }
   return hashOnce ? hashOnce('sha256', text, 'base64') : crypto.createHash('sha256').update(text).digest('base64');

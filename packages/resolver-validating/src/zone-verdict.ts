@@ -7,7 +7,14 @@ import type { Labels } from '@dnscore/core/plugin';
 import type { ZoneKey } from './validate/index.js';
 
 export type ZoneVerdict =
-  | { readonly status: 'secure'; readonly zone: Labels; readonly keys: readonly ZoneKey[]; readonly ttl: number }
+  | {
+      readonly status: 'secure';
+      readonly zone: Labels;
+      readonly keys: readonly ZoneKey[];
+      readonly ttl: number;
+      /** Signed zone cuts from the trust anchor down to `zone`: 0 at the anchor. */
+      readonly cuts: number;
+    }
   | { readonly status: 'insecure'; readonly zone: Labels; readonly why: string; readonly ttl: number }
   | {
       readonly status: 'bogus';

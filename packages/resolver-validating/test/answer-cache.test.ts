@@ -339,7 +339,7 @@ describe('questions in flight and the trace', () => {
     await core.resolve('www.cache.example', 'A');
     await core.resolve('www.cache.example', 'A');
     expect(ended.map((ctx) => ctx.attempts.map((a) => [a.backend, a.servers]))).toEqual([
-      [['validating', undefined]],
+      [['validating', [{ server: proxy.endpoint, transport: 'udp', outcome: 'answer', rcode: 0 }]]],
       [['validating', [{ server: 'validated-answer cache', transport: 'cache', outcome: 'answer', rcode: 0 }]]],
     ]);
   });

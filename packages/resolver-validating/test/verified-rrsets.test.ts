@@ -5,9 +5,10 @@
  */
 import { parseName } from '@dnscore/core/plugin';
 import { describe, expect, it } from 'vitest';
-import { type Rr, type SignedRrset, ValidationBudget, verifyDnskeys } from '../src/validate/index.js';
+import { type Rr, type SignedRrset, ValidationBudget, verifyDnskeys, zoneKeys } from '../src/validate/index.js';
 import { VerifiedRrsets } from '../src/verified-rrsets.js';
 import { rrsetOf, signZone, testClock } from './validate/support/ldns.js';
+import { ed25519Key, signRrset } from './validate/support/signer.js';
 
 const zone = signZone({
   origin: 'example',
@@ -65,6 +66,36 @@ describe('VerifiedRrsets', () => {
     expect(cache.hits).toBe(0);
     expect(cache.verify(www, keys, origin, options()).status).toBe('secure');
     expect(cache.verify(www, [...keys], origin, options()).status).toBe('secure');
+    expect(cache.hits).toBe(0);
+  });
+
+  it('tells owners apart that hold "/": a forged RRset spelling a signed one in other fields is checked anew', () => {
+    // The key was once "owner/type/class/length/RDATA" per record: an owner with "/" in a label
+    // could end where another RRset's RDATA goes on. Signed: `signed`, one TXT record at an owner
+    // that spells "a.example/16/1/<n>/b.example". Forged: a TXT at a.example, no RRSIG, its RDATA
+    // the rest of the signed RRset's text, so the old key was the same text.
+    const key = ed25519Key('example');
+    const txt = Uint8Array.of(3, 0x61, 0x62, 0x63);
+    const build = (n: number) => {
+      const owner = `a.example/16/1/${n}/b.example`;
+      const record: Rr = { name: owner, rrtype: 16, class: 1, ttl: 3600, rdata: txt };
+      const rrsig = signRrset([record], 'example', key);
+      const rest = `b.example/16/1/${txt.length}/${String.fromCharCode(...txt)}${owner}/46/1/${rrsig.rdata.length}/`;
+      const rdata = Uint8Array.from([...rest].map((c) => c.charCodeAt(0)).concat([...rrsig.rdata]));
+      return { signed: { records: [record], rrsigs: [rrsig] }, forged: { name: 'a.example', rdata } };
+    };
+    // The forged RDATA's length appears in the signed owner: a fixed point, found by trying.
+    let n = 100;
+    while (build(n).forged.rdata.length !== n) n = build(n).forged.rdata.length;
+    const { signed, forged } = build(n);
+    const cache = new VerifiedRrsets(testClock, 100);
+    const zoneKeySet = zoneKeys([key.dnskey]);
+    expect(cache.verify(signed, zoneKeySet, origin, options()).status).toBe('secure');
+    const forgedSet: SignedRrset = {
+      records: [{ name: forged.name, rrtype: 16, class: 1, ttl: 3600, rdata: forged.rdata }],
+      rrsigs: [],
+    };
+    expect(cache.verify(forgedSet, zoneKeySet, origin, options()).status).toBe('bogus');
     expect(cache.hits).toBe(0);
   });
 });

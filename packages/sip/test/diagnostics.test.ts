@@ -57,8 +57,8 @@ describe('dnscore:sip:locate', () => {
     expect([result.rule, lines(resolution.targets), result.roundTrips, result.queries, result.error]).toEqual([
       'transport-param',
       [
-        'udp 203.0.113.12:5060 sip2.biloxi.example',
         'udp 203.0.113.11:5060 sip1.biloxi.example',
+        'udp 203.0.113.12:5060 sip2.biloxi.example',
         'udp 198.51.100.50:5060 backup.biloxi.example',
       ],
       1,
@@ -107,7 +107,7 @@ describe('failover, penalty box and affinity events', () => {
         {
           event: 'enter',
           entry: {
-            ...where(SIP2),
+            ...where(SIP1),
             until: start + 250 + 30_000,
             reason: 'retry-after',
             detail: '503 Service Unavailable, Retry-After 30 s',
@@ -117,10 +117,10 @@ describe('failover, penalty box and affinity events', () => {
       ],
       [
         CHANNELS.failover,
-        { uri: URI, from: SIP2, to: SIP1, reason: '503 Service Unavailable', index: 0, elapsedMs: 250 },
+        { uri: URI, from: SIP1, to: SIP2, reason: '503 Service Unavailable', index: 0, elapsedMs: 250 },
       ],
       // A timeout of a request without a method boxes nothing (the failover policy's choice).
-      [CHANNELS.failover, { uri: URI, from: SIP1, to: BACKUP, reason: 'no response', index: 1, elapsedMs: 6250 }],
+      [CHANNELS.failover, { uri: URI, from: SIP2, to: BACKUP, reason: 'no response', index: 1, elapsedMs: 6250 }],
       [CHANNELS.affinity, { callId: 'call-7@atlanta.example', destination: BACKUP, learned: 'outgoing' }],
     ]);
   });

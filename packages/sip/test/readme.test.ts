@@ -19,8 +19,8 @@ describe('README', () => {
       tries++ === 0 ? { type: 'response', status: 503, retryAfter: 30 } : { type: 'response', status: 200 },
     );
     expect(lines).toEqual([
-      'tls 203.0.113.12:5061 priority 10 weight 40',
       'tls 203.0.113.11:5061 priority 10 weight 60',
+      'tls 203.0.113.12:5061 priority 10 weight 40',
       'tls 198.51.100.50:5061 priority 20 weight 0',
       'sip2.biloxi.example: failover',
       'sip1.biloxi.example: success',

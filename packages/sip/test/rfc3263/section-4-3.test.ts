@@ -27,7 +27,7 @@ describe('"failure occurs if the transaction layer reports a 503 error response"
         { type: 'response', status: 503 },
         { type: 'response', status: 200 },
       ]),
-    ).toEqual(['sip2.biloxi.example: failover', 'sip1.biloxi.example: success']);
+    ).toEqual(['sip1.biloxi.example: failover', 'sip2.biloxi.example: success']);
   });
 });
 
@@ -41,7 +41,7 @@ describe(
           { type: 'transport-error', error: new Error('ECONNREFUSED') },
           { type: 'response', status: 180 },
         ]),
-      ).toEqual(['sip2.biloxi.example: failover', 'sip1.biloxi.example: provisional']);
+      ).toEqual(['sip1.biloxi.example: failover', 'sip2.biloxi.example: provisional']);
     });
   },
 );
@@ -52,8 +52,8 @@ describe(
   () => {
     it('a timeout without any response moves on', async () => {
       expect(await walk([{ type: 'timeout' }, { type: 'timeout' }, { type: 'response', status: 200 }])).toEqual([
-        'sip2.biloxi.example: failover',
         'sip1.biloxi.example: failover',
+        'sip2.biloxi.example: failover',
         'backup.biloxi.example: success',
       ]);
     });
@@ -70,7 +70,7 @@ describe(
     it('any other response is not a failure: no failover on 486, 408 or 500', async () => {
       for (const status of [486, 408, 500, 603, 302]) {
         s = setup();
-        expect(await walk([{ type: 'response', status }])).toEqual(['sip2.biloxi.example: success']);
+        expect(await walk([{ type: 'response', status }])).toEqual(['sip1.biloxi.example: success']);
       }
     });
   },
