@@ -13,7 +13,6 @@ import {
   StateError,
   makeQuery,
   nameKey,
-  questionKey,
   systemClock,
   systemTimers,
   abortError,
@@ -54,7 +53,11 @@ export class SystemResolver implements ResolverPlugin {
   readonly #stats = emptyStats();
   readonly #walk: WalkSettings;
   readonly #limiter: ConcurrencyLimiter;
-  readonly #inflight = new SharedAnswers<PluginAnswer>();
+  /**
+   * Questions in flight, one table per class and type, keyed by the name's key: for a name in
+   * lower case that is the name itself, so a waiting question makes no key string.
+   */
+  readonly #inflight = new Map<number, SharedAnswers<PluginAnswer>>();
   readonly #hosts: HostsTable | undefined;
   /** A hosts-file answer in the query trace. */
   readonly #hostsFile: ServerAttempt;
@@ -170,7 +173,8 @@ export class SystemResolver implements ResolverPlugin {
   /** Cancels every query in flight (their callers get StateError) and refuses new ones. */
   close(): void {
     this.#closed = true;
-    this.#inflight.abortAll(new StateError('the system resolver is closed'));
+    const closed = new StateError('the system resolver is closed');
+    for (const table of this.#inflight.values()) table.abortAll(closed);
   }
 
   #ask(query: DnsQuery, signal: AbortSignal, sink: AnswerSink): void {
@@ -191,14 +195,24 @@ export class SystemResolver implements ResolverPlugin {
     }
     // Waits for a slot, then walks the nameservers. While it waits, a question is its PendingQuery
     // (its shared answer and its job in the limiter's queue); sockets and timers come when it goes out.
-    const joined = this.#inflight.join(
-      questionKey(query),
+    const joined = this.#tableFor(query).join(
+      nameKey(query.name),
       signal,
       sink,
       () => new PendingQuery(query, this.#walk, this.#nextStart),
       this.#submit,
     );
     if (joined) this.#stats.deduplicated++;
+  }
+
+  #tableFor(query: DnsQuery): SharedAnswers<PluginAnswer> {
+    const kind = query.class * 0x10000 + query.type;
+    let table = this.#inflight.get(kind);
+    if (table === undefined) {
+      table = new SharedAnswers<PluginAnswer>();
+      this.#inflight.set(kind, table);
+    }
+    return table;
   }
 
   /** Puts a new pending query in the limiter's queue; one function for every query. */
