@@ -180,7 +180,8 @@ export class ResolverRegistry {
 
   /**
    * Candidate `i`, then the next one on a failure that allows it. A question waiting for its
-   * backend holds one promise step here: two callbacks over one scope, no list of failures yet.
+   * backend holds one Asking record when the plugin has ask(), else one promise step: two
+   * callbacks over one scope; no list of failures yet either way.
    */
   #ask<T>(
     candidates: readonly ResolverPlugin[],
@@ -196,7 +197,7 @@ export class ResolverRegistry {
     try {
       throwIfAborted(signal);
       if (plugin.ask !== undefined)
-        return this.#askSink(plugin, candidates, i, query, signal, finish, failures, attempts);
+        return askInto(plugin, new Asking(this.#next, candidates, i, query, signal, finish, failures, attempts));
       asked = plugin.resolve(query, signal);
     } catch (error) {
       if (isAbortError(error)) return Promise.reject(error);
@@ -212,41 +213,8 @@ export class ResolverRegistry {
     );
   }
 
-  /** #ask() of a plugin with ask(): one record is its sink and settles the caller's promise. */
-  #askSink<T>(
-    plugin: ResolverPlugin,
-    candidates: readonly ResolverPlugin[],
-    i: number,
-    query: DnsQuery,
-    signal: AbortSignal,
-    finish: FinishAnswer<T>,
-    failures: Error[] | undefined,
-    attempts: QueryAttempt[] | undefined,
-  ): Promise<T> {
-    const asking = new Asking(this.#failed, candidates, i, query, signal, finish, failures, attempts);
-    try {
-      plugin.ask!(query, signal, asking);
-    } catch (error) {
-      asking.fail(error);
-    }
-    return asking.promise;
-  }
-
-  /** #next() for Asking: one function for every question. */
-  readonly #failed: NextCandidate = (error, candidates, i, query, signal, finish, failures, attempts) =>
-    this.#next(error, candidates, i, query, signal, finish, failures, attempts);
-
   /** After candidate `i` failed: the next candidate when the failure allows it, else the most specific failure. */
-  #next<T>(
-    error: unknown,
-    candidates: readonly ResolverPlugin[],
-    i: number,
-    query: DnsQuery,
-    signal: AbortSignal,
-    finish: FinishAnswer<T>,
-    failures: Error[] | undefined,
-    attempts: QueryAttempt[] | undefined,
-  ): Promise<T> {
+  readonly #next: NextCandidate = (error, candidates, i, query, signal, finish, failures, attempts) => {
     const plugin = candidates[i]!;
     const failure = error instanceof Error ? error : new Error(String(error));
     // A definite failure (requireSecure's InsecureAnswerError) is an attempt too; a cancel is not.
@@ -260,7 +228,7 @@ export class ResolverRegistry {
     return after
       ? this.#ask(candidates, i + 1, query, signal, finish, failed, attempts)
       : Promise.reject(mostSpecific(failed));
-  }
+  };
 
   /** Closes every plugin; failures are collected, not thrown one by one. */
   async close(): Promise<void> {
@@ -286,7 +254,17 @@ export class ResolverRegistry {
   }
 }
 
-/** The registry's #next(), as Asking calls it. */
+/** ask() of `plugin` into `asking`; a throw is a failure. The caller's promise. */
+function askInto<T>(plugin: ResolverPlugin, asking: Asking<T>): Promise<T> {
+  try {
+    plugin.ask!(asking.query, asking.signal, asking);
+  } catch (error) {
+    asking.fail(error);
+  }
+  return asking.promise;
+}
+
+/** The registry's #next(): after candidate `i` failed, the next one, or the most specific failure. */
 type NextCandidate = <T>(
   error: unknown,
   candidates: readonly ResolverPlugin[],
@@ -313,8 +291,8 @@ class Asking<T> implements AnswerSink {
     private readonly next: NextCandidate,
     private readonly candidates: readonly ResolverPlugin[],
     private readonly i: number,
-    private readonly query: DnsQuery,
-    private readonly signal: AbortSignal,
+    readonly query: DnsQuery,
+    readonly signal: AbortSignal,
     private readonly finish: FinishAnswer<T>,
     private readonly failures: Error[] | undefined,
     private readonly attempts: QueryAttempt[] | undefined,
