@@ -167,7 +167,8 @@ export async function concurrency(ctx: BenchContext): Promise<Section> {
       `the burst. The second table is what the questions of such a burst hold while they wait: the same ` +
       `${count(BURST)} questions asked of a UDP server that never answers, the JS heap (and memory outside it) ` +
       `after full collections, divided by the number of questions; the caller is the same for both systems (an ` +
-      `async function per question, about 600 bytes of it; each system's adapter to it is a plain function). ` +
+      `async function per question, about 400 bytes of it), and each hands it the addresses: dnscore through ` +
+      `\`resolveWith(name, 'A', addressesOf)\`, node:dns through \`resolve4\`. ` +
       `dnscore's system backend keeps at most 256 queries in flight (its \`maxInFlight\`), the others wait in its ` +
       `queue; queries in flight share sockets on random ports, at most 64 queries per socket, each with a random ID ` +
       `(RFC 5452); c-ares sends every query over the same few sockets. The cache's ` +

@@ -107,16 +107,19 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   tuned rows) and its next request skips the dead server while it is in the penalty box.
 - **Bursts and memory (part 5)**: dnscore answers 10,000 names sooner than node:dns (c-ares sends
   them all at once, nsd's socket drops some, c-ares waits and retries; dnscore keeps 256 in
-  flight), but its peak RSS grows about 1.7 times as much. A waiting question is a few small
-  records (its query, one promise step, the shared query, its key, the limiter's entry: about
-  1.6 KB of JS heap with the caller's async function, against node:dns's 0.8 KB, whose queue is
-  native memory). The promises made at the start of the burst reach V8's old space, and each
-  keeps the \`DnsResult\` it resolves with (about 2.5 KB for an A answer, against node:dns's array
-  of strings) until a full collection. The transport only scans an answer and the core parses it
-  once, and queries in flight share sockets (at most 64 in a socket's life); what is left would
-  need a smaller result or a plugin method without a promise per query. A cached answer costs
-  about 600 bytes, 98 of them the packet: the rest is the Map entry and its key string, the entry
-  and answer objects and the packet's Uint8Array view.
+  flight), but its peak RSS still grows more. A waiting question holds its query, the registry's
+  record with the caller's promise, and the system backend's pending query (its shared answer
+  and its job in the limiter's queue, one record): about 1.2 KB of JS heap with the caller's
+  async function (about 0.4 KB of it for either system), against node:dns's 0.8 KB, whose queue
+  is c-ares's native memory. What is made at the start of the burst reaches V8's old space
+  before its answer comes; the bench asks through \`resolveWith\`, so the caller's promise holds
+  the addresses, not the \`DnsResult\` (through \`resolve()\` it would keep about 2 KB per answer
+  until a full collection). What is left: the larger waiting state makes V8 grow its young
+  generation to 16 MB where node:dns's stays near 8 MB; a query in flight holds about 4.5 KB (two
+  async functions, the try, its timer, the 0x20 name); an answer leaves about 22 KB of garbage,
+  mostly the label views of every name read. A cached answer costs about 600 bytes, 98 of them
+  the packet: the rest is the Map entry and its key string, the entry and answer objects and the
+  packet's Uint8Array view.
 - **1,000 cold questions through libunbound (part 8)**: the burst is bound by CPU on two cores,
   not by D. burst-cpu.js (bench/dist/tools) splits a burst's CPU by process and thread (/proc
   schedstat). In the quietest bursts on this 2-core VM: libunbound's thread 54-60 ms (about 55 us
