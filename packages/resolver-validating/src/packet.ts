@@ -36,7 +36,8 @@ export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint
   const records = [...answers, ...authority, ...additional];
   // Each owner's labels, as the message was read (parsing a name would be most of this function's cost).
   const owners = records.map(ownerOf);
-  let size = HEADER_LENGTH + wireLength(query.labels) + 4;
+  const asked = query.labels; // made on each read for a plain name: read once
+  let size = HEADER_LENGTH + wireLength(asked) + 4;
   records.forEach((r, i) => {
     size += wireLength(owners[i]!) + 10 + r.rdata.length;
   });
@@ -49,7 +50,7 @@ export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint
   view.setUint16(6, answers.length);
   view.setUint16(8, authority.length);
   view.setUint16(10, additional.length);
-  let offset = writeName(packet, HEADER_LENGTH, query.labels);
+  let offset = writeName(packet, HEADER_LENGTH, asked);
   view.setUint16(offset, query.type);
   view.setUint16(offset + 2, query.class);
   offset += 4;

@@ -102,12 +102,13 @@ export class ZoneResolver implements ResolverPlugin {
 
   /** The answer, synchronously. */
   answer(query: DnsQuery): PluginAnswer {
-    if (!this.#zoneFor(query.labels, query.class)) {
+    const labels = query.labels; // made on each read for a plain name: read once
+    if (!this.#zoneFor(labels, query.class)) {
       throw new NotAuthoritativeError(`${this.name}: no zone holds ${describeQuery(query)}`);
     }
     let qname: string;
     try {
-      qname = packetName(query.labels);
+      qname = packetName(labels);
     } catch {
       return { rcode: Rcode.NXDOMAIN, canonical: query.name }; // such a label cannot exist in these zones
     }
@@ -115,7 +116,7 @@ export class ZoneResolver implements ResolverPlugin {
     let authority: ZoneRecord[] = [];
     let rcode: number = Rcode.NOERROR;
     let flags = AUTHORITATIVE;
-    let current: Labels = query.labels;
+    let current: Labels = labels;
     const seen = new Set<string>();
     for (;;) {
       const zone = this.#zoneFor(current, query.class);
