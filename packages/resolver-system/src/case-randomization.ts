@@ -49,10 +49,12 @@ export function sameCase(a: Labels, b: Labels): boolean {
 }
 
 /**
- * A copy of `packet` with the name we sent, wherever it is written out in full (the question
- * at offset 12, owners the server did not compress), back in the case asked: the caller sees
- * the name as it asked it, whatever case went on the wire. The match is the whole name, length
- * octets and root label included, byte for byte in the random case.
+ * A copy of `packet` with the name we sent back in the case asked, wherever it or one of its
+ * suffixes is written out in full: the question at offset 12, owners the server did not
+ * compress, and names that a server or forwarder wrote out from a pointer into our question (a
+ * CNAME target `www.other.` + the question's random-case `eXAmpLE`, decompressed on the way).
+ * The caller sees names as asked, whatever case went on the wire. A match is byte for byte in
+ * the random case, length octets and root label included; a suffix only when it has a capital.
  */
 export function restoreQuestionCase(packet: Uint8Array, sent: Labels, original: Labels): Uint8Array {
   const from = wireForm(sent);
@@ -61,10 +63,24 @@ export function restoreQuestionCase(packet: Uint8Array, sent: Labels, original: 
   // run on every answer.
   const copy = new Uint8Array(packet);
   const view = Buffer.from(copy.buffer, copy.byteOffset, copy.length);
-  for (let offset = view.indexOf(from, 12); offset !== -1; offset = view.indexOf(from, offset + from.length)) {
-    copy.set(to, offset);
+  // The whole name first, then each shorter suffix: a full copy restored no longer matches.
+  for (let start = 0; start < from.length - 1; start += from[start]! + 1) {
+    const suffix = from.subarray(start);
+    const restored = to.subarray(start);
+    // A suffix is taken only with a capital we drew: zone data is mostly lower case, and a
+    // signed name written in full that happened to match (an NSEC next name keeps its case,
+    // RFC 6840 section 5.1) must not be changed, or its signature fails.
+    if (start > 0 ? !hasCapital(suffix) : Buffer.compare(suffix, restored) === 0) continue;
+    for (let at = view.indexOf(suffix, 12); at !== -1; at = view.indexOf(suffix, at + suffix.length)) {
+      copy.set(restored, at);
+    }
   }
   return copy;
+}
+
+function hasCapital(wire: Uint8Array): boolean {
+  for (const c of wire) if (c >= 0x41 && c <= 0x5a) return true;
+  return false;
 }
 
 function wireForm(labels: Labels): Uint8Array {

@@ -176,6 +176,40 @@ describe('randomizeCase', () => {
     expect(restored).toBeInstanceOf(Uint8Array);
     expect(Buffer.isBuffer(restored)).toBe(false);
   });
+
+  it('restoreQuestionCase rewrites a suffix of the sent name written out in full (a decompressed pointer)', () => {
+    const original = parseName('alias.trace.example');
+    const sent = parseName('aLiAs.TrAce.eXAmpLE');
+    const wire = (labels: readonly Uint8Array[]): number[] => [...labels.flatMap((l) => [l.length, ...l]), 0];
+    const header = new Array<number>(12).fill(0);
+    const cnameTarget = [...wire(parseName('www.other')).slice(0, -1), ...wire(sent.slice(2))]; // www.other.eXAmpLE
+    const inZone = [...wire(parseName('ns1')).slice(0, -1), ...wire(sent.slice(1))]; // ns1.TrAce.eXAmpLE
+    const otherCase = wire(parseName('www.other.ExamplE')); // not our random case: left as it is
+    const packet = Buffer.from([...header, ...wire(sent), ...cnameTarget, ...inZone, ...otherCase]);
+    const restored = restoreQuestionCase(packet, sent, original);
+    expect([...restored]).toEqual([
+      ...header,
+      ...wire(original),
+      ...wire(parseName('www.other.example')),
+      ...wire(parseName('ns1.trace.example')),
+      ...otherCase,
+    ]);
+  });
+
+  it('restoreQuestionCase leaves a suffix without a capital alone: signed data in lower case may match it', () => {
+    const original = parseName('WWW.EXAMPLE.COM');
+    const sent = parseName('wWw.ExAmPlE.com');
+    const wire = (labels: readonly Uint8Array[]): number[] => [...labels.flatMap((l) => [l.length, ...l]), 0];
+    // An NSEC next name in the zone's case, written in full (RFC 4034 section 4.1.1), keeps it (RFC 6840 5.1).
+    const nextName = wire(parseName('example.com'));
+    const decompressed = [...wire(parseName('ns1')).slice(0, -1), ...wire(sent.slice(1))];
+    const packet = Buffer.from([...new Array<number>(12).fill(0), ...wire(sent), ...nextName, ...decompressed]);
+    expect([...restoreQuestionCase(packet, sent, original)].slice(12)).toEqual([
+      ...wire(original),
+      ...nextName,
+      ...wire(parseName('ns1.EXAMPLE.COM')),
+    ]);
+  });
 });
 
 describe('forgeries needed, measured', () => {
