@@ -381,10 +381,16 @@ static int flush(Context* c) {
 }
 
 /*
- * Questions sent per round at most: between rounds the answers that came back are read and
- * handed to JS, so a burst's first answers do not wait until the last question is sent.
+ * Questions sent per round at most; the answers that came back meanwhile are read after the
+ * round. A burst goes out whole before any answer is read: its last question leaves as early
+ * as it can, and its last answer comes back D after that. Answers wait in their own sockets
+ * meanwhile, and a round runs the ready sockets before the due timers, so a query's timeout does
+ * not beat its answer that waited. With 64 per round, reading the first answers between rounds
+ * delayed the last question and so the whole burst (1,000 cold questions: about 15% longer). The
+ * bound, the default in-flight bound (DEFAULT_MAX_IN_FLIGHT), keeps an endless stream of
+ * questions from starving the answers.
  */
-#define SEND_CHUNK 64
+#define SEND_CHUNK 1024
 
 /*
  * Hands up to SEND_CHUNK questions of the backlog to libunbound, in order (a refused one
