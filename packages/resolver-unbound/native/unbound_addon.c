@@ -313,6 +313,11 @@ static void set_loop_ref(Context* c) {
 /* How long the resolver thread waits before it tries a failed poll or thread-safe call again. */
 #define RETRY_MS 100
 
+/* Answers read in a round that are handed to the JS thread at once, before the round ends. */
+#define ANSWERS_PER_HOP 64
+
+static int flush(Context* c);
+
 /* libunbound's answer (ub_event_callback_type), on the resolver thread: copied, its buffers are libunbound's. */
 static void on_answer(void* mydata, int rcode, void* packet, int packet_len, int sec, char* why_bogus,
                       int rate_limited) {
@@ -345,6 +350,9 @@ static void on_answer(void* mydata, int rcode, void* packet, int packet_len, int
     done_free(&done);
     c->lost++;
   }
+  /* A round that reads many answers hands them on as it goes: the JS thread works on the first
+   * ones meanwhile, and what it has left after the round's last answer is one short batch. */
+  if (c->fresh.len >= ANSWERS_PER_HOP) (void)flush(c);
 }
 
 /*
