@@ -151,6 +151,7 @@ typedef struct {
   /* Under ub_lock: results of this round, before they join the queue. */
   Batch fresh;
   int lost; /* results of this round that could not be kept (out of memory) */
+  int halted; /* a flush found the environment closing or the context broken: every later one says so */
 
   /* The JS thread's own. */
   Batch spare; /* the queue taken last time, emptied, handed back to be filled again */
@@ -358,9 +359,11 @@ static void on_answer(void* mydata, int rcode, void* packet, int packet_len, int
 /*
  * Moves this round's results into the queue and asks the JS thread to take it when no call
  * is queued yet (a call already queued takes these too). Returns 0 when the thread should
- * stop (the environment is closing, or a result was lost).
+ * stop (the environment is closing, or a result was lost), and from then on every time: a flush
+ * in the middle of a round (on_answer) or on the JS thread (resolve_here) may be the one to find it.
  */
 static int flush(Context* c) {
+  if (c->halted) return 0;
   int status = c->lost > 0 ? UB_NOMEM : UB_NOERROR;
   c->lost = 0;
   if (c->fresh.len == 0 && status == UB_NOERROR) return 1;
@@ -378,13 +381,17 @@ static int flush(Context* c) {
     napi_status called = napi_call_threadsafe_function(c->tsfn, NULL, napi_tsfn_nonblocking);
     if (called == napi_ok) break;
     /* Closing: close() (which settles every question in JS) or the environment's teardown. */
-    if (called == napi_closing) return 0;
+    if (called == napi_closing) {
+      c->halted = 1;
+      return 0;
+    }
     usleep(RETRY_MS * 1000);
     pthread_mutex_lock(&c->lock);
     ask = !c->stopping;
     pthread_mutex_unlock(&c->lock);
   }
   /* A broken context answers nothing more: the JS thread fails its questions and closes it. */
+  if (broken) c->halted = 1;
   return !broken;
 }
 
