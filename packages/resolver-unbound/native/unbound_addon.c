@@ -401,7 +401,7 @@ static int flush(Context* c) {
  * as it can, and its last answer comes back D after that. Answers wait in their own sockets
  * meanwhile, and a round runs the ready sockets before the due timers, so a query's timeout does
  * not beat its answer that waited. With 64 per round, reading the first answers between rounds
- * delayed the last question and so the whole burst (1,000 cold questions: about 15% longer). The
+ * delayed the last question and so the whole burst (1,000 cold questions: 10-20% longer in paired runs). The
  * bound, the default in-flight bound (DEFAULT_MAX_IN_FLIGHT), keeps an endless stream of
  * questions from starving the answers.
  */
