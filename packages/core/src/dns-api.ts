@@ -24,6 +24,17 @@ export interface DnsApi {
   ): Promise<DnsResult<TypedRecord<T>>>;
   resolve(name: string, type?: number | string, options?: ResolveOptions): Promise<DnsResult>;
   /**
+   * resolve(), with the result handed to `pick` as it is made: the promise holds only what
+   * `pick` returns (DnsCore has it; a wrapper may leave it out, and callers then pick after
+   * resolve()).
+   */
+  resolveWith?<V>(
+    name: string,
+    type: number | string,
+    pick: (result: DnsResult) => V,
+    options?: ResolveOptions,
+  ): Promise<V>;
+  /**
    * True while every one of `results` is what a new question would get: each was built from a
    * cache entry that is still current, of the plugin that answers first now. Layers above reuse
    * what they derived from those results while this holds (SIP target plans).

@@ -162,16 +162,19 @@ function ask(
   type: 'A' | 'AAAA',
   call: CallSignal,
 ): Promise<Outcome> {
-  let asked: Promise<DnsResult>;
+  const options = call.signal ? { signal: call.signal } : undefined;
+  // Picked as the result is made (resolveWith): a lookup waiting in a burst ends up holding its
+  // addresses, not the whole result.
+  const pick = (result: DnsResult): Outcome => answered(memo, key, type, result);
+  let asked: Promise<Outcome>;
   try {
-    asked = dns.resolve(hostname, type as string, call.signal ? { signal: call.signal } : undefined);
+    asked = dns.resolveWith
+      ? dns.resolveWith(hostname, type, pick, options)
+      : dns.resolve(hostname, type as string, options).then(pick);
   } catch (error) {
     return Promise.resolve(failed(error, call));
   }
-  return asked.then(
-    (result) => answered(memo, key, type, result),
-    (error: unknown) => failed(error, call),
-  );
+  return asked.catch((error: unknown) => failed(error, call));
 }
 
 /** The outcome of a result, kept in the memo when it is usable. */

@@ -128,20 +128,15 @@ export class NodeDnsPromiseResolver {
   resolve<T extends NodeRrtype>(hostname: string, rrtype: T): Promise<ResolveRecordsMap[T]>;
   resolve(hostname: string, rrtype?: string): Promise<ResolveRecordsMap[NodeRrtype]>;
   resolve(hostname: string, rrtype: string = 'A'): Promise<ResolveRecordsMap[NodeRrtype]> {
-    return this.resolveDetailed(hostname, rrtype as NodeRrtype).then((d) => d.records);
+    const type = checkedRrtype(hostname, rrtype);
+    return this.#ask(hostname, type, SYSCALLS[type], (result) => shape(type, result));
   }
 
   /** The records in node:dns's shape and the dnscore result (DNSSEC status, raw packet). */
   resolveDetailed<T extends NodeRrtype>(hostname: string, rrtype: T): Promise<DetailedAnswer<T>> {
-    checkName(hostname);
-    if (typeof rrtype !== 'string' || !Object.hasOwn(SYSCALLS, rrtype)) {
-      throw new NodeArgumentError(
-        'ERR_INVALID_ARG_VALUE',
-        `The argument 'rrtype' is invalid. Received ${quote(rrtype)}`,
-      );
-    }
-    return this.#ask(hostname, rrtype, SYSCALLS[rrtype]).then((result) => ({
-      records: shape(rrtype, result) as ResolveRecordsMap[T],
+    const type = checkedRrtype(hostname, rrtype) as T;
+    return this.#ask(hostname, type, SYSCALLS[type], (result) => ({
+      records: shape(type, result) as ResolveRecordsMap[T],
       result,
     }));
   }
@@ -201,8 +196,7 @@ export class NodeDnsPromiseResolver {
     if (!name) {
       return Promise.reject(new NodeDnsError('EINVAL', 'getHostByAddr', ip, { errno: uvErrno('EINVAL') }));
     }
-    return this.#ask(name, 'PTR', 'getHostByAddr', ip).then(
-      (result) => shape('PTR', result) as string[],
+    return this.#ask(name, 'PTR', 'getHostByAddr', (result) => shape('PTR', result) as string[], ip).catch(
       (error: NodeDnsError) => {
         // c-ares's gethostbyaddr says ENOTFOUND for every failure but a cancel
         if (error.code === 'ECANCELLED' || error.code === 'EDESTRUCTION' || error.code === 'ENOTFOUND') throw error;
@@ -255,17 +249,33 @@ export class NodeDnsPromiseResolver {
         `The "options.ttl" property must be of type boolean. ${received(ttl)}`,
       );
     }
-    return this.#ask(hostname, type, SYSCALLS[type]).then((result) =>
+    return this.#ask(hostname, type, SYSCALLS[type], (result) =>
       ttl ? result.records.map((r) => ({ address: r.data as string, ttl: r.ttl })) : (shape(type, result) as string[]),
     );
   }
 
-  async #ask(name: string, type: string, syscall: string, hostname = name): Promise<DnsResult> {
+  /**
+   * One question; `pick` makes the caller's value from the result as the result is made
+   * (`resolveWith` when the core has it), so a call waiting in a burst ends up holding that
+   * value, not the whole result (see DnsCore.resolveWith). An unusable result throws its code.
+   */
+  async #ask<V>(
+    name: string,
+    type: string,
+    syscall: string,
+    pick: (result: DnsResult) => V,
+    hostname = name,
+  ): Promise<V> {
     const call = callSignal(this.#timeout > 0 ? this.#timeout : undefined, [this.#cancel.signal]);
-    let result: DnsResult;
+    const picked = (result: DnsResult): V => pick(usable(result, type, syscall, hostname));
+    const dns = this.#dns;
+    const options = { signal: call.signal! };
     try {
-      result = await this.#dns.resolve(name, type, { signal: call.signal! });
+      return await (dns.resolveWith
+        ? dns.resolveWith(name, type, picked, options)
+        : dns.resolve(name, type, options).then(picked));
     } catch (error) {
+      if (error instanceof NodeDnsError) throw error;
       const code = errorCode(error);
       throw new NodeDnsError(code === 'ECANCELLED' && call.timedOut() ? 'ETIMEOUT' : code, syscall, hostname, {
         cause: error,
@@ -273,13 +283,26 @@ export class NodeDnsPromiseResolver {
     } finally {
       call.done();
     }
-    const code = resultCode(result);
-    if (code === undefined && type === 'CAA' && (shape('CAA', result) as CaaRecord[]).length === 0) {
-      throw new NodeDnsError('ENODATA', syscall, hostname, { result });
-    }
-    if (code !== undefined) throw new NodeDnsError(code, syscall, hostname, { result });
-    return result;
   }
+}
+
+/** The rrtype node:dns accepts, or its ERR_INVALID_ARG_VALUE (after the name's own checks). */
+function checkedRrtype(hostname: string, rrtype: unknown): NodeRrtype {
+  checkName(hostname);
+  if (typeof rrtype !== 'string' || !Object.hasOwn(SYSCALLS, rrtype)) {
+    throw new NodeArgumentError('ERR_INVALID_ARG_VALUE', `The argument 'rrtype' is invalid. Received ${quote(rrtype)}`);
+  }
+  return rrtype as NodeRrtype;
+}
+
+/** `result` when it has data node:dns would return; else the NodeDnsError node:dns gives (ENODATA, ENOTFOUND, ...). */
+function usable(result: DnsResult, type: string, syscall: string, hostname: string): DnsResult {
+  const code = resultCode(result);
+  if (code === undefined && type === 'CAA' && (shape('CAA', result) as CaaRecord[]).length === 0) {
+    throw new NodeDnsError('ENODATA', syscall, hostname, { result });
+  }
+  if (code !== undefined) throw new NodeDnsError(code, syscall, hostname, { result });
+  return result;
 }
 
 /** node:dns's order for ANY: c-ares gathers each type in turn, in this order. */

@@ -3,9 +3,19 @@
  * node:dns cannot show against nsd (DNSSEC status, bogus answers, backend errors), the reverse
  * names, and the options.
  */
-import { DnsCore, NetworkError, NoResolverError, Rcode, StateError, ZoneResolver } from '@dnscore/core';
+import {
+  DnsCore,
+  NetworkError,
+  NoResolverError,
+  Rcode,
+  StateError,
+  ZoneResolver,
+  type DnsApi,
+  type DnsResult,
+  type ResolveOptions,
+} from '@dnscore/core';
 import { describe, expect, test } from 'vitest';
-import { NodeDnsPromiseResolver, NodeDnsResolver, reverseName } from '../src/index.js';
+import { NodeDnsPromiseResolver, NodeDnsResolver, createLookup, reverseName } from '../src/index.js';
 import { scriptedCore } from './support/scripted-plugin.js';
 
 function coreThatThrows(error: Error): DnsCore {
@@ -127,6 +137,57 @@ describe('NodeDnsPromiseResolver', () => {
     expect(() => resolver.resolve4('x.example', { ttl: 'yes' as never })).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }),
     );
+  });
+});
+
+describe('NodeDnsPromiseResolver and lookup over a DnsApi with and without resolveWith', () => {
+  /** The scripted core, seen through a wrapper that counts which door each question took. */
+  function counted(withPick: boolean) {
+    const { core } = scriptedCore({ 'bogus.node.example': { bogus: 'no DNSKEY matches the RRSIG' } });
+    const doors: string[] = [];
+    const api: DnsApi = {
+      resolve: (name: string, type?: number | string, options?: ResolveOptions) => {
+        doors.push('resolve');
+        return core.resolve(name, type, options);
+      },
+      ...(withPick
+        ? {
+            resolveWith: <V>(
+              name: string,
+              type: number | string,
+              pick: (r: DnsResult) => V,
+              options?: ResolveOptions,
+            ) => {
+              doors.push('resolveWith');
+              return core.resolveWith(name, type, pick, options);
+            },
+          }
+        : {}),
+    };
+    return { api, doors };
+  }
+
+  test('the same records and errors either way; the pick goes through resolveWith when the core has it', async () => {
+    for (const withPick of [true, false]) {
+      const { api, doors } = counted(withPick);
+      const resolver = new NodeDnsPromiseResolver(api);
+      expect(await resolver.resolve4('v4.node.example')).toEqual(['127.0.0.1', '127.0.0.2']);
+      expect(await resolver.resolve4('v4.node.example', { ttl: true })).toEqual([
+        { address: '127.0.0.1', ttl: 300 },
+        { address: '127.0.0.2', ttl: 300 },
+      ]);
+      expect((await resolver.resolveDetailed('v4.node.example', 'A')).result.records).toHaveLength(2);
+      const error = await resolver.resolve4('bogus.node.example').catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'ESERVFAIL', result: { bogus: true } });
+      const missing = await resolver.resolve('nothing.node.example', 'A').catch((e: unknown) => e);
+      expect(missing).toMatchObject({ code: 'ENOTFOUND', syscall: 'queryA' });
+      const lookup = createLookup(api);
+      const found = await new Promise((resolve, reject) =>
+        lookup('v4.node.example', { family: 4 }, (err, address) => (err ? reject(err) : resolve(address))),
+      );
+      expect(found).toBe('127.0.0.1');
+      expect(new Set(doors)).toEqual(new Set([withPick ? 'resolveWith' : 'resolve']));
+    }
   });
 });
 
