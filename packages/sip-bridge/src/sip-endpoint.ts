@@ -14,6 +14,7 @@ import type { SipTransport as TransportName } from '@dnscore/sip';
 import { DEFAULT_LOCAL_ADDRESS, DEFAULT_LOCAL_PORT, DEFAULT_MAX_FORWARDS, DEFAULT_STREAM_IDLE_MS } from './defaults.js';
 import { BridgeClosedError, LocalBindError, SipTransportError } from './errors.js';
 import { StreamConnections, wellFormed } from './stream-connections.js';
+import { responseTarget } from './response-target.js';
 import { GuardedTransport, type InboundLimits, type InboundStats } from './guarded-transport.js';
 import {
   isRequest,
@@ -273,7 +274,8 @@ export class SipEndpoint {
       return;
     }
     if (message.method !== 'ACK') {
-      const connection = this.#streams.get(remote) ?? this.#transport.get(remote);
+      // Responses over UDP go to the sent-by port unless the Via asked for rport (RFC 3261 18.2.2).
+      const connection = this.#streams.get(remote) ?? this.#transport.get(responseTarget(message, remote));
       if (!connection) return;
       const transaction = this.#transactions.createServerTransaction(message, connection);
       try {

@@ -20,8 +20,9 @@ import { rawUdpClient } from './support/raw-udp-client.js';
 const LOCAL = '127.0.0.1';
 const CLIENT = PEER(21);
 
+/** rport (RFC 3581): the raw client listens on the port it sends from, not at its sent-by. */
 const options = (transport: 'UDP' | 'TCP', port: number, id: string, extra = ''): string =>
-  `OPTIONS sip:app@${LOCAL}:${port} SIP/2.0\r\nVia: SIP/2.0/${transport} ${CLIENT}:5999;branch=z9hG4bK${id}\r\n` +
+  `OPTIONS sip:app@${LOCAL}:${port} SIP/2.0\r\nVia: SIP/2.0/${transport} ${CLIENT}:5999;branch=z9hG4bK${id};rport\r\n` +
   `From: <sip:raw@${CLIENT}>;tag=r\r\nTo: <sip:app@${LOCAL}>\r\nCall-ID: ${id}\r\nCSeq: 1 OPTIONS\r\n${extra}` +
   'Content-Length: 0\r\n\r\n';
 
@@ -179,7 +180,8 @@ describe('UDP: a message sip would choke on is dropped before it parses', () => 
     client.send(text, port);
     expect(await client.next()).toMatch(/Call-ID: u-edge\r\n/);
     const expected = sip.parse(Buffer.from(text, 'latin1'))!;
-    expected.headers.via![0]!.params.received = CLIENT;
+    // Stamped as sip stamps them (RFC 3261 18.2.1, RFC 3581).
+    Object.assign(expected.headers.via![0]!.params, { received: CLIENT, rport: client.port });
     expect(seen).toEqual([expected]);
     expect(endpoint.inboundStats.rejected).toMatchObject({ 'line-too-long': 0, 'too-many-headers': 0 });
   });
