@@ -3,39 +3,17 @@
  * the top Via asked for rport, else to the source address at the Via's sent-by port. A peer
  * that sends from one socket and listens on another gets its response where it listens.
  */
-import { createSocket } from 'node:dgram';
 import sip from 'sip';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { responseTarget } from '../src/response-target.js';
 import type { SipBridge } from '../src/sip-bridge.js';
 import type { SipRemote, SipRequest, SipStack } from '../src/sip-stack.js';
 import { zoneBridge } from './support/bridge.js';
 import { freePort } from './support/peers.js';
+import { rawUdpClient } from './support/raw-udp-client.js';
 
 const stack = sip as unknown as SipStack;
 const ZONE = '$ORIGIN port.test.\n$TTL 300\n@ IN SOA ns h 1 3600 600 86400 300\n';
-
-/** A UDP socket on 127.0.0.1; `next()` is the next datagram it gets, `count` how many it got. */
-async function udpSocket() {
-  const socket = createSocket('udp4');
-  const inbox: string[] = [];
-  let wake: (() => void) | undefined;
-  socket.on('message', (data) => {
-    inbox.push(data.toString('latin1'));
-    wake?.();
-  });
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
-  onTestFinished(() => void socket.close());
-  return {
-    port: socket.address().port,
-    inbox,
-    send: (text: string, port: number) => socket.send(Buffer.from(text, 'latin1'), port, '127.0.0.1'),
-    next: async () => {
-      while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      return inbox.shift()!;
-    },
-  };
-}
 
 function options(bridgePort: number, via: string, callId: string): string {
   return [
@@ -64,7 +42,7 @@ async function answeringBridge(): Promise<SipBridge> {
 describe('SipBridge over UDP: where a response goes', () => {
   it('without rport: to the sent-by port, not the port the request came from', async () => {
     const bridge = await answeringBridge();
-    const [sender, listener] = [await udpSocket(), await udpSocket()];
+    const [sender, listener] = [await rawUdpClient('127.0.0.1'), await rawUdpClient('127.0.0.1')];
     sender.send(
       options(bridge.endpoint.port, `SIP/2.0/UDP 127.0.0.1:${listener.port};branch=z9hG4bK-sb`, 'sb-1'),
       bridge.endpoint.port,
@@ -77,7 +55,7 @@ describe('SipBridge over UDP: where a response goes', () => {
 
   it('with rport: to the port the request came from, with rport filled in', async () => {
     const bridge = await answeringBridge();
-    const [sender, listener] = [await udpSocket(), await udpSocket()];
+    const [sender, listener] = [await rawUdpClient('127.0.0.1'), await rawUdpClient('127.0.0.1')];
     const via = `SIP/2.0/UDP 127.0.0.1:${listener.port};branch=z9hG4bK-rp;rport`;
     sender.send(options(bridge.endpoint.port, via, 'rp-1'), bridge.endpoint.port);
     const response = await sender.next();

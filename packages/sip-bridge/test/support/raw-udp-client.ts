@@ -13,6 +13,8 @@ export interface RawUdpClient {
   send(text: string, port: number): void;
   /** The next datagram received (waits for one). */
   next(): Promise<string>;
+  /** Datagrams received and not yet taken by next(). */
+  readonly inbox: readonly string[];
 }
 
 export async function rawUdpClient(address: string): Promise<RawUdpClient> {
@@ -27,6 +29,7 @@ export async function rawUdpClient(address: string): Promise<RawUdpClient> {
   onTestFinished(() => void socket.close());
   return {
     socket,
+    inbox,
     port: socket.address().port,
     send: (text, port) => socket.send(Buffer.from(text, 'latin1'), port, '127.0.0.1'),
     next: async () => {
