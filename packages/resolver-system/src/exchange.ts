@@ -39,6 +39,12 @@ export type ExchangeOutcome =
   | { readonly kind: 'timeout'; readonly dropped: number; readonly caseMismatch?: number }
   | { readonly kind: 'failed'; readonly error: DnsError };
 
+/** Who hears how a try ended, once: its outcome, or the abort (or start failure) that ended it. */
+export interface TrySettle {
+  settled(outcome: ExchangeOutcome): void;
+  aborted(error: unknown): void;
+}
+
 /**
  * The query packet of one try and its ID: a fresh crypto-random one (RFC 5452: a new ID per
  * try), or `id` when the shared UDP socket drew it.
