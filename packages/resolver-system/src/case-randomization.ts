@@ -8,44 +8,25 @@ import { randomBytes } from 'node:crypto';
 import { wireLength, type Labels } from '@dnscore/core/plugin';
 
 /**
- * The labels with each ASCII letter's case drawn at random (crypto); other bytes unchanged.
- * The copy is one buffer, each label a view of it.
+ * The name in wire form (length octets, labels, the root's 0) with each ASCII letter's case
+ * drawn at random (crypto); other bytes unchanged. One array, not a view per label: a query in
+ * flight holds it, and it is what goes on the wire and what the answer must echo.
  */
-export function randomizeCase(labels: Labels): Labels {
+export function randomizeCase(labels: Labels): Uint8Array {
+  const out = nameWireForm(labels);
   let letters = 0;
-  let total = 0;
-  for (const label of labels) {
-    total += label.length;
-    for (const c of label) if (isLetter(c)) letters++;
-  }
-  if (letters === 0) return labels;
+  for (const c of out) if (isLetter(c)) letters++;
+  if (letters === 0) return out;
   const bits = randomBytes(Math.ceil(letters / 8));
-  const bytes = new Uint8Array(total);
-  const out: Uint8Array[] = new Array(labels.length);
   let n = 0;
-  let offset = 0;
-  for (let i = 0; i < labels.length; i++) {
-    const label = labels[i]!;
-    for (let j = 0; j < label.length; j++) {
-      const c = label[j]!;
-      if (!isLetter(c)) bytes[offset + j] = c;
-      else {
-        bytes[offset + j] = ((bits[n >> 3]! >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
-        n++;
-      }
-    }
-    out[i] = bytes.subarray(offset, offset + label.length);
-    offset += label.length;
+  // Length octets are below 64 and never letters: the whole array is walked as one.
+  for (let i = 0; i < out.length; i++) {
+    const c = out[i]!;
+    if (!isLetter(c)) continue;
+    out[i] = ((bits[n >> 3]! >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
+    n++;
   }
   return out;
-}
-
-/** True when the two names are the same bytes, case included. */
-export function sameCase(a: Labels, b: Labels): boolean {
-  return (
-    a.length === b.length &&
-    a.every((label, i) => label.length === b[i]!.length && label.every((c, j) => c === b[i]![j]))
-  );
 }
 
 /**
@@ -55,10 +36,11 @@ export function sameCase(a: Labels, b: Labels): boolean {
  * CNAME target `www.other.` + the question's random-case `eXAmpLE`, decompressed on the way).
  * The caller sees names as asked, whatever case went on the wire. A match is byte for byte in
  * the random case, length octets and root label included; a suffix only when it has a capital.
+ * `sent`: the name as sent, in wire form (randomizeCase).
  */
-export function restoreQuestionCase(packet: Uint8Array, sent: Labels, original: Labels): Uint8Array {
-  const from = wireForm(sent);
-  const to = wireForm(original);
+export function restoreQuestionCase(packet: Uint8Array, sent: Uint8Array, original: Labels): Uint8Array {
+  const from = sent;
+  const to = nameWireForm(original);
   // Copied and searched natively: a DNSSEC answer is a kilobyte, and a byte loop here would
   // run on every answer.
   const copy = new Uint8Array(packet);
@@ -83,7 +65,8 @@ function hasCapital(wire: Uint8Array): boolean {
   return false;
 }
 
-function wireForm(labels: Labels): Uint8Array {
+/** A name in wire form, uncompressed: each label after its length, then the root's 0. */
+export function nameWireForm(labels: Labels): Uint8Array {
   const out = new Uint8Array(wireLength(labels));
   let offset = 0;
   for (const label of labels) {

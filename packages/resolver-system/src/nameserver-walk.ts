@@ -19,7 +19,6 @@ import {
   nameKey,
   type Abortable,
   type DnsQuery,
-  type Labels,
   type PluginAnswer,
   type ServerAttempt,
   type Timers,
@@ -103,7 +102,7 @@ class NameserverWalk implements ExchangeContext, TrySettle {
   // The try in flight, read by UdpTry and tcpExchange (this record is their context).
   server!: ServerAddress;
   udpPayloadSize: number | undefined;
-  sentLabels: Labels | undefined;
+  sentName: Uint8Array | undefined;
 
   #attempt = 0;
   /** Servers asked in this round. */
@@ -166,7 +165,7 @@ class NameserverWalk implements ExchangeContext, TrySettle {
     this.#index++;
     this.server = server;
     this.udpPayloadSize = settings.udpPayloadSize;
-    this.sentLabels = undefined;
+    this.sentName = undefined;
     this.#caseKey = undefined;
     if (this.#log) this.#at = formatServerAddress(server);
     // The question's key only when some question is remembered: most queries never need it.
@@ -180,7 +179,7 @@ class NameserverWalk implements ExchangeContext, TrySettle {
       const key = formatServerAddress(server);
       if (settings.caseEcho.echoes(key)) {
         this.#caseKey = key;
-        this.sentLabels = randomizeCase(this.query.labels);
+        this.sentName = randomizeCase(this.query.labels);
       }
     }
     this.#send(Step.Udp);
@@ -204,7 +203,7 @@ class NameserverWalk implements ExchangeContext, TrySettle {
       // (or a forger who guessed the ID). Asked again plainly, as unbound does, and remembered.
       this.stats.caseFallbacks++;
       this.settings.caseEcho!.forget(this.#caseKey);
-      this.sentLabels = undefined;
+      this.sentName = undefined;
       this.#send(Step.PlainUdp);
       return;
     }
@@ -218,7 +217,7 @@ class NameserverWalk implements ExchangeContext, TrySettle {
       // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
       this.stats.ednsFallbacks++;
       this.udpPayloadSize = undefined;
-      this.sentLabels = undefined;
+      this.sentName = undefined;
       this.#send(Step.NoEdnsUdp);
       return;
     }
@@ -229,7 +228,7 @@ class NameserverWalk implements ExchangeContext, TrySettle {
     this.settings.tcpMemory.remember(tcpKey(this.query));
     // TCP as first asked (EDNS included), in the name's own case.
     this.udpPayloadSize = this.settings.udpPayloadSize;
-    this.sentLabels = undefined;
+    this.sentName = undefined;
     this.#send(Step.Tcp);
   }
 

@@ -89,7 +89,7 @@ class UdpTry implements UdpWaiter {
       this.#dropped++;
       return;
     }
-    const verdict = inspectResponse(message, this.#id, context.query, context.sentLabels);
+    const verdict = inspectResponse(message, this.#id, context.query, context.sentName);
     if (verdict.kind !== 'accept') {
       countDropped(stats, verdict.kind);
       this.#dropped++;

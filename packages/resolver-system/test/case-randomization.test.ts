@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeQuery, parseName } from '@dnscore/core/plugin';
 import { freePort } from '../../../test/support/ports.js';
 import { SystemResolver } from '../src/index.js';
-import { randomizeCase, restoreQuestionCase } from '../src/case-randomization.js';
+import { nameWireForm, randomizeCase, restoreQuestionCase } from '../src/case-randomization.js';
 import { inspectResponse } from '../src/response-check.js';
 import { encodeQuery, Flag } from '../src/wire.js';
 
@@ -127,7 +127,9 @@ describe('randomizeCase', () => {
     const upper = new Array(13).fill(0);
     for (let i = 0; i < 2000; i++) {
       const out = randomizeCase(labels);
-      const text = out.map((l) => Buffer.from(l).toString('latin1')).join('.');
+      expect([out[0], out[6], out[14]]).toEqual([5, 7, 0]); // length octets and the root stay
+      const latin1 = (from: number, to: number): string => Buffer.from(out.subarray(from, to)).toString('latin1');
+      const text = `${latin1(1, 6)}.${latin1(7, 14)}`;
       expect(text.toLowerCase()).toBe('ab1-c.example');
       [...text].forEach((c, j) => {
         if (c !== c.toLowerCase()) upper[j]++;
@@ -141,7 +143,7 @@ describe('randomizeCase', () => {
   it('restoreQuestionCase puts the asked case back, in a copy', () => {
     const query = makeQuery(NAME, 'A');
     const sent = randomizeCase(query.labels);
-    const packet = encodeQuery(query, { id: 7, labels: sent });
+    const packet = encodeQuery(query, { id: 7, name: sent });
     const restored = restoreQuestionCase(packet, sent, query.labels);
     expect(Buffer.from(restored)).toEqual(Buffer.from(encodeQuery(query, { id: 7 })));
     expect(Buffer.from(packet)).not.toEqual(Buffer.from(restored)); // a copy; the original kept
@@ -162,7 +164,7 @@ describe('randomizeCase', () => {
       ...wire(sent), // a name ending in the sent name is rewritten too
       ...wire(sent).slice(0, 6), // a cut copy at the end
     ]);
-    const restored = restoreQuestionCase(packet, sent, original);
+    const restored = restoreQuestionCase(packet, nameWireForm(sent), original);
     expect([...restored]).toEqual([
       ...header,
       ...wire(original),
@@ -186,7 +188,7 @@ describe('randomizeCase', () => {
     const inZone = [...wire(parseName('ns1')).slice(0, -1), ...wire(sent.slice(1))]; // ns1.TrAce.eXAmpLE
     const otherCase = wire(parseName('www.other.ExamplE')); // not our random case: left as it is
     const packet = Buffer.from([...header, ...wire(sent), ...cnameTarget, ...inZone, ...otherCase]);
-    const restored = restoreQuestionCase(packet, sent, original);
+    const restored = restoreQuestionCase(packet, nameWireForm(sent), original);
     expect([...restored]).toEqual([
       ...header,
       ...wire(original),
@@ -204,7 +206,7 @@ describe('randomizeCase', () => {
     const nextName = wire(parseName('example.com'));
     const decompressed = [...wire(parseName('ns1')).slice(0, -1), ...wire(sent.slice(1))];
     const packet = Buffer.from([...new Array<number>(12).fill(0), ...wire(sent), ...nextName, ...decompressed]);
-    expect([...restoreQuestionCase(packet, sent, original)].slice(12)).toEqual([
+    expect([...restoreQuestionCase(packet, nameWireForm(sent), original)].slice(12)).toEqual([
       ...wire(original),
       ...nextName,
       ...wire(parseName('ns1.EXAMPLE.COM')),
@@ -220,7 +222,7 @@ describe('forgeries needed, measured', () => {
     for (let i = 0; i < forgeries; i++) {
       const sent = randomizeCase(query.labels); // what our query carried
       const guess = randomizeCase(query.labels); // the forger's guess of it
-      const forged = Buffer.from(encodeQuery(query, { id: 99, labels: guess }));
+      const forged = Buffer.from(encodeQuery(query, { id: 99, name: guess }));
       forged.writeUInt16BE(Flag.QR | Flag.RD | Flag.RA, 2);
       if (inspectResponse(forged, 99, query, sent).kind === 'accept') accepted++;
     }
