@@ -4,8 +4,8 @@
  * forger who guessed the ID and port must also guess one bit per letter. A server that does
  * not echo case is asked again plainly (unbound's fallback) and remembered for a while.
  */
-import { randomBytes } from 'node:crypto';
-import { wireLength, type Labels } from '@dnscore/core/plugin';
+import { wireLength, type DnsQuery, type Labels } from '@dnscore/core/plugin';
+import { randomByte } from './query-id.js';
 
 /**
  * The name in wire form (length octets, labels, the root's 0) with each ASCII letter's case
@@ -14,16 +14,14 @@ import { wireLength, type Labels } from '@dnscore/core/plugin';
  */
 export function randomizeCase(labels: Labels): Uint8Array {
   const out = nameWireForm(labels);
-  let letters = 0;
-  for (const c of out) if (isLetter(c)) letters++;
-  if (letters === 0) return out;
-  const bits = randomBytes(Math.ceil(letters / 8));
+  let bits = 0;
   let n = 0;
   // Length octets are below 64 and never letters: the whole array is walked as one.
   for (let i = 0; i < out.length; i++) {
     const c = out[i]!;
     if (!isLetter(c)) continue;
-    out[i] = ((bits[n >> 3]! >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
+    if ((n & 7) === 0) bits = randomByte();
+    out[i] = ((bits >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
     n++;
   }
   return out;
@@ -38,30 +36,57 @@ export function randomizeCase(labels: Labels): Uint8Array {
  * the random case, length octets and root label included; a suffix only when it has a capital.
  * `sent`: the name as sent, in wire form (randomizeCase).
  */
-export function restoreQuestionCase(packet: Uint8Array, sent: Uint8Array, original: Labels): Uint8Array {
-  const from = sent;
-  const to = nameWireForm(original);
+export function restoreQuestionCase(packet: Uint8Array, sent: Uint8Array, asked: DnsQuery): Uint8Array {
+  const to = askedWireForm(sent, asked);
   // Copied and searched natively: a DNSSEC answer is a kilobyte, and a byte loop here would
   // run on every answer.
   const copy = new Uint8Array(packet);
   const view = Buffer.from(copy.buffer, copy.byteOffset, copy.length);
   // The whole name first, then each shorter suffix: a full copy restored no longer matches.
-  for (let start = 0; start < from.length - 1; start += from[start]! + 1) {
-    const suffix = from.subarray(start);
-    const restored = to.subarray(start);
+  for (let start = 0; start < sent.length - 1; start += sent[start]! + 1) {
     // A suffix is taken only with a capital we drew: zone data is mostly lower case, and a
     // signed name written in full that happened to match (an NSEC next name keeps its case,
     // RFC 6840 section 5.1) must not be changed, or its signature fails.
-    if (start > 0 ? !hasCapital(suffix) : Buffer.compare(suffix, restored) === 0) continue;
+    if (start > 0 ? !hasCapital(sent, start) : sameBytes(sent, to)) continue;
+    const suffix = sent.subarray(start);
     for (let at = view.indexOf(suffix, 12); at !== -1; at = view.indexOf(suffix, at + suffix.length)) {
-      copy.set(restored, at);
+      for (let i = start; i < to.length; i++) copy[at + i - start] = to[i]!;
     }
   }
   return copy;
 }
 
-function hasCapital(wire: Uint8Array): boolean {
-  for (const c of wire) if (c >= 0x41 && c <= 0x5a) return true;
+/**
+ * The sent name in the case asked. Read from the query's text when that is the name's bytes
+ * joined by dots (no escapes): checked byte for byte, so nothing else is taken for it; else
+ * from its labels (the core makes them anew on each read).
+ */
+function askedWireForm(sent: Uint8Array, query: DnsQuery): Uint8Array {
+  const text = query.name;
+  if (text.length + 2 !== sent.length) return nameWireForm(query.labels);
+  const out = new Uint8Array(sent.length);
+  let j = 0;
+  for (let start = 0; start < sent.length - 1; start += sent[start]! + 1) {
+    if (start > 0 && text.charCodeAt(j++) !== 0x2e) return nameWireForm(query.labels);
+    out[start] = sent[start]!;
+    for (let i = start + 1; i <= start + sent[start]!; i++) {
+      const c = text.charCodeAt(j++);
+      if (isLetter(sent[i]!) ? (c | 0x20) !== (sent[i]! | 0x20) : c !== sent[i]) return nameWireForm(query.labels);
+      out[i] = c;
+    }
+  }
+  return out; // the last octet stays 0: the root label
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** True when the name's bytes from `start` hold a capital. */
+function hasCapital(wire: Uint8Array, start: number): boolean {
+  for (let i = start; i < wire.length; i++) if (wire[i]! >= 0x41 && wire[i]! <= 0x5a) return true;
   return false;
 }
 

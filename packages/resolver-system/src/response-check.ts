@@ -56,7 +56,7 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery,
     const type = (packet[end]! << 8) | packet[end + 1]!;
     const rrclass = (packet[end + 2]! << 8) | packet[end + 3]!;
     if (type !== query.type || rrclass !== query.class) return WRONG_QUESTION;
-    return accepted(restoreQuestionCase(packet, sent, query.labels));
+    return accepted(restoreQuestionCase(packet, sent, query));
   }
   const reader = new WireReader(packet, HEADER_LENGTH);
   try {
@@ -67,7 +67,7 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery,
     const asked = query.labels;
     if (!labelsEqual(labels, asked)) return WRONG_QUESTION;
     if (sent && !sameWireName(labels, sent)) return CASE_MISMATCH;
-    return accepted(sent ? restoreQuestionCase(packet, sent, asked) : packet);
+    return accepted(sent ? restoreQuestionCase(packet, sent, query) : packet);
   } catch (error) {
     if (error instanceof WireError) return { kind: 'malformed', error };
     throw error;
