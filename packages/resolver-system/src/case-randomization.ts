@@ -8,11 +8,17 @@ import { wireLength, type DnsQuery, type Labels } from '@dnscore/core/plugin';
 import { randomByte } from './query-id.js';
 
 /**
- * The name in wire form (length octets, labels, the root's 0) with each ASCII letter's case
- * drawn at random (crypto); other bytes unchanged. One array, not a view per label: a query in
- * flight holds it, and it is what goes on the wire and what the answer must echo.
+ * A name in wire form (length octets, labels, the root's 0), one latin1 character per byte. A
+ * query in flight holds its sent name so: a short string is a fifth of a Uint8Array (its
+ * buffer and elements), and Buffer compares and searches it natively.
  */
-export function randomizeCase(labels: Labels): Uint8Array {
+export type WireName = string;
+
+/**
+ * The name in wire form with each ASCII letter's case drawn at random (crypto); other bytes
+ * unchanged. It is what goes on the wire and what the answer must echo.
+ */
+export function randomizeCase(labels: Labels): WireName {
   const out = nameWireForm(labels);
   let bits = 0;
   let n = 0;
@@ -24,7 +30,7 @@ export function randomizeCase(labels: Labels): Uint8Array {
     out[i] = ((bits >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
     n++;
   }
-  return out;
+  return String.fromCharCode.apply(null, out as unknown as number[]);
 }
 
 /**
@@ -34,22 +40,26 @@ export function randomizeCase(labels: Labels): Uint8Array {
  * CNAME target `www.other.` + the question's random-case `eXAmpLE`, decompressed on the way).
  * The caller sees names as asked, whatever case went on the wire. A match is byte for byte in
  * the random case, length octets and root label included; a suffix only when it has a capital.
- * `sent`: the name as sent, in wire form (randomizeCase).
+ * `sent`: the name as sent (randomizeCase).
  */
-export function restoreQuestionCase(packet: Uint8Array, sent: Uint8Array, asked: DnsQuery): Uint8Array {
+export function restoreQuestionCase(packet: Uint8Array, sent: WireName, asked: DnsQuery): Uint8Array {
   const to = askedWireForm(sent, asked);
   // Copied and searched natively: a DNSSEC answer is a kilobyte, and a byte loop here would
   // run on every answer.
   const copy = new Uint8Array(packet);
   const view = Buffer.from(copy.buffer, copy.byteOffset, copy.length);
   // The whole name first, then each shorter suffix: a full copy restored no longer matches.
-  for (let start = 0; start < sent.length - 1; start += sent[start]! + 1) {
+  for (let start = 0; start < sent.length - 1; start += sent.charCodeAt(start) + 1) {
     // A suffix is taken only with a capital we drew: zone data is mostly lower case, and a
     // signed name written in full that happened to match (an NSEC next name keeps its case,
     // RFC 6840 section 5.1) must not be changed, or its signature fails.
     if (start > 0 ? !hasCapital(sent, start) : sameBytes(sent, to)) continue;
-    const suffix = sent.subarray(start);
-    for (let at = view.indexOf(suffix, 12); at !== -1; at = view.indexOf(suffix, at + suffix.length)) {
+    const suffix = start > 0 ? sent.slice(start) : sent;
+    for (
+      let at = view.indexOf(suffix, 12, 'latin1');
+      at !== -1;
+      at = view.indexOf(suffix, at + suffix.length, 'latin1')
+    ) {
       for (let i = start; i < to.length; i++) copy[at + i - start] = to[i]!;
     }
   }
@@ -61,32 +71,37 @@ export function restoreQuestionCase(packet: Uint8Array, sent: Uint8Array, asked:
  * joined by dots (no escapes): checked byte for byte, so nothing else is taken for it; else
  * from its labels (the core makes them anew on each read).
  */
-function askedWireForm(sent: Uint8Array, query: DnsQuery): Uint8Array {
+function askedWireForm(sent: WireName, query: DnsQuery): Uint8Array {
   const text = query.name;
   if (text.length + 2 !== sent.length) return nameWireForm(query.labels);
   const out = new Uint8Array(sent.length);
   let j = 0;
-  for (let start = 0; start < sent.length - 1; start += sent[start]! + 1) {
+  for (let start = 0; start < sent.length - 1; start += sent.charCodeAt(start) + 1) {
     if (start > 0 && text.charCodeAt(j++) !== 0x2e) return nameWireForm(query.labels);
-    out[start] = sent[start]!;
-    for (let i = start + 1; i <= start + sent[start]!; i++) {
+    const length = sent.charCodeAt(start);
+    out[start] = length;
+    for (let i = start + 1; i <= start + length; i++) {
       const c = text.charCodeAt(j++);
-      if (isLetter(sent[i]!) ? (c | 0x20) !== (sent[i]! | 0x20) : c !== sent[i]) return nameWireForm(query.labels);
+      const d = sent.charCodeAt(i);
+      if (isLetter(d) ? (c | 0x20) !== (d | 0x20) : c !== d) return nameWireForm(query.labels);
       out[i] = c;
     }
   }
   return out; // the last octet stays 0: the root label
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+function sameBytes(a: WireName, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < a.length; i++) if (a.charCodeAt(i) !== b[i]) return false;
   return true;
 }
 
 /** True when the name's bytes from `start` hold a capital. */
-function hasCapital(wire: Uint8Array, start: number): boolean {
-  for (let i = start; i < wire.length; i++) if (wire[i]! >= 0x41 && wire[i]! <= 0x5a) return true;
+function hasCapital(wire: WireName, start: number): boolean {
+  for (let i = start; i < wire.length; i++) {
+    const c = wire.charCodeAt(i);
+    if (c >= 0x41 && c <= 0x5a) return true;
+  }
   return false;
 }
 

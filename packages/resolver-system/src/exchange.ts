@@ -1,5 +1,6 @@
 /** What one try (one nameserver, one transport) needs and how it ends. */
 import type { Abortable, DnsError, DnsQuery, MessageSummary, Timers } from '@dnscore/core/plugin';
+import type { WireName } from './case-randomization.js';
 import { randomQueryId } from './query-id.js';
 import type { ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
@@ -27,7 +28,7 @@ export interface ExchangeContext {
   /** The UDP sockets this try shares with the other queries in flight. */
   readonly udpSockets: UdpSockets;
   /** The query name as sent, in randomized case (0x20) and wire form; the answer must echo it exactly. */
-  readonly sentName?: Uint8Array | undefined;
+  readonly sentName?: WireName | undefined;
 }
 
 export type ExchangeOutcome =

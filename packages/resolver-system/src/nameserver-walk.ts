@@ -25,7 +25,7 @@ import {
   withServers,
 } from '@dnscore/core/plugin';
 import { queryChannel } from '@dnscore/core/diagnostics';
-import { randomizeCase, type CaseEchoMemory } from './case-randomization.js';
+import { randomizeCase, type CaseEchoMemory, type WireName } from './case-randomization.js';
 import type { ExchangeContext, ExchangeOutcome, TrySettle } from './exchange.js';
 import { formatServerAddress, type ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
@@ -102,7 +102,7 @@ class NameserverWalk implements ExchangeContext, TrySettle {
   // The try in flight, read by UdpTry and tcpExchange (this record is their context).
   server!: ServerAddress;
   udpPayloadSize: number | undefined;
-  sentName: Uint8Array | undefined;
+  sentName: WireName | undefined;
 
   #attempt = 0;
   /** Servers asked in this round. */

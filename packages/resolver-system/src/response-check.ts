@@ -14,7 +14,7 @@ import {
   type Labels,
   type MessageSummary,
 } from '@dnscore/core/plugin';
-import { restoreQuestionCase } from './case-randomization.js';
+import { restoreQuestionCase, type WireName } from './case-randomization.js';
 import { Flag } from './wire.js';
 
 export type Verdict =
@@ -43,7 +43,7 @@ const CASE_MISMATCH: Verdict = { kind: 'case-mismatch' };
  * must echo byte for byte. An accepted answer is checked whole but not built: the core parses
  * the packet it is handed.
  */
-export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery, sent?: Uint8Array): Verdict {
+export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery, sent?: WireName): Verdict {
   if (packet.length < HEADER_LENGTH) return GARBAGE;
   if (((packet[0]! << 8) | packet[1]!) !== id) return WRONG_ID;
   const flags = (packet[2]! << 8) | packet[3]!;
@@ -84,19 +84,19 @@ function accepted(packet: Uint8Array): Verdict {
   }
 }
 
-/** True when `packet` holds `bytes` at `offset`. */
-function bytesAt(packet: Uint8Array, offset: number, bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) if (packet[offset + i] !== bytes[i]) return false;
+/** True when `packet` holds `name` at `offset`. */
+function bytesAt(packet: Uint8Array, offset: number, name: WireName): boolean {
+  for (let i = 0; i < name.length; i++) if (packet[offset + i] !== name.charCodeAt(i)) return false;
   return true;
 }
 
 /** True when `labels` are the wire-form name `wire`, byte for byte (case included). */
-function sameWireName(labels: Labels, wire: Uint8Array): boolean {
+function sameWireName(labels: Labels, wire: WireName): boolean {
   let offset = 0;
   for (const label of labels) {
-    if (wire[offset] !== label.length) return false;
-    for (let j = 0; j < label.length; j++) if (wire[offset + 1 + j] !== label[j]) return false;
+    if (wire.charCodeAt(offset) !== label.length) return false;
+    for (let j = 0; j < label.length; j++) if (wire.charCodeAt(offset + 1 + j) !== label[j]) return false;
     offset += 1 + label.length;
   }
-  return offset === wire.length - 1 && wire[offset] === 0;
+  return offset === wire.length - 1 && wire.charCodeAt(offset) === 0;
 }

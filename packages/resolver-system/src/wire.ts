@@ -26,8 +26,8 @@ export interface QueryWireOptions {
   readonly checkingDisabled?: boolean;
   /** EDNS0 UDP payload size; no OPT record when undefined. */
   readonly udpPayloadSize?: number | undefined;
-  /** The query name as sent (0x20 case), in wire form; default the query's labels. */
-  readonly name?: Uint8Array | undefined;
+  /** The query name as sent (0x20 case), in wire form, a latin1 character per byte; default the query's labels. */
+  readonly name?: string | undefined;
 }
 
 export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Array {
@@ -41,7 +41,7 @@ export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Ar
   let offset = writeHeader(packet, options.id, flags, 1, 0, edns ? 1 : 0);
   if (name === undefined) offset = writeQuestion(packet, offset, labels!, query);
   else {
-    packet.set(name, offset);
+    packet.write(name, offset, 'latin1');
     offset = writeTypeAndClass(packet, offset + name.length - 1, query);
   }
   if (edns) {

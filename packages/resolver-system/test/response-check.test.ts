@@ -91,7 +91,7 @@ describe('inspectResponse, off-nominal', () => {
 
 describe('inspectResponse, a name sent in random case (0x20, wire form)', () => {
   const sentText = 'SiP1.biLOxI.EXamPle';
-  const sent = nameWireForm(parseName(sentText));
+  const sent = Buffer.from(nameWireForm(parseName(sentText))).toString('latin1'); // as randomizeCase() gives it
   const echoed = (overrides: Partial<dnsPacket.Packet> = {}): Buffer =>
     response({ questions: [{ name: sentText, type: 'A', class: 'IN' }], ...overrides });
 
@@ -103,7 +103,7 @@ describe('inspectResponse, a name sent in random case (0x20, wire form)', () => 
     const message = parseMessage(verdict.packet);
     expect(message.questions.map((q) => q.name)).toEqual(['sip1.Biloxi.example']);
     expect(message.answers.map((r) => r.name)).toEqual(['sip1.Biloxi.example']);
-    expect(Buffer.from(verdict.packet).includes(Buffer.from(sent))).toBe(false);
+    expect(Buffer.from(verdict.packet).includes(sent, 0, 'latin1')).toBe(false);
   });
 
   it('refuses our name in another case, or our exact name with another type or class', () => {
