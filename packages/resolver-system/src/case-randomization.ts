@@ -4,48 +4,33 @@
  * forger who guessed the ID and port must also guess one bit per letter. A server that does
  * not echo case is asked again plainly (unbound's fallback) and remembered for a while.
  */
-import { randomBytes } from 'node:crypto';
-import { wireLength, type Labels } from '@dnscore/core/plugin';
+import { wireLength, type DnsQuery, type Labels } from '@dnscore/core/plugin';
+import { randomByte } from './query-id.js';
 
 /**
- * The labels with each ASCII letter's case drawn at random (crypto); other bytes unchanged.
- * The copy is one buffer, each label a view of it.
+ * A name in wire form (length octets, labels, the root's 0), one latin1 character per byte. A
+ * query in flight holds its sent name so: a short string is a fifth of a Uint8Array (its
+ * buffer and elements), and Buffer compares and searches it natively.
  */
-export function randomizeCase(labels: Labels): Labels {
-  let letters = 0;
-  let total = 0;
-  for (const label of labels) {
-    total += label.length;
-    for (const c of label) if (isLetter(c)) letters++;
-  }
-  if (letters === 0) return labels;
-  const bits = randomBytes(Math.ceil(letters / 8));
-  const bytes = new Uint8Array(total);
-  const out: Uint8Array[] = new Array(labels.length);
-  let n = 0;
-  let offset = 0;
-  for (let i = 0; i < labels.length; i++) {
-    const label = labels[i]!;
-    for (let j = 0; j < label.length; j++) {
-      const c = label[j]!;
-      if (!isLetter(c)) bytes[offset + j] = c;
-      else {
-        bytes[offset + j] = ((bits[n >> 3]! >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
-        n++;
-      }
-    }
-    out[i] = bytes.subarray(offset, offset + label.length);
-    offset += label.length;
-  }
-  return out;
-}
+export type WireName = string;
 
-/** True when the two names are the same bytes, case included. */
-export function sameCase(a: Labels, b: Labels): boolean {
-  return (
-    a.length === b.length &&
-    a.every((label, i) => label.length === b[i]!.length && label.every((c, j) => c === b[i]![j]))
-  );
+/**
+ * The name in wire form with each ASCII letter's case drawn at random (crypto); other bytes
+ * unchanged. It is what goes on the wire and what the answer must echo.
+ */
+export function randomizeCase(labels: Labels): WireName {
+  const out = nameWireForm(labels);
+  let bits = 0;
+  let n = 0;
+  // Length octets are below 64 and never letters: the whole array is walked as one.
+  for (let i = 0; i < out.length; i++) {
+    const c = out[i]!;
+    if (!isLetter(c)) continue;
+    if ((n & 7) === 0) bits = randomByte();
+    out[i] = ((bits >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
+    n++;
+  }
+  return String.fromCharCode.apply(null, out as unknown as number[]);
 }
 
 /**
@@ -55,35 +40,73 @@ export function sameCase(a: Labels, b: Labels): boolean {
  * CNAME target `www.other.` + the question's random-case `eXAmpLE`, decompressed on the way).
  * The caller sees names as asked, whatever case went on the wire. A match is byte for byte in
  * the random case, length octets and root label included; a suffix only when it has a capital.
+ * `sent`: the name as sent (randomizeCase).
  */
-export function restoreQuestionCase(packet: Uint8Array, sent: Labels, original: Labels): Uint8Array {
-  const from = wireForm(sent);
-  const to = wireForm(original);
+export function restoreQuestionCase(packet: Uint8Array, sent: WireName, asked: DnsQuery): Uint8Array {
+  const to = askedWireForm(sent, asked);
   // Copied and searched natively: a DNSSEC answer is a kilobyte, and a byte loop here would
   // run on every answer.
   const copy = new Uint8Array(packet);
   const view = Buffer.from(copy.buffer, copy.byteOffset, copy.length);
   // The whole name first, then each shorter suffix: a full copy restored no longer matches.
-  for (let start = 0; start < from.length - 1; start += from[start]! + 1) {
-    const suffix = from.subarray(start);
-    const restored = to.subarray(start);
+  for (let start = 0; start < sent.length - 1; start += sent.charCodeAt(start) + 1) {
     // A suffix is taken only with a capital we drew: zone data is mostly lower case, and a
     // signed name written in full that happened to match (an NSEC next name keeps its case,
     // RFC 6840 section 5.1) must not be changed, or its signature fails.
-    if (start > 0 ? !hasCapital(suffix) : Buffer.compare(suffix, restored) === 0) continue;
-    for (let at = view.indexOf(suffix, 12); at !== -1; at = view.indexOf(suffix, at + suffix.length)) {
-      copy.set(restored, at);
+    if (start > 0 ? !hasCapital(sent, start) : sameBytes(sent, to)) continue;
+    const suffix = start > 0 ? sent.slice(start) : sent;
+    for (
+      let at = view.indexOf(suffix, 12, 'latin1');
+      at !== -1;
+      at = view.indexOf(suffix, at + suffix.length, 'latin1')
+    ) {
+      for (let i = start; i < to.length; i++) copy[at + i - start] = to[i]!;
     }
   }
   return copy;
 }
 
-function hasCapital(wire: Uint8Array): boolean {
-  for (const c of wire) if (c >= 0x41 && c <= 0x5a) return true;
+/**
+ * The sent name in the case asked. Read from the query's text when that is the name's bytes
+ * joined by dots (no escapes): checked byte for byte, so nothing else is taken for it; else
+ * from its labels (the core makes them anew on each read).
+ */
+function askedWireForm(sent: WireName, query: DnsQuery): Uint8Array {
+  const text = query.name;
+  if (text.length + 2 !== sent.length) return nameWireForm(query.labels);
+  const out = new Uint8Array(sent.length);
+  let j = 0;
+  for (let start = 0; start < sent.length - 1; start += sent.charCodeAt(start) + 1) {
+    if (start > 0 && text.charCodeAt(j++) !== 0x2e) return nameWireForm(query.labels);
+    const length = sent.charCodeAt(start);
+    out[start] = length;
+    for (let i = start + 1; i <= start + length; i++) {
+      const c = text.charCodeAt(j++);
+      const d = sent.charCodeAt(i);
+      if (isLetter(d) ? (c | 0x20) !== (d | 0x20) : c !== d) return nameWireForm(query.labels);
+      out[i] = c;
+    }
+  }
+  return out; // the last octet stays 0: the root label
+}
+
+function sameBytes(a: WireName, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a.charCodeAt(i) !== b[i]) return false;
+  return true;
+}
+
+/** True when the name's bytes from `start` hold a capital. */
+function hasCapital(wire: WireName, start: number): boolean {
+  for (let i = start; i < wire.length; i++) {
+    const c = wire.charCodeAt(i);
+    if (c >= 0x41 && c <= 0x5a) return true;
+  }
   return false;
 }
 
-function wireForm(labels: Labels): Uint8Array {
+/** A name in wire form, uncompressed: each label after its length, then the root's 0. */
+export function nameWireForm(labels: Labels): Uint8Array {
   const out = new Uint8Array(wireLength(labels));
   let offset = 0;
   for (const label of labels) {

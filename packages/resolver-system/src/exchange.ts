@@ -1,5 +1,6 @@
 /** What one try (one nameserver, one transport) needs and how it ends. */
-import type { Abortable, DnsError, DnsQuery, Labels, MessageSummary, Timers } from '@dnscore/core/plugin';
+import type { Abortable, DnsError, DnsQuery, MessageSummary, Timers } from '@dnscore/core/plugin';
+import type { WireName } from './case-randomization.js';
 import { randomQueryId } from './query-id.js';
 import type { ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
@@ -26,8 +27,8 @@ export interface ExchangeContext {
   readonly dnssecRecords?: boolean;
   /** The UDP sockets this try shares with the other queries in flight. */
   readonly udpSockets: UdpSockets;
-  /** The query name as sent, in randomized case (0x20); the answer must echo it exactly. */
-  readonly sentLabels?: Labels | undefined;
+  /** The query name as sent, in randomized case (0x20) and wire form; the answer must echo it exactly. */
+  readonly sentName?: WireName | undefined;
 }
 
 export type ExchangeOutcome =
@@ -39,6 +40,12 @@ export type ExchangeOutcome =
   | { readonly kind: 'timeout'; readonly dropped: number; readonly caseMismatch?: number }
   | { readonly kind: 'failed'; readonly error: DnsError };
 
+/** Who hears how a try ended, once: its outcome, or the abort (or start failure) that ended it. */
+export interface TrySettle {
+  settled(outcome: ExchangeOutcome): void;
+  aborted(error: unknown): void;
+}
+
 /**
  * The query packet of one try and its ID: a fresh crypto-random one (RFC 5452: a new ID per
  * try), or `id` when the shared UDP socket drew it.
@@ -47,13 +54,16 @@ export function newQueryPacket(
   context: ExchangeContext,
   id: number = randomQueryId(),
 ): { readonly id: number; readonly packet: Uint8Array } {
+  // One options object, no spreads: this runs for every try.
+  const dnssec = context.dnssecRecords === true;
   const packet = encodeQuery(context.query, {
     id,
-    ...(context.sentLabels ? { labels: context.sentLabels } : {}),
+    name: context.sentName,
     rd: context.rd,
     ad: context.ad,
-    ...(context.dnssecRecords ? { dnssecOk: true, checkingDisabled: true } : {}),
-    ...(context.udpPayloadSize !== undefined ? { udpPayloadSize: context.udpPayloadSize } : {}),
+    dnssecOk: dnssec,
+    checkingDisabled: dnssec,
+    udpPayloadSize: context.udpPayloadSize,
   });
   return { id, packet };
 }

@@ -4,6 +4,10 @@
  * SERVFAIL, REFUSED, NOTIMP or FORMERR; the first other answer ends the walk. When only those
  * rcodes came back, the last answer wins: it is an answer, not an error. When nothing came
  * back at all, the most specific failure is thrown (malformed > network > timeout).
+ *
+ * A walk is one record (NameserverWalk) stepped by the tries' callbacks, not async functions:
+ * a burst keeps hundreds in flight, and each suspended async function held its generator,
+ * registers, context and promises. The record is also each try's ExchangeContext.
  */
 import {
   type DnsError,
@@ -21,13 +25,13 @@ import {
   withServers,
 } from '@dnscore/core/plugin';
 import { queryChannel } from '@dnscore/core/diagnostics';
-import { randomizeCase, type CaseEchoMemory } from './case-randomization.js';
-import type { ExchangeContext, ExchangeOutcome } from './exchange.js';
+import { randomizeCase, type CaseEchoMemory, type WireName } from './case-randomization.js';
+import type { ExchangeContext, ExchangeOutcome, TrySettle } from './exchange.js';
 import { formatServerAddress, type ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
 import { tcpExchange } from './tcp-exchange.js';
 import type { TcpMemory } from './tcp-memory.js';
-import { udpExchange } from './udp-exchange.js';
+import { startUdpTry } from './udp-exchange.js';
 import type { UdpSockets } from './udp-sockets.js';
 
 export interface WalkSettings {
@@ -51,115 +55,230 @@ export interface WalkSettings {
   readonly caseEcho?: CaseEchoMemory;
 }
 
+/** Where a walk's answer goes (the resolver's pending query, or a promise's resolve and reject). */
+export interface WalkSink {
+  answered(answer: PluginAnswer): void;
+  failed(error: unknown): void;
+}
+
 /** Rcodes after which the next nameserver is asked (glibc: SERVFAIL, NOTIMP, REFUSED). */
 const TRY_NEXT = new Set<number>([Rcode.SERVFAIL, Rcode.NOTIMP, Rcode.REFUSED, Rcode.FORMERR]);
 
 type Answered = Extract<ExchangeOutcome, { kind: 'answer' }>;
 
-export async function walkNameservers(
+/** The walk as a promise (tests, and callers that await). */
+export function walkNameservers(
   query: DnsQuery,
   settings: WalkSettings,
   start: number,
   signal: Abortable,
 ): Promise<PluginAnswer> {
-  const servers = settings.nameservers;
-  let last: Answered | undefined;
-  const failures: DnsError[] = [];
-  let dropped = 0;
-  // Each try, for the query trace: kept only while someone traces.
-  const log: ServerAttempt[] | undefined = queryChannel.hasSubscribers ? [] : undefined;
-  for (let attempt = 0; attempt < settings.attempts; attempt++) {
-    for (let i = 0; i < servers.length; i++) {
-      const server = servers[(start + i) % servers.length]!;
-      const outcome = await askOne(query, server, settings, signal, log);
-      if (outcome.kind === 'answer') {
-        settings.stats.answers++;
-        if (!TRY_NEXT.has(outcome.summary.rcode)) return toPluginAnswer(outcome, settings.trustAd, log);
-        last = outcome;
-      } else if (outcome.kind === 'failed') {
-        failures.push(outcome.error);
-      } else if (outcome.kind === 'timeout') {
-        dropped += outcome.dropped;
-      }
-    }
-  }
-  if (last) return toPluginAnswer(last, settings.trustAd, log);
-  throw withServers(noAnswer(query, settings, failures, dropped), log);
+  return new Promise((answered, failed) => startWalk(query, settings, start, signal, { answered, failed }));
 }
 
-/** One server: UDP (EDNS, then without it after FORMERR), TCP when the answer did not fit. */
-async function askOne(
+/** Starts a walk; `sink` hears its end once. */
+export function startWalk(
   query: DnsQuery,
-  server: ServerAddress,
   settings: WalkSettings,
+  start: number,
   signal: Abortable,
-  log: ServerAttempt[] | undefined,
-): Promise<ExchangeOutcome> {
-  // The question's key only when some question is remembered: most queries never need it.
-  const overTcp = settings.forceTcp || (settings.tcpMemory.count > 0 && settings.tcpMemory.has(tcpKey(query)));
-  if (overTcp && !settings.forceTcp) settings.stats.tcpRemembered++;
-  const serverKey = overTcp ? undefined : formatServerAddress(server);
-  const randomized = serverKey !== undefined && settings.caseEcho?.echoes(serverKey) === true;
-  // One object of one shape per try, with or without the randomized name.
-  const context: ExchangeContext = {
-    server,
-    query,
-    signal,
-    timeoutMs: settings.timeoutMs,
-    timers: settings.timers,
-    stats: settings.stats,
-    udpSockets: settings.udpSockets,
-    udpPayloadSize: settings.udpPayloadSize,
-    ad: settings.trustAd,
-    rd: settings.recursionDesired,
-    dnssecRecords: settings.dnssecRecords,
-    sentLabels: randomized ? randomizeCase(query.labels) : undefined,
-  };
-  // Where the trace's log says this try went; nothing is formatted when nobody traces.
-  const at = log ? formatServerAddress(server) : '';
-  if (overTcp) return noted(log, at, 'tcp', await tcpExchange(context));
-  let outcome = noted(log, at, 'udp', await udpExchange(context));
-  if (randomized && outcome.kind === 'timeout' && (outcome.caseMismatch ?? 0) > 0) {
-    // Our ID and question came back, but never in our case: a server that does not echo case
-    // (or a forger who guessed the ID). Asked again plainly, as unbound does, and remembered.
-    settings.stats.caseFallbacks++;
-    settings.caseEcho!.forget(serverKey!);
-    outcome = noted(log, at, 'udp', await udpExchange({ ...context, sentLabels: undefined }));
+  sink: WalkSink,
+): void {
+  new NameserverWalk(query, settings, start, signal, sink).next();
+}
+
+/**
+ * The steps of one server's turn: UDP (EDNS, and 0x20 when the server echoes case), UDP again
+ * in plain case after a case mismatch, UDP without EDNS after FORMERR, TCP when it did not fit.
+ */
+enum Step {
+  Udp,
+  PlainUdp,
+  NoEdnsUdp,
+  Tcp,
+}
+
+class NameserverWalk implements ExchangeContext, TrySettle {
+  // The try in flight, read by UdpTry and tcpExchange (this record is their context).
+  server!: ServerAddress;
+  udpPayloadSize: number | undefined;
+  sentName: WireName | undefined;
+
+  #attempt = 0;
+  /** Servers asked in this round. */
+  #index = 0;
+  #step = Step.Udp;
+  /** This server's key for the 0x20 memory, when its turn began with a randomized name. */
+  #caseKey: string | undefined;
+  #last: Answered | undefined;
+  #failures: DnsError[] | undefined;
+  #dropped = 0;
+  /** Each try, for the query trace: kept only while someone traces. */
+  readonly #log: ServerAttempt[] | undefined = queryChannel.hasSubscribers ? [] : undefined;
+  /** Where the trace's log says this try went; nothing is formatted when nobody traces. */
+  #at = '';
+
+  constructor(
+    readonly query: DnsQuery,
+    private readonly settings: WalkSettings,
+    private readonly start: number,
+    readonly signal: Abortable,
+    private readonly sink: WalkSink,
+  ) {}
+
+  get timeoutMs(): number {
+    return this.settings.timeoutMs;
   }
-  if (
-    outcome.kind === 'answer' &&
-    context.udpPayloadSize !== undefined &&
-    outcome.summary.rcode === Rcode.FORMERR &&
-    !outcome.summary.edns
-  ) {
-    // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
-    settings.stats.ednsFallbacks++;
-    outcome = noted(
-      log,
-      at,
-      'udp',
-      await udpExchange({ ...context, udpPayloadSize: undefined, sentLabels: undefined }),
+  get timers(): Timers {
+    return this.settings.timers;
+  }
+  get stats(): SystemResolverStats {
+    return this.settings.stats;
+  }
+  get udpSockets(): UdpSockets {
+    return this.settings.udpSockets;
+  }
+  get ad(): boolean {
+    return this.settings.trustAd;
+  }
+  get rd(): boolean {
+    return this.settings.recursionDesired;
+  }
+  get dnssecRecords(): boolean {
+    return this.settings.dnssecRecords;
+  }
+
+  /** The next server's turn, or the end of the walk. */
+  next(): void {
+    const { settings } = this;
+    const servers = settings.nameservers;
+    if (this.#index === servers.length) {
+      this.#index = 0;
+      this.#attempt++;
+    }
+    if (this.#attempt >= settings.attempts) {
+      if (this.#last) this.#answer(this.#last);
+      else this.#fail(withServers(noAnswer(this.query, settings, this.#failures ?? [], this.#dropped), this.#log));
+      return;
+    }
+    const server = servers[(this.start + this.#index) % servers.length]!;
+    this.#index++;
+    this.server = server;
+    this.udpPayloadSize = settings.udpPayloadSize;
+    this.sentName = undefined;
+    this.#caseKey = undefined;
+    if (this.#log) this.#at = formatServerAddress(server);
+    // The question's key only when some question is remembered: most queries never need it.
+    const overTcp = settings.forceTcp || (settings.tcpMemory.count > 0 && settings.tcpMemory.has(tcpKey(this.query)));
+    if (overTcp) {
+      if (!settings.forceTcp) settings.stats.tcpRemembered++;
+      this.#send(Step.Tcp);
+      return;
+    }
+    if (settings.caseEcho !== undefined) {
+      const key = formatServerAddress(server);
+      if (settings.caseEcho.echoes(key)) {
+        this.#caseKey = key;
+        this.sentName = randomizeCase(this.query.labels);
+      }
+    }
+    this.#send(Step.Udp);
+  }
+
+  /** A try ended (TrySettle): the next step of this server's turn, or the next server. */
+  settled(outcome: ExchangeOutcome): void {
+    const step = this.#step;
+    if (this.#log) this.#log.push(serverAttempt(this.#at, step === Step.Tcp ? 'tcp' : 'udp', outcome));
+    if (step === Step.Tcp) {
+      this.#served(outcome);
+      return;
+    }
+    if (
+      step === Step.Udp &&
+      this.#caseKey !== undefined &&
+      outcome.kind === 'timeout' &&
+      (outcome.caseMismatch ?? 0) > 0
+    ) {
+      // Our ID and question came back, but never in our case: a server that does not echo case
+      // (or a forger who guessed the ID). Asked again plainly, as unbound does, and remembered.
+      this.stats.caseFallbacks++;
+      this.settings.caseEcho!.forget(this.#caseKey);
+      this.sentName = undefined;
+      this.#send(Step.PlainUdp);
+      return;
+    }
+    if (
+      step !== Step.NoEdnsUdp &&
+      outcome.kind === 'answer' &&
+      this.udpPayloadSize !== undefined &&
+      outcome.summary.rcode === Rcode.FORMERR &&
+      !outcome.summary.edns
+    ) {
+      // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
+      this.stats.ednsFallbacks++;
+      this.udpPayloadSize = undefined;
+      this.sentName = undefined;
+      this.#send(Step.NoEdnsUdp);
+      return;
+    }
+    if (outcome.kind !== 'truncated') {
+      this.#served(outcome);
+      return;
+    }
+    this.settings.tcpMemory.remember(tcpKey(this.query));
+    // TCP as first asked (EDNS included), in the name's own case.
+    this.udpPayloadSize = this.settings.udpPayloadSize;
+    this.sentName = undefined;
+    this.#send(Step.Tcp);
+  }
+
+  /** The signal aborted, or a try could not start (TrySettle): the walk ends with `error`. */
+  aborted(error: unknown): void {
+    this.#fail(error);
+  }
+
+  #send(step: Step): void {
+    this.#step = step;
+    if (step !== Step.Tcp) {
+      startUdpTry(this, this);
+      return;
+    }
+    tcpExchange(this).then(
+      (outcome) => this.settled(outcome),
+      (error: unknown) => this.aborted(error),
     );
   }
-  if (outcome.kind !== 'truncated') return outcome;
-  settings.tcpMemory.remember(tcpKey(query));
-  return noted(log, at, 'tcp', await tcpExchange(randomized ? { ...context, sentLabels: undefined } : context));
+
+  /** This server's last outcome. */
+  #served(outcome: ExchangeOutcome): void {
+    if (outcome.kind === 'answer') {
+      this.stats.answers++;
+      if (!TRY_NEXT.has(outcome.summary.rcode)) {
+        this.#answer(outcome);
+        return;
+      }
+      this.#last = outcome;
+    } else if (outcome.kind === 'failed') {
+      if (this.#failures === undefined) this.#failures = [outcome.error];
+      else this.#failures.push(outcome.error);
+    } else if (outcome.kind === 'timeout') {
+      this.#dropped += outcome.dropped;
+    }
+    this.next();
+  }
+
+  #answer(outcome: Answered): void {
+    this.sink.answered(toPluginAnswer(outcome, this.settings.trustAd, this.#log));
+  }
+
+  #fail(error: unknown): void {
+    this.sink.failed(error);
+  }
 }
 
 /** The TCP memory's key of a question. */
 function tcpKey(query: DnsQuery): string {
   return `${nameKey(query.name)}/${query.type}/${query.class}`;
-}
-
-/** Adds one try to the trace's log (undefined while nobody traces: then nothing is made). */
-function noted(
-  log: ServerAttempt[] | undefined,
-  server: string,
-  transport: 'udp' | 'tcp',
-  outcome: ExchangeOutcome,
-): ExchangeOutcome {
-  if (log) log.push(serverAttempt(server, transport, outcome));
-  return outcome;
 }
 
 /** One try as the query trace shows it. */

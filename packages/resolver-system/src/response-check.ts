@@ -14,7 +14,7 @@ import {
   type Labels,
   type MessageSummary,
 } from '@dnscore/core/plugin';
-import { restoreQuestionCase, sameCase } from './case-randomization.js';
+import { restoreQuestionCase, type WireName } from './case-randomization.js';
 import { Flag } from './wire.js';
 
 export type Verdict =
@@ -39,15 +39,25 @@ const WRONG_QUESTION: Verdict = { kind: 'wrong-question' };
 const CASE_MISMATCH: Verdict = { kind: 'case-mismatch' };
 
 /**
- * `sent`: the name as sent in randomized case, which the answer must echo byte for byte. An
- * accepted answer is checked whole but not built: the core parses the packet it is handed.
+ * `sent`: the name as sent in randomized case, in wire form (randomizeCase), which the answer
+ * must echo byte for byte. An accepted answer is checked whole but not built: the core parses
+ * the packet it is handed.
  */
-export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery, sent?: Labels): Verdict {
+export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery, sent?: WireName): Verdict {
   if (packet.length < HEADER_LENGTH) return GARBAGE;
   if (((packet[0]! << 8) | packet[1]!) !== id) return WRONG_ID;
   const flags = (packet[2]! << 8) | packet[3]!;
   if ((flags & Flag.QR) === 0 || ((flags >>> 11) & 0xf) !== 0) return GARBAGE;
   if (((packet[4]! << 8) | packet[5]!) !== 1) return WRONG_QUESTION;
+  const end = HEADER_LENGTH + (sent?.length ?? 0);
+  if (sent !== undefined && packet.length >= end + 4 && bytesAt(packet, HEADER_LENGTH, sent)) {
+    // The usual answer: the question is the name we sent, byte for byte (so ours, in our case),
+    // checked in place without making its labels.
+    const type = (packet[end]! << 8) | packet[end + 1]!;
+    const rrclass = (packet[end + 2]! << 8) | packet[end + 3]!;
+    if (type !== query.type || rrclass !== query.class) return WRONG_QUESTION;
+    return accepted(restoreQuestionCase(packet, sent, query));
+  }
   const reader = new WireReader(packet, HEADER_LENGTH);
   try {
     const labels = reader.labels('question name');
@@ -56,11 +66,37 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery,
     if (type !== query.type || rrclass !== query.class) return WRONG_QUESTION;
     const asked = query.labels;
     if (!labelsEqual(labels, asked)) return WRONG_QUESTION;
-    if (sent && !sameCase(labels, sent)) return CASE_MISMATCH;
-    const accepted = sent ? restoreQuestionCase(packet, sent, asked) : packet;
-    return { kind: 'accept', packet: accepted, summary: scanMessage(accepted) };
+    if (sent && !sameWireName(labels, sent)) return CASE_MISMATCH;
+    return accepted(sent ? restoreQuestionCase(packet, sent, query) : packet);
   } catch (error) {
     if (error instanceof WireError) return { kind: 'malformed', error };
     throw error;
   }
+}
+
+/** Checked whole (scanMessage throws WireError on a malformed message). */
+function accepted(packet: Uint8Array): Verdict {
+  try {
+    return { kind: 'accept', packet, summary: scanMessage(packet) };
+  } catch (error) {
+    if (error instanceof WireError) return { kind: 'malformed', error };
+    throw error;
+  }
+}
+
+/** True when `packet` holds `name` at `offset`. */
+function bytesAt(packet: Uint8Array, offset: number, name: WireName): boolean {
+  for (let i = 0; i < name.length; i++) if (packet[offset + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+/** True when `labels` are the wire-form name `wire`, byte for byte (case included). */
+function sameWireName(labels: Labels, wire: WireName): boolean {
+  let offset = 0;
+  for (const label of labels) {
+    if (wire.charCodeAt(offset) !== label.length) return false;
+    for (let j = 0; j < label.length; j++) if (wire.charCodeAt(offset + 1 + j) !== label[j]) return false;
+    offset += 1 + label.length;
+  }
+  return offset === wire.length - 1 && wire.charCodeAt(offset) === 0;
 }

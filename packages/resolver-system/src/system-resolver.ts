@@ -28,7 +28,7 @@ import {
 import { queryChannel } from '@dnscore/core/diagnostics';
 import { DEFAULT_SYSTEM_NAME, DEFAULT_SYSTEM_PRIORITY } from './defaults.js';
 import { HostsTable } from './hosts.js';
-import { walkNameservers, type WalkSettings } from './nameserver-walk.js';
+import { startWalk, type WalkSettings, type WalkSink } from './nameserver-walk.js';
 import type { SystemResolverConfig, SystemResolverOptions } from './options.js';
 import { readOptionalFile } from './resolv-conf.js';
 import { searchCandidates } from './search.js';
@@ -230,7 +230,10 @@ const CLOSED: Availability = Object.freeze({ available: false, reason: 'the syst
  * A question asked of the nameservers: the shared answer its callers wait on, and its job in the
  * limiter's queue, in one record with no closures (it is its own cancellation there too).
  */
-class PendingQuery extends SharedAnswer<PluginAnswer> implements LimiterJob {
+class PendingQuery extends SharedAnswer<PluginAnswer> implements LimiterJob, WalkSink {
+  /** Gives the limiter's slot back once the walk ended. */
+  #release: (() => void) | undefined;
+
   constructor(
     private readonly query: DnsQuery,
     private readonly walk: WalkSettings,
@@ -243,14 +246,24 @@ class PendingQuery extends SharedAnswer<PluginAnswer> implements LimiterJob {
     return this;
   }
 
-  run(): Promise<PluginAnswer> {
+  /** The limiter's slot is held until the walk (a record, not a promise chain) hears its end here. */
+  run(): Promise<void> {
+    const slot = new Promise<void>((release) => {
+      this.#release = release;
+    });
     // The shared cancellation itself: no AbortController per query in flight.
-    const walked = walkNameservers(this.query, this.walk, this.start(), this);
-    walked.then(
-      (answer) => this.answer(answer),
-      (error: unknown) => this.fail(error),
-    );
-    return walked;
+    startWalk(this.query, this.walk, this.start(), this, this);
+    return slot;
+  }
+
+  answered(answer: PluginAnswer): void {
+    this.#release?.();
+    this.answer(answer);
+  }
+
+  failed(error: unknown): void {
+    this.#release?.();
+    this.fail(error);
   }
 
   /** close() aborts with a StateError: its callers get that, not an AbortError they never asked for. */

@@ -3,22 +3,36 @@
  * port the OS picked at random, a crypto-random ID unique on that socket, and only an answer
  * from the exact address and port queried with that ID and question is taken. Everything else
  * is dropped and counted while the try keeps waiting. A try is one object (its own abort
- * listener, no closures of its own): a burst has hundreds in flight.
+ * listener, no closures of its own) that tells its TrySettle how it ended, with no promise: a
+ * burst has hundreds in flight.
  */
 import type { RemoteInfo } from 'node:dgram';
 import { NetworkError, abortError, describeQuery } from '@dnscore/core/plugin';
 import { CLASSIC_UDP_SIZE } from './defaults.js';
-import { newQueryPacket, type ExchangeContext, type ExchangeOutcome } from './exchange.js';
+import { newQueryPacket, type ExchangeContext, type ExchangeOutcome, type TrySettle } from './exchange.js';
 import { inspectResponse } from './response-check.js';
 import { formatServerAddress, isFromServer } from './server-address.js';
 import { countDropped, type SystemResolverStats } from './stats.js';
 import type { SharedSocket, UdpWaiter } from './udp-sockets.js';
 
+/** One try as a promise: rejects with AbortError when the signal aborts. */
 export function udpExchange(context: ExchangeContext): Promise<ExchangeOutcome> {
-  return new Promise<ExchangeOutcome>((resolve, reject) => {
-    if (context.signal.aborted) reject(abortError(context.signal));
-    else new UdpTry(context, resolve, reject).start();
-  });
+  return new Promise<ExchangeOutcome>((settled, aborted) => startUdpTry(context, { settled, aborted }));
+}
+
+/** Starts one try; `settle` hears how it ended, once (an aborted signal: at once). */
+export function startUdpTry(context: ExchangeContext, settle: TrySettle): void {
+  if (context.signal.aborted) {
+    settle.aborted(abortError(context.signal));
+    return;
+  }
+  const attempt = new UdpTry(context, settle);
+  try {
+    attempt.start();
+  } catch (error) {
+    // As a promise's executor would: the try ends with what it threw.
+    attempt.abandon(error);
+  }
 }
 
 class UdpTry implements UdpWaiter {
@@ -31,8 +45,7 @@ class UdpTry implements UdpWaiter {
 
   constructor(
     private readonly context: ExchangeContext,
-    private readonly resolve: (outcome: ExchangeOutcome) => void,
-    private readonly reject: (error: Error) => void,
+    private readonly settle: TrySettle,
   ) {}
 
   get server(): ExchangeContext['server'] {
@@ -59,7 +72,12 @@ class UdpTry implements UdpWaiter {
 
   /** The signal aborted. */
   handleEvent(): void {
-    if (this.#finish()) this.reject(abortError(this.context.signal));
+    if (this.#finish()) this.settle.aborted(abortError(this.context.signal));
+  }
+
+  /** start() threw: what it had taken is given back. */
+  abandon(error: unknown): void {
+    if (this.#finish()) this.settle.aborted(error);
   }
 
   take(message: Buffer, from: RemoteInfo): void {
@@ -71,7 +89,7 @@ class UdpTry implements UdpWaiter {
       this.#dropped++;
       return;
     }
-    const verdict = inspectResponse(message, this.#id, context.query, context.sentLabels);
+    const verdict = inspectResponse(message, this.#id, context.query, context.sentName);
     if (verdict.kind !== 'accept') {
       countDropped(stats, verdict.kind);
       this.#dropped++;
@@ -82,12 +100,12 @@ class UdpTry implements UdpWaiter {
       // Larger than we said we could take: it may have come in fragments, which an
       // off-path attacker can forge; do not use it, ask over TCP.
       stats.oversized++;
-      if (this.#finish()) this.resolve(TRUNCATED);
+      if (this.#finish()) this.settle.settled(TRUNCATED);
     } else if (verdict.summary.tc) {
       stats.truncated++;
-      if (this.#finish()) this.resolve(TRUNCATED);
+      if (this.#finish()) this.settle.settled(TRUNCATED);
     } else if (this.#finish()) {
-      this.resolve({ kind: 'answer', packet: verdict.packet, summary: verdict.summary });
+      this.settle.settled({ kind: 'answer', packet: verdict.packet, summary: verdict.summary });
     }
   }
 
@@ -100,14 +118,14 @@ class UdpTry implements UdpWaiter {
     const { context } = this;
     context.stats.networkErrors++;
     const text = `${describeQuery(context.query)} over UDP to ${formatServerAddress(context.server)}: ${error.message}`;
-    if (this.#finish()) this.resolve({ kind: 'failed', error: new NetworkError(text, { cause: error }) });
+    if (this.#finish()) this.settle.settled({ kind: 'failed', error: new NetworkError(text, { cause: error }) });
   }
 
   #timeout(): void {
     if (this.#done) return;
     this.context.stats.timeouts++;
     const outcome: ExchangeOutcome = { kind: 'timeout', dropped: this.#dropped, caseMismatch: this.#caseMismatch };
-    if (this.#finish()) this.resolve(outcome);
+    if (this.#finish()) this.settle.settled(outcome);
   }
 
   /** Ends the try once: the timer, the abort listener and its place on the socket go. */

@@ -25,19 +25,25 @@ export interface QueryWireOptions {
   /** CD: the recursive server hands back data that failed its own validation (RFC 4035 section 3.2.2). */
   readonly checkingDisabled?: boolean;
   /** EDNS0 UDP payload size; no OPT record when undefined. */
-  readonly udpPayloadSize?: number;
-  /** The query name's labels as sent (0x20 case); default the query's. */
-  readonly labels?: Labels;
+  readonly udpPayloadSize?: number | undefined;
+  /** The query name as sent (0x20 case), in wire form, a latin1 character per byte; default the query's labels. */
+  readonly name?: string | undefined;
 }
 
 export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Array {
   const edns = options.udpPayloadSize !== undefined;
-  const labels = options.labels ?? query.labels;
-  const packet = Buffer.alloc(HEADER_LENGTH + wireLength(labels) + 4 + (edns ? OPT_LENGTH : 0));
+  const name = options.name;
+  const labels = name === undefined ? query.labels : undefined;
+  const nameLength = name === undefined ? wireLength(labels!) : name.length;
+  const packet = Buffer.alloc(HEADER_LENGTH + nameLength + 4 + (edns ? OPT_LENGTH : 0));
   const flags =
     ((options.rd ?? true) ? Flag.RD : 0) | (options.ad ? Flag.AD : 0) | (options.checkingDisabled ? Flag.CD : 0);
   let offset = writeHeader(packet, options.id, flags, 1, 0, edns ? 1 : 0);
-  offset = writeQuestion(packet, offset, labels, query);
+  if (name === undefined) offset = writeQuestion(packet, offset, labels!, query);
+  else {
+    packet.write(name, offset, 'latin1');
+    offset = writeTypeAndClass(packet, offset + name.length - 1, query);
+  }
   if (edns) {
     packet[offset] = 0; // owner: the root
     packet.writeUInt16BE(RRType.OPT, offset + 1);
@@ -87,6 +93,11 @@ function writeQuestion(packet: Buffer, start: number, labels: Labels, query: Dns
     packet.set(label, offset + 1);
     offset += 1 + label.length;
   }
+  return writeTypeAndClass(packet, offset, query);
+}
+
+/** The root label at `offset` (the name's last octet), then the query's type and class. */
+function writeTypeAndClass(packet: Buffer, offset: number, query: DnsQuery): number {
   packet[offset] = 0;
   packet.writeUInt16BE(query.type, offset + 1);
   packet.writeUInt16BE(query.class, offset + 3);

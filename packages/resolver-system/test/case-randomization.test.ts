@@ -12,11 +12,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeQuery, parseName } from '@dnscore/core/plugin';
 import { freePort } from '../../../test/support/ports.js';
 import { SystemResolver } from '../src/index.js';
-import { randomizeCase, restoreQuestionCase } from '../src/case-randomization.js';
+import { nameWireForm, randomizeCase, restoreQuestionCase } from '../src/case-randomization.js';
 import { inspectResponse } from '../src/response-check.js';
 import { encodeQuery, Flag } from '../src/wire.js';
 
 const NAME = 'www.bank.example';
+
+/** A name as randomizeCase() gives it: wire form, a latin1 character per byte. */
+function wireName(labels: readonly Uint8Array[]): string {
+  return Buffer.from(nameWireForm(labels)).toString('latin1');
+}
 const noResolvConf = '/nonexistent/resolv.conf';
 
 interface RawServer {
@@ -127,7 +132,8 @@ describe('randomizeCase', () => {
     const upper = new Array(13).fill(0);
     for (let i = 0; i < 2000; i++) {
       const out = randomizeCase(labels);
-      const text = out.map((l) => Buffer.from(l).toString('latin1')).join('.');
+      expect([out.charCodeAt(0), out.charCodeAt(6), out.charCodeAt(14)]).toEqual([5, 7, 0]); // lengths and root stay
+      const text = `${out.slice(1, 6)}.${out.slice(7, 14)}`;
       expect(text.toLowerCase()).toBe('ab1-c.example');
       [...text].forEach((c, j) => {
         if (c !== c.toLowerCase()) upper[j]++;
@@ -141,14 +147,28 @@ describe('randomizeCase', () => {
   it('restoreQuestionCase puts the asked case back, in a copy', () => {
     const query = makeQuery(NAME, 'A');
     const sent = randomizeCase(query.labels);
-    const packet = encodeQuery(query, { id: 7, labels: sent });
-    const restored = restoreQuestionCase(packet, sent, query.labels);
+    const packet = encodeQuery(query, { id: 7, name: sent });
+    const restored = restoreQuestionCase(packet, sent, query);
     expect(Buffer.from(restored)).toEqual(Buffer.from(encodeQuery(query, { id: 7 })));
     expect(Buffer.from(packet)).not.toEqual(Buffer.from(restored)); // a copy; the original kept
   });
 
+  it('restoreQuestionCase puts back the case of names whose text is not their bytes (escapes) too', () => {
+    for (const name of ['Mail\\.Box.Example', 'caf\\195\\169.EXample', 'a\\\\b.Example', 'WWW.Example.COM', '-.x']) {
+      const query = makeQuery(name, 'A');
+      for (let i = 0; i < 20; i++) {
+        const packet = encodeQuery(query, { id: 7, name: randomizeCase(query.labels) });
+        const sent = Buffer.from(packet.subarray(12, packet.length - 4)).toString('latin1');
+        expect(Buffer.from(restoreQuestionCase(packet, sent, query))).toEqual(
+          Buffer.from(encodeQuery(query, { id: 7 })),
+        );
+      }
+    }
+  });
+
   it('restoreQuestionCase rewrites every full copy of the sent name after the header, left to right', () => {
     const original = parseName('www.example');
+    const asked = makeQuery('www.example', 'A');
     const sent = parseName('wWw.ExAmPlE');
     const wire = (labels: readonly Uint8Array[]): number[] => [...labels.flatMap((l) => [l.length, ...l]), 0];
     const header = [...wire(sent), 0, 0, 0, 0].slice(0, 12); // the same bytes inside the header stay
@@ -162,7 +182,7 @@ describe('randomizeCase', () => {
       ...wire(sent), // a name ending in the sent name is rewritten too
       ...wire(sent).slice(0, 6), // a cut copy at the end
     ]);
-    const restored = restoreQuestionCase(packet, sent, original);
+    const restored = restoreQuestionCase(packet, wireName(sent), asked);
     expect([...restored]).toEqual([
       ...header,
       ...wire(original),
@@ -179,6 +199,7 @@ describe('randomizeCase', () => {
 
   it('restoreQuestionCase rewrites a suffix of the sent name written out in full (a decompressed pointer)', () => {
     const original = parseName('alias.trace.example');
+    const asked = makeQuery('alias.trace.example', 'A');
     const sent = parseName('aLiAs.TrAce.eXAmpLE');
     const wire = (labels: readonly Uint8Array[]): number[] => [...labels.flatMap((l) => [l.length, ...l]), 0];
     const header = new Array<number>(12).fill(0);
@@ -186,7 +207,7 @@ describe('randomizeCase', () => {
     const inZone = [...wire(parseName('ns1')).slice(0, -1), ...wire(sent.slice(1))]; // ns1.TrAce.eXAmpLE
     const otherCase = wire(parseName('www.other.ExamplE')); // not our random case: left as it is
     const packet = Buffer.from([...header, ...wire(sent), ...cnameTarget, ...inZone, ...otherCase]);
-    const restored = restoreQuestionCase(packet, sent, original);
+    const restored = restoreQuestionCase(packet, wireName(sent), asked);
     expect([...restored]).toEqual([
       ...header,
       ...wire(original),
@@ -198,13 +219,14 @@ describe('randomizeCase', () => {
 
   it('restoreQuestionCase leaves a suffix without a capital alone: signed data in lower case may match it', () => {
     const original = parseName('WWW.EXAMPLE.COM');
+    const asked = makeQuery('WWW.EXAMPLE.COM', 'A');
     const sent = parseName('wWw.ExAmPlE.com');
     const wire = (labels: readonly Uint8Array[]): number[] => [...labels.flatMap((l) => [l.length, ...l]), 0];
     // An NSEC next name in the zone's case, written in full (RFC 4034 section 4.1.1), keeps it (RFC 6840 5.1).
     const nextName = wire(parseName('example.com'));
     const decompressed = [...wire(parseName('ns1')).slice(0, -1), ...wire(sent.slice(1))];
     const packet = Buffer.from([...new Array<number>(12).fill(0), ...wire(sent), ...nextName, ...decompressed]);
-    expect([...restoreQuestionCase(packet, sent, original)].slice(12)).toEqual([
+    expect([...restoreQuestionCase(packet, wireName(sent), asked)].slice(12)).toEqual([
       ...wire(original),
       ...nextName,
       ...wire(parseName('ns1.EXAMPLE.COM')),
@@ -220,7 +242,7 @@ describe('forgeries needed, measured', () => {
     for (let i = 0; i < forgeries; i++) {
       const sent = randomizeCase(query.labels); // what our query carried
       const guess = randomizeCase(query.labels); // the forger's guess of it
-      const forged = Buffer.from(encodeQuery(query, { id: 99, labels: guess }));
+      const forged = Buffer.from(encodeQuery(query, { id: 99, name: guess }));
       forged.writeUInt16BE(Flag.QR | Flag.RD | Flag.RA, 2);
       if (inspectResponse(forged, 99, query, sent).kind === 'accept') accepted++;
     }

@@ -1,6 +1,7 @@
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { makeQuery, parseMessage } from '@dnscore/core/plugin';
+import { makeQuery, parseMessage, parseName } from '@dnscore/core/plugin';
+import { nameWireForm } from '../src/case-randomization.js';
 import { inspectResponse } from '../src/response-check.js';
 
 const query = makeQuery('sip1.Biloxi.example', 'A');
@@ -85,5 +86,40 @@ describe('inspectResponse, off-nominal', () => {
     packet[12] = 0xc0; // a pointer in the question that points forward
     packet[13] = 0xff;
     expect(inspectResponse(packet, 4242, query).kind).toBe('malformed');
+  });
+});
+
+describe('inspectResponse, a name sent in random case (0x20, wire form)', () => {
+  const sentText = 'SiP1.biLOxI.EXamPle';
+  const sent = Buffer.from(nameWireForm(parseName(sentText))).toString('latin1'); // as randomizeCase() gives it
+  const echoed = (overrides: Partial<dnsPacket.Packet> = {}): Buffer =>
+    response({ questions: [{ name: sentText, type: 'A', class: 'IN' }], ...overrides });
+
+  it('accepts the echo, with the question and full copies of the name back in the case asked', () => {
+    const answer = echoed({ answers: [{ type: 'A', name: sentText, ttl: 60, data: '192.0.2.11' }] });
+    const verdict = inspectResponse(answer, 4242, query, sent);
+    expect(verdict.kind).toBe('accept');
+    if (verdict.kind !== 'accept') return;
+    const message = parseMessage(verdict.packet);
+    expect(message.questions.map((q) => q.name)).toEqual(['sip1.Biloxi.example']);
+    expect(message.answers.map((r) => r.name)).toEqual(['sip1.Biloxi.example']);
+    expect(Buffer.from(verdict.packet).includes(sent, 0, 'latin1')).toBe(false);
+  });
+
+  it('refuses our name in another case, or our exact name with another type or class', () => {
+    const plain = response();
+    expect(inspectResponse(plain, 4242, query, sent).kind).toBe('case-mismatch');
+    expect(
+      inspectResponse(echoed({ questions: [{ name: sentText, type: 'AAAA', class: 'IN' }] }), 4242, query, sent),
+    ).toEqual({ kind: 'wrong-question' });
+    expect(
+      inspectResponse(echoed({ questions: [{ name: sentText, type: 'A', class: 'CH' }] }), 4242, query, sent),
+    ).toEqual({ kind: 'wrong-question' });
+  });
+
+  it('calls our exact name cut before its type, or a cut record after it, malformed', () => {
+    const whole = echoed();
+    expect(inspectResponse(whole.subarray(0, 12 + sent.length + 2), 4242, query, sent).kind).toBe('malformed');
+    expect(inspectResponse(whole.subarray(0, whole.length - 3), 4242, query, sent).kind).toBe('malformed');
   });
 });
