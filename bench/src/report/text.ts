@@ -109,17 +109,17 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   them all at once, nsd's socket drops some, c-ares waits and retries; dnscore keeps 256 in
   flight), but its peak RSS still grows more. A waiting question holds its query, the registry's
   record with the caller's promise, and the system backend's pending query (its shared answer
-  and its job in the limiter's queue, one record): about 1.2 KB of JS heap with the caller's
+  and its job in the limiter's queue, one record): about 1.1 KB of JS heap with the caller's
   async function (about 0.4 KB of it for either system), against node:dns's 0.8 KB, whose queue
   is c-ares's native memory. What is made at the start of the burst reaches V8's old space
   before its answer comes; the bench asks through \`resolveWith\`, so the caller's promise holds
   the addresses, not the \`DnsResult\` (through \`resolve()\` it would keep about 2 KB per answer
-  until a full collection). What is left: the larger waiting state makes V8 grow its young
-  generation to 16 MB where node:dns's stays near 8 MB; a query in flight holds about 4.5 KB (two
-  async functions, the try, its timer, the 0x20 name); an answer leaves about 22 KB of garbage,
-  mostly the label views of every name read. A cached answer costs about 600 bytes, 98 of them
-  the packet: the rest is the Map entry and its key string, the entry and answer objects and the
-  packet's Uint8Array view.
+  until a full collection). What is left: the larger waiting state, all of it surviving the
+  first scavenges, makes V8 grow its young generation to 16 MB where node:dns's stays near
+  8 MB; the 256 queries in flight (about 2 KB each, one record per query) hardly count. An
+  answer leaves about 19 KB of garbage, 15 KB of it the core's parse (label views of every name
+  read). A cached answer costs about 600 bytes, 98 of them the packet: the rest is the Map entry
+  and its key string, the entry and answer objects and the packet's Uint8Array view.
 - **1,000 cold questions through libunbound (part 8)**: the burst is bound by CPU on two cores,
   not by D. burst-cpu.js (bench/dist/tools) splits a burst's CPU by process and thread (/proc
   schedstat). In the quietest bursts on this 2-core VM: libunbound's thread 54-60 ms (about 55 us
