@@ -7,10 +7,13 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { createRequire } from 'node:module';
 import type UnboundClass from 'unbound';
+import type { SystemResolver } from '@dnscore/resolver-system';
+import { UnboundResolver } from '@dnscore/resolver-unbound';
 import { runChild } from '../rig/child.js';
 import { BENCH_ZONES, bulkAddress, bulkName } from '../rig/zones.js';
 import { WrongAnswerError } from '../systems/check.js';
 import { compose, systemPlugin, unboundPlugin } from '../systems/dnscore.js';
+import { fullCollection } from '../rig/full-collection.js';
 import { nodeResolver } from '../systems/node-dns.js';
 import { formatSummary, ratio, scale, since, summarize, type Summary } from '../stats.js';
 import { runsFor, type BenchContext, type Section, type Table } from './section.js';
@@ -105,34 +108,59 @@ function cachedSystems(ctx: BenchContext, bindingMissing: string | undefined): T
   return systems;
 }
 
-interface Burst {
-  readonly name: string;
-  /** A fresh system (empty caches); ask() resolves one name to its addresses. */
-  prepare(): { ask(name: string): Promise<string[]>; close(): Promise<void> | void };
+/** One system of the burst, constructed. */
+interface BurstSystem {
+  ask(name: string): Promise<string[]>;
+  /** Resolves once the system is set up (UnboundResolver.ready()); absent: nothing to wait for. */
+  ready?(): Promise<void>;
+  close(): Promise<void> | void;
 }
 
-function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): Burst[] {
+interface Burst {
+  readonly name: string;
+  /** A fresh system (empty caches). */
+  prepare(): BurstSystem;
+}
+
+/**
+ * How a burst is set up before its clock starts. The table's: a full collection first (so the
+ * previous system's garbage is not collected during this burst), then the system is constructed
+ * and its ready() awaited. DNSCORE_BENCH_BURST_COMPARE=1 adds rows timed without one or both,
+ * as the bench did before (the clock started two IPC round trips to the proxy after construction).
+ */
+interface BurstMethod {
+  readonly collect: boolean;
+  readonly ready: boolean;
+}
+
+const FAIR: BurstMethod = { collect: true, ready: true };
+const COMPARED: readonly [string, BurstMethod][] = [
+  ['no ready()', { collect: true, ready: false }],
+  ['no collection', { collect: false, ready: true }],
+  ['neither (the old method)', { collect: false, ready: false }],
+];
+/** Idle time after the full collection: the collector's helper threads and closing sockets finish. */
+const QUIET_MS = 50;
+
+function dnscoreBurst(plugin: UnboundResolver | SystemResolver): BurstSystem {
+  const c = compose(plugin, false);
+  return {
+    ask: async (name) => addresses(await c.core.resolve(name, 'A')),
+    ...(plugin instanceof UnboundResolver ? { ready: () => plugin.ready() } : {}),
+    close: () => c.close(),
+  };
+}
+
+/** A burst system and how its bursts are set up. */
+type TimedBurst = Burst & { readonly method: BurstMethod };
+
+function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): TimedBurst[] {
   const endpoint = ctx.rig.proxy.endpoint;
   const systems: Burst[] = [
-    {
-      name: 'dnscore, libunbound addon',
-      prepare: () => {
-        const c = compose(unboundPlugin(endpoint), false);
-        return {
-          ask: async (name) => addresses(await c.core.resolve(name, 'A')),
-          close: () => c.close(),
-        };
-      },
-    },
+    { name: 'dnscore, libunbound addon', prepare: () => dnscoreBurst(unboundPlugin(endpoint)) },
     {
       name: 'dnscore, libunbound addon, threads: 2',
-      prepare: () => {
-        const c = compose(unboundPlugin(endpoint, { threads: 2 }), false);
-        return {
-          ask: async (name) => addresses(await c.core.resolve(name, 'A')),
-          close: () => c.close(),
-        };
-      },
+      prepare: () => dnscoreBurst(unboundPlugin(endpoint, { threads: 2 })),
     },
   ];
   if (!bindingMissing) {
@@ -147,13 +175,7 @@ function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): Bu
   systems.push(
     {
       name: 'dnscore, system backend',
-      prepare: () => {
-        const c = compose(systemPlugin(endpoint, { maxInFlight: COLD_BURST }), false);
-        return {
-          ask: async (name) => addresses(await c.core.resolve(name, 'A')),
-          close: () => c.close(),
-        };
-      },
+      prepare: () => dnscoreBurst(systemPlugin(endpoint, { maxInFlight: COLD_BURST })),
     },
     {
       name: 'node:dns resolve4 (c-ares)',
@@ -163,7 +185,11 @@ function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): Bu
       },
     },
   );
-  return systems;
+  const compare = process.env.DNSCORE_BENCH_BURST_COMPARE === '1';
+  return systems.flatMap((system): TimedBurst[] => [
+    { ...system, method: FAIR },
+    ...(compare ? COMPARED.map(([label, method]) => ({ ...system, name: `${system.name} (${label})`, method })) : []),
+  ]);
 }
 
 /** The addresses of an answer, or its rcode when it has none (so a wrong answer says why). */
@@ -176,12 +202,21 @@ interface BurstRun {
   readonly queries: number;
   /** CPU the delaying proxy spent meanwhile (it shares the machine's cores with the system measured). */
   readonly proxyCpuMs: number;
+  /** From construction until ready() resolved (undefined: no ready() awaited). */
+  readonly readyMs: number | undefined;
 }
 
 /** 1,000 distinct names at once, from `first`; checks every answer; ms, queries and CPU at the proxy. */
-async function burstOnce(ctx: BenchContext, system: Burst, first: number): Promise<BurstRun> {
+async function burstOnce(ctx: BenchContext, system: TimedBurst, first: number): Promise<BurstRun> {
+  if (system.method.collect) await fullCollection(QUIET_MS);
+  const constructed = performance.now();
   const run = system.prepare();
   try {
+    let readyMs: number | undefined;
+    if (system.method.ready && run.ready) {
+      await run.ready();
+      readyMs = since(constructed);
+    }
     await ctx.rig.proxy.reset();
     const cpuBefore = await ctx.rig.proxy.cpu();
     const start = performance.now();
@@ -196,7 +231,7 @@ async function burstOnce(ctx: BenchContext, system: Burst, first: number): Promi
         throw new WrongAnswerError(system.name, [bulkAddress(first + i)], got);
     });
     const { udp, tcp } = await ctx.rig.proxy.queries();
-    return { ms, queries: udp + tcp, proxyCpuMs };
+    return { ms, queries: udp + tcp, proxyCpuMs, readyMs };
   } finally {
     await run.close();
   }
@@ -209,12 +244,14 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
   const samples = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const queries = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const proxyCpu = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+  const readyTimes = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const failed = new Set<string>();
   let first = 0;
   const next = (): number => {
     first = (first + COLD_BURST) % (ctx.rig.bulkNames - COLD_BURST);
     return first;
   };
+  // Each round starts one system later: every system follows each of the others once in turn.
   for (let round = -1; round < runs; round++) {
     for (let i = 0; i < systems.length; i++) {
       const system = systems[(i + Math.max(round, 0)) % systems.length]!;
@@ -225,6 +262,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
         samples.get(system.name)!.push(result.ms);
         queries.get(system.name)!.push(result.queries);
         proxyCpu.get(system.name)!.push(result.proxyCpuMs);
+        if (result.readyMs !== undefined) readyTimes.get(system.name)!.push(result.readyMs);
       } catch (error) {
         failed.add(system.name);
         notes.push(`1,000 cold questions: ${system.name} not timed: ${String(error).slice(0, 300)}`);
@@ -234,8 +272,10 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
   const reference = summarize(samples.get(systems[0]!.name)!.length ? samples.get(systems[0]!.name)! : [NaN]);
   const rows = systems.map((system) => {
     const s = samples.get(system.name)!;
-    if (failed.has(system.name) || s.length === 0) return [system.name, '-', 'not timed (see below)', '-', '-', '-'];
+    if (failed.has(system.name) || s.length === 0)
+      return [system.name, '-', 'not timed (see below)', '-', '-', '-', '-'];
     const summary = summarize(s);
+    const ready = readyTimes.get(system.name)!;
     return [
       system.name,
       String(summarize(queries.get(system.name)!).median),
@@ -243,6 +283,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
       formatSummary(scale(summary, D), 1),
       ratio(summary.median, reference.median, 2),
       summarize(proxyCpu.get(system.name)!).median.toFixed(0),
+      ready.length ? formatSummary(summarize(ready), 1) : '-',
     ];
   });
   ctx.log('  libunbound: 1,000 cold questions done');
@@ -251,7 +292,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
   return {
     caption:
       `${COLD_BURST} distinct cold A questions at once (bulk.example), D = ${D} ms, ` +
-      `a fresh system each run, ${runs} runs`,
+      `a fresh system each run, constructed and ready, after a full collection; ${runs} runs`,
     headers: [
       'system',
       'queries',
@@ -259,6 +300,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
       'x D, median (min-max)',
       'time vs row 1',
       "proxy's CPU, ms (median)",
+      'ready() after construction, ms',
     ],
     rows,
   };
