@@ -5,6 +5,7 @@
  * upstream for one zone beside a live one, and memory over 100,000 questions.
  */
 import { createSocket, type Socket } from 'node:dgram';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import type UnboundClass from 'unbound';
 import type { SystemResolver } from '@dnscore/resolver-system';
@@ -204,6 +205,20 @@ interface BurstRun {
   readonly proxyCpuMs: number;
   /** From construction until ready() resolved (undefined: no ready() awaited). */
   readonly readyMs: number | undefined;
+  /** V8's collection pauses on the JS thread while the clock ran. */
+  readonly gcMs: number;
+}
+
+/** V8's collections as they end (startTime and duration on performance.now()'s clock). */
+const collections: { start: number; ms: number }[] = [];
+let collectionObserver: PerformanceObserver | undefined;
+
+/** The collection pauses that began between `from` and `to` (entries come a tick late: it waits one). */
+async function pausesBetween(from: number, to: number): Promise<number> {
+  await new Promise((resolve) => setImmediate(resolve));
+  let ms = 0;
+  for (const entry of collections.splice(0)) if (entry.start >= from && entry.start < to) ms += entry.ms;
+  return ms;
 }
 
 /** 1,000 distinct names at once, from `first`; checks every answer; ms, queries and CPU at the proxy. */
@@ -223,7 +238,9 @@ async function burstOnce(ctx: BenchContext, system: TimedBurst, first: number): 
     const answers = await Promise.all(
       Array.from({ length: COLD_BURST }, (_, i) => run.ask(bulkName(first + i)).catch((e: unknown) => [String(e)])),
     );
-    const ms = since(start);
+    const end = performance.now();
+    const ms = end - start;
+    const gcMs = await pausesBetween(start, end);
     const cpuAfter = await ctx.rig.proxy.cpu();
     const proxyCpuMs = (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / 1000;
     answers.forEach((got, i) => {
@@ -231,7 +248,7 @@ async function burstOnce(ctx: BenchContext, system: TimedBurst, first: number): 
         throw new WrongAnswerError(system.name, [bulkAddress(first + i)], got);
     });
     const { udp, tcp } = await ctx.rig.proxy.queries();
-    return { ms, queries: udp + tcp, proxyCpuMs, readyMs };
+    return { ms, queries: udp + tcp, proxyCpuMs, readyMs, gcMs };
   } finally {
     await run.close();
   }
@@ -245,6 +262,11 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
   const queries = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const proxyCpu = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const readyTimes = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+  const pauses = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+  collectionObserver ??= new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) collections.push({ start: entry.startTime, ms: entry.duration });
+  });
+  collectionObserver.observe({ entryTypes: ['gc'] });
   const failed = new Set<string>();
   let first = 0;
   const next = (): number => {
@@ -263,12 +285,16 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
         queries.get(system.name)!.push(result.queries);
         proxyCpu.get(system.name)!.push(result.proxyCpuMs);
         if (result.readyMs !== undefined) readyTimes.get(system.name)!.push(result.readyMs);
+        pauses.get(system.name)!.push(result.gcMs);
       } catch (error) {
         failed.add(system.name);
+        collections.length = 0;
         notes.push(`1,000 cold questions: ${system.name} not timed: ${String(error).slice(0, 300)}`);
       }
     }
   }
+  collectionObserver.disconnect();
+  collections.length = 0;
   const reference = summarize(samples.get(systems[0]!.name)!.length ? samples.get(systems[0]!.name)! : [NaN]);
   const rows = systems.map((system) => {
     const s = samples.get(system.name)!;
@@ -284,6 +310,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
       ratio(summary.median, reference.median, 2),
       summarize(proxyCpu.get(system.name)!).median.toFixed(0),
       ready.length ? formatSummary(summarize(ready), 1) : '-',
+      summarize(pauses.get(system.name)!).median.toFixed(1),
     ];
   });
   ctx.log('  libunbound: 1,000 cold questions done');
@@ -301,6 +328,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
       'time vs row 1',
       "proxy's CPU, ms (median)",
       'ready() after construction, ms',
+      'GC pauses in the burst, ms (median)',
     ],
     rows,
   };
