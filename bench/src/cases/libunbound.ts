@@ -519,7 +519,11 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
       'infra-cache-max-rtt 1000. The cached answer counts A lookups answered from ' +
       "libunbound's cache (dnscore without its own cache: the answer packet is parsed by the core each time), beside " +
       'node:dns asking the unbound daemon and dnscore with its core cache. The cold burst asks 1,000 distinct names ' +
-      'at once through the delaying proxy (a fresh context or resolver per run); `threads: 2` spreads them by a hash ' +
+      'at once through the delaying proxy, each run to a fresh system set up before the clock starts: first a full ' +
+      "collection (gc() and 50 ms idle, so no earlier system's garbage is collected during the burst), then the " +
+      "system constructed and, for dnscore's libunbound backend, its ready() awaited (each context's thread has made " +
+      "libunbound's worker, 3-25 ms, which no question should wait for); each round starts one system later. " +
+      'The burst still finds nothing cached: distinct names, new contexts. `threads: 2` spreads them by a hash ' +
       'of the question over two libunbound contexts, each with its own thread and its own cache. The burst is bound ' +
       "by CPU, not by D: each cold question costs libunbound's thread a socket of its own (socket, bind, connect, " +
       'send, receive, epoll registration, close), and the proxy, on the same cores, relays four datagrams (in C ' +
