@@ -299,7 +299,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
   const rows = systems.map((system) => {
     const s = samples.get(system.name)!;
     if (failed.has(system.name) || s.length === 0)
-      return [system.name, '-', 'not timed (see below)', '-', '-', '-', '-'];
+      return [system.name, '-', 'not timed (see below)', '-', '-', '-', '-', '-'];
     const summary = summarize(s);
     const ready = readyTimes.get(system.name)!;
     return [
