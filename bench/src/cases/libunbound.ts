@@ -5,12 +5,16 @@
  * upstream for one zone beside a live one, and memory over 100,000 questions.
  */
 import { createSocket, type Socket } from 'node:dgram';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import type UnboundClass from 'unbound';
+import type { SystemResolver } from '@dnscore/resolver-system';
+import { UnboundResolver } from '@dnscore/resolver-unbound';
 import { runChild } from '../rig/child.js';
 import { BENCH_ZONES, bulkAddress, bulkName } from '../rig/zones.js';
 import { WrongAnswerError } from '../systems/check.js';
 import { compose, systemPlugin, unboundPlugin } from '../systems/dnscore.js';
+import { fullCollection } from '../rig/full-collection.js';
 import { nodeResolver } from '../systems/node-dns.js';
 import { formatSummary, ratio, scale, since, summarize, type Summary } from '../stats.js';
 import { runsFor, type BenchContext, type Section, type Table } from './section.js';
@@ -105,34 +109,59 @@ function cachedSystems(ctx: BenchContext, bindingMissing: string | undefined): T
   return systems;
 }
 
-interface Burst {
-  readonly name: string;
-  /** A fresh system (empty caches); ask() resolves one name to its addresses. */
-  prepare(): { ask(name: string): Promise<string[]>; close(): Promise<void> | void };
+/** One system of the burst, constructed. */
+interface BurstSystem {
+  ask(name: string): Promise<string[]>;
+  /** Resolves once the system is set up (UnboundResolver.ready()); absent: nothing to wait for. */
+  ready?(): Promise<void>;
+  close(): Promise<void> | void;
 }
 
-function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): Burst[] {
+interface Burst {
+  readonly name: string;
+  /** A fresh system (empty caches). */
+  prepare(): BurstSystem;
+}
+
+/**
+ * How a burst is set up before its clock starts. The table's: a full collection first (so the
+ * previous system's garbage is not collected during this burst), then the system is constructed
+ * and its ready() awaited. DNSCORE_BENCH_BURST_COMPARE=1 adds rows timed without one or both,
+ * as the bench did before (the clock started two IPC round trips to the proxy after construction).
+ */
+interface BurstMethod {
+  readonly collect: boolean;
+  readonly ready: boolean;
+}
+
+const FAIR: BurstMethod = { collect: true, ready: true };
+const COMPARED: readonly [string, BurstMethod][] = [
+  ['no ready()', { collect: true, ready: false }],
+  ['no collection', { collect: false, ready: true }],
+  ['neither (the old method)', { collect: false, ready: false }],
+];
+/** Idle time after the full collection: the collector's helper threads and closing sockets finish. */
+const QUIET_MS = 50;
+
+function dnscoreBurst(plugin: UnboundResolver | SystemResolver): BurstSystem {
+  const c = compose(plugin, false);
+  return {
+    ask: async (name) => addresses(await c.core.resolve(name, 'A')),
+    ...(plugin instanceof UnboundResolver ? { ready: () => plugin.ready() } : {}),
+    close: () => c.close(),
+  };
+}
+
+/** A burst system and how its bursts are set up. */
+type TimedBurst = Burst & { readonly method: BurstMethod };
+
+function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): TimedBurst[] {
   const endpoint = ctx.rig.proxy.endpoint;
   const systems: Burst[] = [
-    {
-      name: 'dnscore, libunbound addon',
-      prepare: () => {
-        const c = compose(unboundPlugin(endpoint), false);
-        return {
-          ask: async (name) => addresses(await c.core.resolve(name, 'A')),
-          close: () => c.close(),
-        };
-      },
-    },
+    { name: 'dnscore, libunbound addon', prepare: () => dnscoreBurst(unboundPlugin(endpoint)) },
     {
       name: 'dnscore, libunbound addon, threads: 2',
-      prepare: () => {
-        const c = compose(unboundPlugin(endpoint, { threads: 2 }), false);
-        return {
-          ask: async (name) => addresses(await c.core.resolve(name, 'A')),
-          close: () => c.close(),
-        };
-      },
+      prepare: () => dnscoreBurst(unboundPlugin(endpoint, { threads: 2 })),
     },
   ];
   if (!bindingMissing) {
@@ -147,13 +176,7 @@ function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): Bu
   systems.push(
     {
       name: 'dnscore, system backend',
-      prepare: () => {
-        const c = compose(systemPlugin(endpoint, { maxInFlight: COLD_BURST }), false);
-        return {
-          ask: async (name) => addresses(await c.core.resolve(name, 'A')),
-          close: () => c.close(),
-        };
-      },
+      prepare: () => dnscoreBurst(systemPlugin(endpoint, { maxInFlight: COLD_BURST })),
     },
     {
       name: 'node:dns resolve4 (c-ares)',
@@ -163,7 +186,11 @@ function burstSystems(ctx: BenchContext, bindingMissing: string | undefined): Bu
       },
     },
   );
-  return systems;
+  const compare = process.env.DNSCORE_BENCH_BURST_COMPARE === '1';
+  return systems.flatMap((system): TimedBurst[] => [
+    { ...system, method: FAIR },
+    ...(compare ? COMPARED.map(([label, method]) => ({ ...system, name: `${system.name} (${label})`, method })) : []),
+  ]);
 }
 
 /** The addresses of an answer, or its rcode when it has none (so a wrong answer says why). */
@@ -176,19 +203,44 @@ interface BurstRun {
   readonly queries: number;
   /** CPU the delaying proxy spent meanwhile (it shares the machine's cores with the system measured). */
   readonly proxyCpuMs: number;
+  /** From construction until ready() resolved (undefined: no ready() awaited). */
+  readonly readyMs: number | undefined;
+  /** V8's collection pauses on the JS thread while the clock ran. */
+  readonly gcMs: number;
+}
+
+/** V8's collections as they end (startTime and duration on performance.now()'s clock). */
+const collections: { start: number; ms: number }[] = [];
+let collectionObserver: PerformanceObserver | undefined;
+
+/** The collection pauses that began between `from` and `to` (entries come a tick late: it waits one). */
+async function pausesBetween(from: number, to: number): Promise<number> {
+  await new Promise((resolve) => setImmediate(resolve));
+  let ms = 0;
+  for (const entry of collections.splice(0)) if (entry.start >= from && entry.start < to) ms += entry.ms;
+  return ms;
 }
 
 /** 1,000 distinct names at once, from `first`; checks every answer; ms, queries and CPU at the proxy. */
-async function burstOnce(ctx: BenchContext, system: Burst, first: number): Promise<BurstRun> {
+async function burstOnce(ctx: BenchContext, system: TimedBurst, first: number): Promise<BurstRun> {
+  if (system.method.collect) await fullCollection(QUIET_MS);
+  const constructed = performance.now();
   const run = system.prepare();
   try {
+    let readyMs: number | undefined;
+    if (system.method.ready && run.ready) {
+      await run.ready();
+      readyMs = since(constructed);
+    }
     await ctx.rig.proxy.reset();
     const cpuBefore = await ctx.rig.proxy.cpu();
     const start = performance.now();
     const answers = await Promise.all(
       Array.from({ length: COLD_BURST }, (_, i) => run.ask(bulkName(first + i)).catch((e: unknown) => [String(e)])),
     );
-    const ms = since(start);
+    const end = performance.now();
+    const ms = end - start;
+    const gcMs = await pausesBetween(start, end);
     const cpuAfter = await ctx.rig.proxy.cpu();
     const proxyCpuMs = (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / 1000;
     answers.forEach((got, i) => {
@@ -196,7 +248,7 @@ async function burstOnce(ctx: BenchContext, system: Burst, first: number): Promi
         throw new WrongAnswerError(system.name, [bulkAddress(first + i)], got);
     });
     const { udp, tcp } = await ctx.rig.proxy.queries();
-    return { ms, queries: udp + tcp, proxyCpuMs };
+    return { ms, queries: udp + tcp, proxyCpuMs, readyMs, gcMs };
   } finally {
     await run.close();
   }
@@ -209,12 +261,19 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
   const samples = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const queries = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const proxyCpu = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+  const readyTimes = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+  const pauses = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+  collectionObserver ??= new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) collections.push({ start: entry.startTime, ms: entry.duration });
+  });
+  collectionObserver.observe({ entryTypes: ['gc'] });
   const failed = new Set<string>();
   let first = 0;
   const next = (): number => {
     first = (first + COLD_BURST) % (ctx.rig.bulkNames - COLD_BURST);
     return first;
   };
+  // Each round starts one system later: every system follows each of the others once in turn.
   for (let round = -1; round < runs; round++) {
     for (let i = 0; i < systems.length; i++) {
       const system = systems[(i + Math.max(round, 0)) % systems.length]!;
@@ -225,17 +284,24 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
         samples.get(system.name)!.push(result.ms);
         queries.get(system.name)!.push(result.queries);
         proxyCpu.get(system.name)!.push(result.proxyCpuMs);
+        if (result.readyMs !== undefined) readyTimes.get(system.name)!.push(result.readyMs);
+        pauses.get(system.name)!.push(result.gcMs);
       } catch (error) {
         failed.add(system.name);
+        collections.length = 0;
         notes.push(`1,000 cold questions: ${system.name} not timed: ${String(error).slice(0, 300)}`);
       }
     }
   }
+  collectionObserver.disconnect();
+  collections.length = 0;
   const reference = summarize(samples.get(systems[0]!.name)!.length ? samples.get(systems[0]!.name)! : [NaN]);
   const rows = systems.map((system) => {
     const s = samples.get(system.name)!;
-    if (failed.has(system.name) || s.length === 0) return [system.name, '-', 'not timed (see below)', '-', '-', '-'];
+    if (failed.has(system.name) || s.length === 0)
+      return [system.name, '-', 'not timed (see below)', '-', '-', '-', '-', '-'];
     const summary = summarize(s);
+    const ready = readyTimes.get(system.name)!;
     return [
       system.name,
       String(summarize(queries.get(system.name)!).median),
@@ -243,6 +309,8 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
       formatSummary(scale(summary, D), 1),
       ratio(summary.median, reference.median, 2),
       summarize(proxyCpu.get(system.name)!).median.toFixed(0),
+      ready.length ? formatSummary(summarize(ready), 1) : '-',
+      summarize(pauses.get(system.name)!).median.toFixed(1),
     ];
   });
   ctx.log('  libunbound: 1,000 cold questions done');
@@ -251,7 +319,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
   return {
     caption:
       `${COLD_BURST} distinct cold A questions at once (bulk.example), D = ${D} ms, ` +
-      `a fresh system each run, ${runs} runs`,
+      `a fresh system each run, constructed and ready, after a full collection; ${runs} runs`,
     headers: [
       'system',
       'queries',
@@ -259,6 +327,8 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
       'x D, median (min-max)',
       'time vs row 1',
       "proxy's CPU, ms (median)",
+      'ready() after construction, ms',
+      'GC pauses in the burst, ms (median)',
     ],
     rows,
   };
@@ -449,7 +519,11 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
       'infra-cache-max-rtt 1000. The cached answer counts A lookups answered from ' +
       "libunbound's cache (dnscore without its own cache: the answer packet is parsed by the core each time), beside " +
       'node:dns asking the unbound daemon and dnscore with its core cache. The cold burst asks 1,000 distinct names ' +
-      'at once through the delaying proxy (a fresh context or resolver per run); `threads: 2` spreads them by a hash ' +
+      'at once through the delaying proxy, each run to a fresh system set up before the clock starts: first a full ' +
+      "collection (gc() and 50 ms idle, so no earlier system's garbage is collected during the burst), then the " +
+      "system constructed and, for dnscore's libunbound backend, its ready() awaited (each context's thread has made " +
+      "libunbound's worker, 3-25 ms, which no question should wait for); each round starts one system later. " +
+      'The burst still finds nothing cached: distinct names, new contexts. `threads: 2` spreads them by a hash ' +
       'of the question over two libunbound contexts, each with its own thread and its own cache. The burst is bound ' +
       "by CPU, not by D: each cold question costs libunbound's thread a socket of its own (socket, bind, connect, " +
       'send, receive, epoll registration, close), and the proxy, on the same cores, relays four datagrams (in C ' +

@@ -124,12 +124,23 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   not by D. burst-cpu.js (bench/dist/tools) splits a burst's CPU by process and thread (/proc
   schedstat). In the quietest bursts on this 2-core VM: libunbound's thread 54-60 ms (about 55 us
   per cold question: a socket of its own on a random port, RFC 5452, and about eleven system
-  calls, dear in this VM: socket, bind, connect, send, epoll registration, receive, close), the
-  JS thread 18-38 ms, the delaying proxy 12-14 ms (its UDP path is C; in Node it took 30-45 ms),
-  nsd 9-10 ms. With one thread, libunbound's 55-60 ms are serial and the last question's own D
-  comes on top: about 3.7-4 D is the floor whatever the rest costs. \`threads: 2\` splits
-  libunbound's share over two threads (it does not shrink it) and helps only while the second
-  core is idle. Not taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up
-  unbound's mitigation of the ICMP side channel (SAD DNS); a few permitted ports reused for every
-  query would give up source-port randomness.
+  calls, dear in this VM: socket, bind, connect, send, epoll registration, receive, close), the JS
+  thread 18-38 ms, the delaying proxy 12-14 ms (its UDP path is C; in Node it took 30-45 ms), nsd
+  9-10 ms. With one thread, libunbound's 55-60 ms are serial and the last question's own D comes
+  on top: about 3.7-4 D is the floor whatever the rest costs. Not all of it is on libunbound's
+  thread: while that thread waits for events, resolve() asks libunbound on the JS thread (for a
+  cached answer's sake), so until it wakes and takes the lock the JS thread sends cold questions
+  itself, in series with its own work (0-350 of the 1,000, counted in 12 bursts). \`threads: 2\`
+  splits libunbound's share over two threads (it does not shrink it) and helps only while a second
+  core can be had (on this VM shared with other work: 0.77-1.04x the time of one thread). Not
+  taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's mitigation
+  of the ICMP side channel (SAD DNS); a few permitted ports reused for every query would give up
+  source-port randomness. Each burst is set up before its clock starts: a full collection, then a
+  fresh system, constructed and ready (\`UnboundResolver.ready()\`: each context's thread has made
+  libunbound's worker). The part used to start the clock two IPC round trips after construction,
+  right after the previous system's burst: libunbound's worker (3-25 ms per context) could still
+  be in the making, and the previous system's garbage was collected during the burst (4-16 ms of
+  pauses on the JS thread; none after a full collection). Neither was the distance to 3 D (each is
+  under 1 D, less than the spread between runs on a shared machine):
+  \`DNSCORE_BENCH_BURST_COMPARE=1\` times the old set-ups beside the new.
 `;

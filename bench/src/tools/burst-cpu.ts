@@ -12,6 +12,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { startDelayProxy } from '../rig/delay-proxy.js';
+import { fullCollection } from '../rig/full-collection.js';
 import { startNsd } from '../rig/support.js';
 import { BULK_ZONE, bulkAddress, bulkName, bulkZoneText } from '../rig/zones.js';
 import { compose, systemPlugin, unboundPlugin } from '../systems/dnscore.js';
@@ -71,10 +72,13 @@ let first = 0;
 
 const extra = JSON.parse(process.env.UNBOUND_OPTIONS ?? '{}') as Record<string, string>;
 
-function make(system: string): ReturnType<typeof compose> {
+/** A fresh system, set up: for libunbound, once ready() says each context's worker is made. */
+async function make(system: string): Promise<ReturnType<typeof compose>> {
   if (system === 'system') return compose(systemPlugin(proxy.endpoint, { maxInFlight: count }), false);
   const threads = Number(system.slice('unbound'.length) || 1);
-  return compose(unboundPlugin(proxy.endpoint, { options: extra, threads }), false);
+  const plugin = unboundPlugin(proxy.endpoint, { options: extra, threads });
+  await plugin.ready();
+  return compose(plugin, false);
 }
 
 /** Idle and total jiffies of all CPUs (/proc/stat). */
@@ -95,9 +99,9 @@ async function quietMoment(): Promise<boolean> {
 }
 
 async function burst(system: string): Promise<void> {
-  const c = make(system);
-  // Let the addon's thread make libunbound's worker before the clock starts, as the bench's first rounds do.
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // As the libunbound part: the last system's garbage collected first, then a system made and ready.
+  await fullCollection(50);
+  const c = await make(system);
   await proxy.reset();
   first = (first + count) % (NAMES - count);
   const from = first;

@@ -35,8 +35,8 @@
  * -> question id, or the answer when it came inside the call ([err, rcode, packet, sec,
  * whyBogus, rateLimited]; no callback then), cancel(question id) -> bool (true: no callback
  * will run for it), warm() (starts the resolver thread, which makes libunbound's worker), close(),
- * and the inFlight getter. onResult(token, err, rcode, packet, sec, whyBogus, rateLimited)
- * runs on the JS thread, as libunbound's event callback has it: err is libunbound's error
+ * and the inFlight, closed and workerMade getters. onResult(token, err, rcode, packet, sec,
+ * whyBogus, rateLimited) runs on the JS thread, as libunbound's event callback has it: err is libunbound's error
  * (0: resolved), rcode the DNS rcode of a failure (0: `packet` holds the answer), sec 0
  * insecure, 1 bogus, 2 secure. Token 0 with an error: the context broke, every question in
  * flight failed.
@@ -146,6 +146,7 @@ typedef struct {
   int broken;    /* libunbound's error that fails every question (UB_NOMEM), else 0 */
   int stopping;
   int asleep;    /* the resolver thread waits for events: a new question must wake it */
+  int worker_made; /* the resolver thread made libunbound's worker (make_worker): workerMade */
   int wake_sent; /* and the wake pipe was written since it went to sleep */
 
   /* Under ub_lock: results of this round, before they join the queue. */
@@ -480,6 +481,9 @@ static void* resolver_thread(void* arg) {
   resolving = c;
   pthread_mutex_lock(&c->ub_lock);
   make_worker(c);
+  pthread_mutex_lock(&c->lock);
+  c->worker_made = 1;
+  pthread_mutex_unlock(&c->lock);
   CancelRequest* cancels = NULL;
   int cap_cancels = 0;
   /* Questions taken from the send queue and not sent yet (linked through their slots). */
@@ -1109,6 +1113,17 @@ static napi_value in_flight(napi_env env, napi_callback_info info) {
   return int32(env, c->in_flight);
 }
 
+/* Whether libunbound's worker is made (warm() started the thread that makes it): a question asked now waits for no setup. */
+static napi_value worker_made(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  Context* c = unwrap(env, info, &argc, NULL);
+  if (!c) return NULL;
+  pthread_mutex_lock(&c->lock);
+  int made = c->worker_made;
+  pthread_mutex_unlock(&c->lock);
+  return boolean(env, made);
+}
+
 static napi_value closed(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   Context* c = unwrap(env, info, &argc, NULL);
@@ -1156,6 +1171,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     METHOD("close", close_method),
     {"inFlight", NULL, NULL, in_flight, NULL, NULL, napi_default, NULL},
     {"closed", NULL, NULL, closed, NULL, NULL, napi_default, NULL},
+    {"workerMade", NULL, NULL, worker_made, NULL, NULL, napi_default, NULL},
   };
   napi_value klass;
   CHECK(napi_define_class(env, "Context", NAPI_AUTO_LENGTH, context_new, NULL, sizeof methods / sizeof methods[0],

@@ -77,6 +77,8 @@ export interface NativeContext {
   close(): void;
   readonly inFlight: number;
   readonly closed: boolean;
+  /** The addon's thread has made libunbound's worker (after warm()). */
+  readonly workerMade: boolean;
 }
 
 /** What build/unbound.node exports. */

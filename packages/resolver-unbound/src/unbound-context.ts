@@ -32,6 +32,8 @@ export class LibunboundError extends Error {
 }
 
 const MAX_TOKEN = 0x7fffffff;
+/** How often ready() looks whether the worker is made (it takes milliseconds, once per context). */
+const READY_POLL_MS = 1;
 /** DNSKEY (RFC 4034) and IN: what priming a trust anchor asks. */
 const TYPE_DNSKEY = 48;
 const CLASS_IN = 1;
@@ -90,6 +92,22 @@ export class UnboundContext {
    */
   warm(): void {
     this.#native.warm();
+  }
+
+  /**
+   * Resolves once libunbound's worker is made (after warm()): a question asked then waits for
+   * no setup. Rejects with StateError when the context is closed first. Questions asked before
+   * it are answered all the same (they wait for the worker on the addon's thread).
+   */
+  ready(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const look = (): void => {
+        if (this.#native.closed) reject(new StateError('the libunbound context was closed before it was ready'));
+        else if (this.#native.workerMade) resolve();
+        else setTimeout(look, READY_POLL_MS);
+      };
+      look();
+    });
   }
 
   /**

@@ -206,6 +206,28 @@ export class UnboundResolver implements ResolverPlugin {
     return { server: this.#upstream.describe(query), transport: 'libunbound' };
   }
 
+  /**
+   * Resolves once every libunbound context of the current configuration has made its worker
+   * (its outgoing sockets' table, buffers and mesh: milliseconds, on each context's own thread,
+   * started at construction and reload): a question asked then waits for no setup. Questions
+   * asked before it are answered all the same. Rejects with StateError when the resolver is
+   * closed first; a reload meanwhile waits for the new contexts. Without the addon it resolves
+   * at once (nothing to make; `available()` says why).
+   */
+  async ready(): Promise<void> {
+    for (;;) {
+      if (this.#closed) throw new StateError('ready() after close()');
+      const contexts = this.#contexts;
+      try {
+        await Promise.all(contexts.map((context) => context.ready()));
+      } catch (error) {
+        if (this.#closed) throw new StateError('the unbound resolver was closed before it was ready');
+        if (contexts === this.#contexts) throw error;
+      }
+      if (contexts === this.#contexts) return;
+    }
+  }
+
   /** Resolves when every question handed to libunbound has settled. */
   drained(): Promise<void> {
     return this.#limiter.drained();
