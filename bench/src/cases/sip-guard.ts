@@ -23,7 +23,9 @@ interface Listener {
 }
 
 const request = (transport: 'UDP' | 'TCP', port: number, id: string, extra = ''): string =>
-  `OPTIONS sip:app@${SERVER}:${port} SIP/2.0\r\nVia: SIP/2.0/${transport} ${CLIENT}:5999;branch=z9hG4bK${id}\r\n` +
+  `OPTIONS sip:app@${SERVER}:${port} SIP/2.0\r\n` +
+  // rport (RFC 3581): the client listens on the port it sends from, not at its sent-by.
+  `Via: SIP/2.0/${transport} ${CLIENT}:5999;branch=z9hG4bK${id};rport\r\n` +
   `From: <sip:bench@${CLIENT}>;tag=b\r\nTo: <sip:app@${SERVER}>\r\nCall-ID: ${id}\r\nCSeq: 1 OPTIONS\r\n${extra}` +
   'Content-Length: 0\r\n\r\n';
 

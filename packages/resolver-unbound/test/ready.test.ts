@@ -9,16 +9,7 @@ import { StateError } from '@dnscore/core/plugin';
 import { loadUnboundBinding } from '../src/binding.js';
 import type { UnboundOptions } from '../src/options.js';
 import { UnboundResolver, contextsOf, resolverOnBinding } from '../src/unbound-resolver.js';
-
-/** Local data only: nothing leaves loopback (a name outside meets a closed port). */
-const LOCAL: UnboundOptions = {
-  hosts: false,
-  resolvConf: false,
-  trustAnchors: [],
-  stubZones: [{ name: '.', addresses: ['127.0.0.1@9'] }],
-  localZones: [{ name: 'feathers', type: 'static' }],
-  localData: ['goose.feathers 300 IN A 127.0.0.2', 'duck.feathers 300 IN A 127.0.0.4'],
-};
+import { LOCAL_DATA as LOCAL } from './support/local-data.js';
 
 const closing: UnboundResolver[] = [];
 afterEach(() => {

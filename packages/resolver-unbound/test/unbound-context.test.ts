@@ -10,25 +10,16 @@ import { createContext } from '../src/context.js';
 import { LibunboundError, type UnboundContext } from '../src/unbound-context.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
 import { loadUnboundBinding, type UnboundResultRaw } from '../src/binding.js';
-import { planContext, type UnboundOptions } from '../src/options.js';
+import { planContext } from '../src/options.js';
 import { children } from './support/children.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 import { labOptions } from './support/lab.js';
 import { BILOXI_QUESTIONS, rigBehindHoldProxy } from './support/rig.js';
+import { LOCAL_DATA as LOCAL } from './support/local-data.js';
 
 const binding = loadUnboundBinding();
 if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
 const { addon } = binding;
-
-/** Answers from local data at once: no server involved. */
-const LOCAL: UnboundOptions = {
-  hosts: false,
-  resolvConf: false,
-  trustAnchors: [],
-  stubZones: [{ name: '.', addresses: ['127.0.0.1@9'] }],
-  localZones: [{ name: 'feathers', type: 'static' }],
-  localData: ['goose.feathers 300 IN A 127.0.0.2', 'duck.feathers 300 IN A 127.0.0.4'],
-};
 
 const closing: { close(): unknown }[] = [];
 afterEach(async () => {
