@@ -140,7 +140,11 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   libunbound's worker). The part used to start the clock two IPC round trips after construction,
   right after the previous system's burst: libunbound's worker (3-25 ms per context) could still
   be in the making, and the previous system's garbage was collected during the burst (4-16 ms of
-  pauses on the JS thread; none after a full collection). Neither was the distance to 3 D (each is
-  under 1 D, less than the spread between runs on a shared machine):
-  \`DNSCORE_BENCH_BURST_COMPARE=1\` times the old set-ups beside the new.
+  pauses on the JS thread; none after a full collection). \`DNSCORE_BENCH_BURST_COMPARE=1\` times
+  the old set-ups beside the new, and on a quiet machine the old one is the fastest (3.9 D
+  against 5.8 D in one run): while libunbound's worker is still being made, the resolver thread
+  holds the lock, so every question of the burst queues and the thread sends them all in one
+  round; once it is ready and asleep, the JS thread takes the lock and sends many of them itself,
+  one at a time. A cold burst should go to the resolver thread whole; that is the next lever,
+  not the set-up.
 `;
