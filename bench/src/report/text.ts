@@ -141,10 +141,10 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   right after the previous system's burst: libunbound's worker (3-25 ms per context) could still
   be in the making, and the previous system's garbage was collected during the burst (4-16 ms of
   pauses on the JS thread; none after a full collection). \`DNSCORE_BENCH_BURST_COMPARE=1\` times
-  the old set-ups beside the new, and on a quiet machine the old one is the fastest (3.9 D
-  against 5.8 D in one run): while libunbound's worker is still being made, the resolver thread
-  holds the lock, so every question of the burst queues and the thread sends them all in one
-  round; once it is ready and asleep, the JS thread takes the lock and sends many of them itself,
-  one at a time. A cold burst should go to the resolver thread whole; that is the next lever,
-  not the set-up.
+  the old set-ups beside the new. On a quiet machine the old one was the fastest in one run (3.9 D
+  against 5.8 D). While libunbound's worker is still being made the resolver thread holds the
+  lock, so every question of the burst queues and the thread sends them in one round; once it is
+  ready and asleep, the JS thread sends some of them itself. A trial that queued every question
+  within 1 ms of a cold one sent on the JS thread did not help (6.1-6.5 D in the next run), so why
+  the old set-up is faster is still open; the spread between runs is as large as the effect.
 `;
