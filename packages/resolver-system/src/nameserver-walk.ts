@@ -18,6 +18,7 @@ import {
   describeQuery,
   nameKey,
   type Abortable,
+  type AnswerSink,
   type DnsQuery,
   type PluginAnswer,
   type ServerAttempt,
@@ -55,12 +56,6 @@ export interface WalkSettings {
   readonly caseEcho?: CaseEchoMemory;
 }
 
-/** Where a walk's answer goes (the resolver's pending query, or a promise's resolve and reject). */
-export interface WalkSink {
-  answered(answer: PluginAnswer): void;
-  failed(error: unknown): void;
-}
-
 /** Rcodes after which the next nameserver is asked (glibc: SERVFAIL, NOTIMP, REFUSED). */
 const TRY_NEXT = new Set<number>([Rcode.SERVFAIL, Rcode.NOTIMP, Rcode.REFUSED, Rcode.FORMERR]);
 
@@ -73,16 +68,16 @@ export function walkNameservers(
   start: number,
   signal: Abortable,
 ): Promise<PluginAnswer> {
-  return new Promise((answered, failed) => startWalk(query, settings, start, signal, { answered, failed }));
+  return new Promise((answer, fail) => startWalk(query, settings, start, signal, { answer, fail }));
 }
 
-/** Starts a walk; `sink` hears its end once. */
+/** Starts a walk; `sink` (the resolver's pending query, or a promise's two functions) hears its end once. */
 export function startWalk(
   query: DnsQuery,
   settings: WalkSettings,
   start: number,
   signal: Abortable,
-  sink: WalkSink,
+  sink: AnswerSink,
 ): void {
   new NameserverWalk(query, settings, start, signal, sink).next();
 }
@@ -123,7 +118,7 @@ class NameserverWalk implements ExchangeContext, TrySettle {
     private readonly settings: WalkSettings,
     private readonly start: number,
     readonly signal: Abortable,
-    private readonly sink: WalkSink,
+    private readonly sink: AnswerSink,
   ) {}
 
   get timeoutMs(): number {
@@ -268,11 +263,11 @@ class NameserverWalk implements ExchangeContext, TrySettle {
   }
 
   #answer(outcome: Answered): void {
-    this.sink.answered(toPluginAnswer(outcome, this.settings.trustAd, this.#log));
+    this.sink.answer(toPluginAnswer(outcome, this.settings.trustAd, this.#log));
   }
 
   #fail(error: unknown): void {
-    this.sink.failed(error);
+    this.sink.fail(error);
   }
 }
 

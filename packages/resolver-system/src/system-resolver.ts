@@ -28,7 +28,7 @@ import {
 import { queryChannel } from '@dnscore/core/diagnostics';
 import { DEFAULT_SYSTEM_NAME, DEFAULT_SYSTEM_PRIORITY } from './defaults.js';
 import { HostsTable } from './hosts.js';
-import { startWalk, type WalkSettings, type WalkSink } from './nameserver-walk.js';
+import { startWalk, type WalkSettings } from './nameserver-walk.js';
 import type { SystemResolverConfig, SystemResolverOptions } from './options.js';
 import { readOptionalFile } from './resolv-conf.js';
 import { searchCandidates } from './search.js';
@@ -230,7 +230,7 @@ const CLOSED: Availability = Object.freeze({ available: false, reason: 'the syst
  * A question asked of the nameservers: the shared answer its callers wait on, and its job in the
  * limiter's queue, in one record with no closures (it is its own cancellation there too).
  */
-class PendingQuery extends SharedAnswer<PluginAnswer> implements LimiterJob, WalkSink {
+class PendingQuery extends SharedAnswer<PluginAnswer> implements LimiterJob {
   /** Gives the limiter's slot back once the walk ended. */
   #release: (() => void) | undefined;
 
@@ -256,18 +256,15 @@ class PendingQuery extends SharedAnswer<PluginAnswer> implements LimiterJob, Wal
     return slot;
   }
 
-  answered(answer: PluginAnswer): void {
+  /** The walk's answer (or a settle from elsewhere): the slot goes back, then the callers hear it. */
+  override answer(answer: PluginAnswer): void {
     this.#release?.();
-    this.answer(answer);
-  }
-
-  failed(error: unknown): void {
-    this.#release?.();
-    this.fail(error);
+    super.answer(answer);
   }
 
   /** close() aborts with a StateError: its callers get that, not an AbortError they never asked for. */
   override fail(error: unknown): void {
+    this.#release?.();
     super.fail(this.aborted && this.reason instanceof StateError ? this.reason : error);
   }
 }
