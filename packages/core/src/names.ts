@@ -164,6 +164,18 @@ export function wireLength(labels: Labels): number {
   return labels.reduce((sum, label) => sum + label.length + 1, 1);
 }
 
+/** A name in wire form, uncompressed: each label after its length octet, then the root's 0. */
+export function wireName(labels: Labels): Uint8Array {
+  const out = new Uint8Array(wireLength(labels));
+  let offset = 0;
+  for (const label of labels) {
+    out[offset] = label.length;
+    out.set(label, offset + 1);
+    offset += 1 + label.length;
+  }
+  return out; // the last octet stays 0: the root label
+}
+
 function lowerLabel(label: Uint8Array): Uint8Array {
   return label.map(lowerByte);
 }

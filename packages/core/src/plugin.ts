@@ -50,6 +50,7 @@ export {
   labelsEqual,
   isSubdomain,
   wireLength,
+  wireName,
   type Labels,
 } from './names.js';
 export { RRType, RRClass, Rcode, typeName, className, rcodeName, parseType, parseClass } from './rr-types.js';

@@ -4,7 +4,7 @@
  * forger who guessed the ID and port must also guess one bit per letter. A server that does
  * not echo case is asked again plainly (unbound's fallback) and remembered for a while.
  */
-import { wireLength, type DnsQuery, type Labels } from '@dnscore/core/plugin';
+import { wireName, type DnsQuery, type Labels } from '@dnscore/core/plugin';
 import { randomByte } from './query-id.js';
 
 /**
@@ -19,7 +19,7 @@ export type WireName = string;
  * unchanged. It is what goes on the wire and what the answer must echo.
  */
 export function randomizeCase(labels: Labels): WireName {
-  const out = nameWireForm(labels);
+  const out = wireName(labels);
   let bits = 0;
   let n = 0;
   // Length octets are below 64 and never letters: the whole array is walked as one.
@@ -73,17 +73,17 @@ export function restoreQuestionCase(packet: Uint8Array, sent: WireName, asked: D
  */
 function askedWireForm(sent: WireName, query: DnsQuery): Uint8Array {
   const text = query.name;
-  if (text.length + 2 !== sent.length) return nameWireForm(query.labels);
+  if (text.length + 2 !== sent.length) return wireName(query.labels);
   const out = new Uint8Array(sent.length);
   let j = 0;
   for (let start = 0; start < sent.length - 1; start += sent.charCodeAt(start) + 1) {
-    if (start > 0 && text.charCodeAt(j++) !== 0x2e) return nameWireForm(query.labels);
+    if (start > 0 && text.charCodeAt(j++) !== 0x2e) return wireName(query.labels);
     const length = sent.charCodeAt(start);
     out[start] = length;
     for (let i = start + 1; i <= start + length; i++) {
       const c = text.charCodeAt(j++);
       const d = sent.charCodeAt(i);
-      if (isLetter(d) ? (c | 0x20) !== (d | 0x20) : c !== d) return nameWireForm(query.labels);
+      if (isLetter(d) ? (c | 0x20) !== (d | 0x20) : c !== d) return wireName(query.labels);
       out[i] = c;
     }
   }
@@ -103,18 +103,6 @@ function hasCapital(wire: WireName, start: number): boolean {
     if (c >= 0x41 && c <= 0x5a) return true;
   }
   return false;
-}
-
-/** A name in wire form, uncompressed: each label after its length, then the root's 0. */
-export function nameWireForm(labels: Labels): Uint8Array {
-  const out = new Uint8Array(wireLength(labels));
-  let offset = 0;
-  for (const label of labels) {
-    out[offset] = label.length;
-    out.set(label, offset + 1);
-    offset += 1 + label.length;
-  }
-  return out; // the last octet stays 0: the root label
 }
 
 /** Servers (by address and port) that did not echo case: asked plainly until the entry expires. */

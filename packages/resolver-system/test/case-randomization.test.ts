@@ -9,18 +9,18 @@
 import { createSocket, type Socket } from 'node:dgram';
 import dnsPacket from 'dns-packet';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeQuery, parseName } from '@dnscore/core/plugin';
+import { makeQuery, parseName, wireName } from '@dnscore/core/plugin';
 import { freePort } from '../../../test/support/ports.js';
 import { SystemResolver } from '../src/index.js';
-import { nameWireForm, randomizeCase, restoreQuestionCase } from '../src/case-randomization.js';
+import { randomizeCase, restoreQuestionCase } from '../src/case-randomization.js';
 import { inspectResponse } from '../src/response-check.js';
 import { encodeQuery, Flag } from '../src/wire.js';
 
 const NAME = 'www.bank.example';
 
 /** A name as randomizeCase() gives it: wire form, a latin1 character per byte. */
-function wireName(labels: readonly Uint8Array[]): string {
-  return Buffer.from(nameWireForm(labels)).toString('latin1');
+function sentForm(labels: readonly Uint8Array[]): string {
+  return Buffer.from(wireName(labels)).toString('latin1');
 }
 const noResolvConf = '/nonexistent/resolv.conf';
 
@@ -185,7 +185,7 @@ describe('randomizeCase', () => {
       ...wire(sent), // a name ending in the sent name is rewritten too
       ...wire(sent).slice(0, 6), // a cut copy at the end
     ]);
-    const restored = restoreQuestionCase(packet, wireName(sent), asked);
+    const restored = restoreQuestionCase(packet, sentForm(sent), asked);
     expect([...restored]).toEqual([
       ...header,
       ...wire(original),
@@ -210,7 +210,7 @@ describe('randomizeCase', () => {
     const inZone = [...wire(parseName('ns1')).slice(0, -1), ...wire(sent.slice(1))]; // ns1.TrAce.eXAmpLE
     const otherCase = wire(parseName('www.other.ExamplE')); // not our random case: left as it is
     const packet = Buffer.from([...header, ...wire(sent), ...cnameTarget, ...inZone, ...otherCase]);
-    const restored = restoreQuestionCase(packet, wireName(sent), asked);
+    const restored = restoreQuestionCase(packet, sentForm(sent), asked);
     expect([...restored]).toEqual([
       ...header,
       ...wire(original),
@@ -229,7 +229,7 @@ describe('randomizeCase', () => {
     const nextName = wire(parseName('example.com'));
     const decompressed = [...wire(parseName('ns1')).slice(0, -1), ...wire(sent.slice(1))];
     const packet = Buffer.from([...new Array<number>(12).fill(0), ...wire(sent), ...nextName, ...decompressed]);
-    expect([...restoreQuestionCase(packet, wireName(sent), asked)].slice(12)).toEqual([
+    expect([...restoreQuestionCase(packet, sentForm(sent), asked)].slice(12)).toEqual([
       ...wire(original),
       ...nextName,
       ...wire(parseName('ns1.EXAMPLE.COM')),

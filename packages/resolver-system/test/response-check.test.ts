@@ -1,7 +1,6 @@
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { makeQuery, parseMessage, parseName } from '@dnscore/core/plugin';
-import { nameWireForm } from '../src/case-randomization.js';
+import { makeQuery, parseMessage, parseName, wireName } from '@dnscore/core/plugin';
 import { inspectResponse } from '../src/response-check.js';
 
 const query = makeQuery('sip1.Biloxi.example', 'A');
@@ -91,7 +90,7 @@ describe('inspectResponse, off-nominal', () => {
 
 describe('inspectResponse, a name sent in random case (0x20, wire form)', () => {
   const sentText = 'SiP1.biLOxI.EXamPle';
-  const sent = Buffer.from(nameWireForm(parseName(sentText))).toString('latin1'); // as randomizeCase() gives it
+  const sent = Buffer.from(wireName(parseName(sentText))).toString('latin1'); // as randomizeCase() gives it
   const echoed = (overrides: Partial<dnsPacket.Packet> = {}): Buffer =>
     response({ questions: [{ name: sentText, type: 'A', class: 'IN' }], ...overrides });
 

@@ -2,7 +2,7 @@
  * Canonical names (RFC 4034 section 6.1-6.2): wire labels lowercased (ASCII only, RFC 4343),
  * ordered label by label from the rightmost, each label as an octet string.
  */
-import { type Labels, parseName } from '@dnscore/core/plugin';
+import { type Labels, parseName, wireName } from '@dnscore/core/plugin';
 
 /** ASCII lowercase of one octet; other octets stay as they are. */
 export function lowerOctet(c: number): number {
@@ -93,14 +93,8 @@ export function wildcardOf(name: Labels): Labels {
 
 /** The wire form of a name, lowercased when `lower` (canonical form). */
 export function nameWire(labels: Labels, lower = true): Uint8Array {
-  let length = 1;
-  for (const label of labels) length += label.length + 1;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const label of labels) {
-    out[offset++] = label.length;
-    for (let i = 0; i < label.length; i++) out[offset++] = lower ? lowerOctet(label[i]!) : label[i]!;
-  }
-  out[offset] = 0;
+  const out = wireName(labels);
+  // Length octets are below 64, never capitals: the whole form is lowered as one.
+  if (lower) for (let i = 0; i < out.length; i++) out[i] = lowerOctet(out[i]!);
   return out;
 }
