@@ -4,7 +4,7 @@
  * answered is approximated from the question: the service labels (_sip._udp) are not a zone of
  * their own, and a zone is never below the name asked.
  */
-import { labelEquals, type Labels } from './names.js';
+import { isAtOrBelowText, labelEquals, nextLabelText, type Labels } from './names.js';
 
 const UNDERSCORE = 0x5f;
 
@@ -13,6 +13,22 @@ export function serviceBase(labels: Labels): Labels {
   let i = 0;
   while (i < labels.length - 1 && labels[i]![0] === UNDERSCORE) i++;
   return labels.slice(i);
+}
+
+/** serviceBase() of a name as formatName() writes it (a DnsQuery's name): no labels made. */
+export function serviceBaseText(name: string): string {
+  let start = 0;
+  while (name.charCodeAt(start) === UNDERSCORE) {
+    const next = nextLabelText(name, start);
+    if (next < 0) break;
+    start = next;
+  }
+  return start === 0 ? name : name.slice(start);
+}
+
+/** inAdditionalBailiwick() of names as formatName() writes them (a parsed record's owner, a DnsQuery's name). */
+export function inAdditionalBailiwickText(owner: string, question: string): boolean {
+  return isAtOrBelowText(owner, serviceBaseText(question));
 }
 
 /**

@@ -313,7 +313,12 @@ export class DnsCore implements DnsApi {
    */
   #leavesZone(query: DnsQuery, result: DnsResult): boolean {
     if (this.#options.reaskCrossZoneCnames === false || result.secure || result.bogus) return false;
-    if (query.type === RRType.CNAME || query.type === RRType.ANY || nameEquals(result.canonical, query.name))
+    if (
+      query.type === RRType.CNAME ||
+      query.type === RRType.ANY ||
+      result.canonical === query.name ||
+      nameEquals(result.canonical, query.name)
+    )
       return false;
     return !chainStaysInZone(parseName(result.canonical), query.labels);
   }

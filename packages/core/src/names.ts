@@ -90,34 +90,71 @@ export function isPlainName(text: string): boolean {
 
 /** Presentation form of labels, without the trailing dot; "." for the root. */
 export function formatName(labels: Labels): string {
-  if (labels.length === 0) return '.';
-  return labels.map(formatLabel).join('.');
+  nameText.start();
+  for (const label of labels) nameText.label(label, 0, label.length);
+  return nameText.end();
 }
 
-function formatLabel(label: Uint8Array): string {
-  // Almost every label needs no escape: one string, not one per character.
-  if (label.every(isPlainByte)) return String.fromCharCode.apply(null, label as unknown as number[]);
-  let out = '';
-  for (const c of label) {
-    if (
-      c === DOT ||
-      c === BACKSLASH ||
-      c === 0x22 ||
-      c === 0x28 ||
-      c === 0x29 ||
-      c === 0x3b ||
-      c === 0x40 ||
-      c === 0x24
-    ) {
-      out += `\\${String.fromCharCode(c)}`;
-    } else if (c <= 0x20 || c >= 0x7f) {
-      out += `\\${String(c).padStart(3, '0')}`;
-    } else {
-      out += String.fromCharCode(c);
-    }
-  }
-  return out;
+/**
+ * A name as formatName() writes it (no final dot, escapes normalized): a plain name is that
+ * already, and is returned as it is.
+ */
+export function presentationForm(name: string): string {
+  if (isPlainName(name)) return name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name;
+  return formatName(parseName(name));
 }
+
+/**
+ * Writes a name's presentation form label by label into one scratch buffer reused for every
+ * name: a name read from a packet becomes one string, with no view or string per label. Names
+ * are written one at a time (start, labels, end), synchronously.
+ */
+class NameTextWriter {
+  /** A 255-octet name takes at most 1,020 characters (\DDD per octet); longer Labels grow it. */
+  #chars = Buffer.allocUnsafeSlow(1024);
+  #length = 0;
+  #labels = 0;
+
+  start(): void {
+    this.#length = 0;
+    this.#labels = 0;
+  }
+
+  /** One label, bytes[start..end), escaped as RFC 1035 section 5.1 writes it. */
+  label(bytes: Uint8Array, start: number, end: number): void {
+    if (this.#length + 1 + 4 * (end - start) > this.#chars.length) this.#grow(this.#length + 1 + 4 * (end - start));
+    const chars = this.#chars;
+    let n = this.#length;
+    if (this.#labels++ > 0) chars[n++] = DOT;
+    for (let i = start; i < end; i++) {
+      const c = bytes[i]!;
+      if (isPlainByte(c)) chars[n++] = c;
+      else if (c <= 0x20 || c >= 0x7f) {
+        chars[n++] = BACKSLASH;
+        chars[n++] = 0x30 + Math.floor(c / 100);
+        chars[n++] = 0x30 + (Math.floor(c / 10) % 10);
+        chars[n++] = 0x30 + (c % 10);
+      } else {
+        chars[n++] = BACKSLASH;
+        chars[n++] = c;
+      }
+    }
+    this.#length = n;
+  }
+
+  /** The name written since start(); "." for the root. */
+  end(): string {
+    return this.#labels === 0 ? '.' : this.#chars.toString('latin1', 0, this.#length);
+  }
+
+  #grow(need: number): void {
+    const chars = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.#chars.length));
+    chars.set(this.#chars.subarray(0, this.#length));
+    this.#chars = chars;
+  }
+}
+
+export const nameText = new NameTextWriter();
 
 /**
  * A key that is equal for names that are equal: lowercase ASCII, escapes normalized,
@@ -157,6 +194,54 @@ export function labelEquals(a: Uint8Array, b: Uint8Array): boolean {
     if (lowerByte(a[i]!) !== lowerByte(b[i]!)) return false;
   }
   return true;
+}
+
+/**
+ * True when two names in presentation form as formatName() writes them (a DnsQuery's name, a
+ * parsed record's owner) are the same name, ignoring ASCII case: that form is one string per
+ * name and never escapes a letter, so no labels are made to compare them.
+ */
+export function sameNameText(a: string, b: string): boolean {
+  return a === b || (a.length === b.length && endsWithName(a, b));
+}
+
+/**
+ * True when `name` is `ancestor` or below it, both as formatName() writes them: `ancestor`
+ * ends `name` (ignoring ASCII case) right after a dot that is not escaped.
+ */
+export function isAtOrBelowText(name: string, ancestor: string): boolean {
+  if (ancestor === '.') return true;
+  if (name === '.' || ancestor.length > name.length || !endsWithName(name, ancestor)) return false;
+  const boundary = name.length - ancestor.length - 1;
+  if (boundary < 0) return true;
+  if (name.charCodeAt(boundary) !== DOT) return false;
+  let backslashes = 0;
+  for (let i = boundary - 1; i >= 0 && name.charCodeAt(i) === BACKSLASH; i--) backslashes++;
+  return backslashes % 2 === 0;
+}
+
+/** True when `text` ends with `suffix`, ignoring ASCII case. */
+function endsWithName(text: string, suffix: string): boolean {
+  const offset = text.length - suffix.length;
+  for (let i = 0; i < suffix.length; i++) {
+    const a = text.charCodeAt(offset + i);
+    const b = suffix.charCodeAt(i);
+    if (a !== b && lowerByte(a) !== lowerByte(b)) return false;
+  }
+  return true;
+}
+
+/**
+ * Where the label after the one starting at `start` starts in a name as formatName() writes it,
+ * or -1 when that label is the last: the next dot that is not escaped (\. or \DDD).
+ */
+export function nextLabelText(name: string, start: number): number {
+  for (let i = start; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === BACKSLASH) i += isDigit(name.charCodeAt(i + 1)) ? 3 : 1;
+    else if (c === DOT) return i + 1;
+  }
+  return -1;
 }
 
 /** Wire length of a name: each label with its length octet, plus the root octet. */

@@ -6,7 +6,7 @@
 import { STALE_TTL, type CacheEntry } from './answer-cache.js';
 import { Ede, isEdeCode } from './ede.js';
 import { InvalidArgumentError, InvalidResultError, MalformedAnswerError, StateError } from './errors.js';
-import { formatName, labelsEqual, parseName, type Labels } from './names.js';
+import { formatName, isAtOrBelowText, parseName, presentationForm, sameNameText } from './names.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { defaultRandom, type RandomSource } from './random.js';
 import { decodeRecord } from './records/decode.js';
@@ -15,7 +15,7 @@ import { RdataError } from './records/rdata-error.js';
 import { orderSrv } from './records/srv.js';
 import { negativeTtl } from './records/soa.js';
 import type { DnsRecord, DroppedRecord, TypedRecord } from './records/types.js';
-import { inAdditionalBailiwick, isAtOrBelow } from './bailiwick.js';
+import { inAdditionalBailiwickText } from './bailiwick.js';
 import { DnsResult } from './result.js';
 import { RRClass, RRType, Rcode, typeName } from './rr-types.js';
 import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
@@ -35,10 +35,12 @@ export interface ResultBuilderOptions {
 
 export const DEFAULT_MAX_CNAME_CHAIN = 16;
 const EMPTY = new Uint8Array(0);
+const NONE_DROPPED: readonly DroppedRecord[] = Object.freeze([]);
 
 interface Sections {
   readonly canonical: string;
-  readonly chainEnd: Labels;
+  /** Where the answer's CNAME chain ends, as formatName() writes it (the query's name without one). */
+  readonly chainEnd: string;
   readonly records: readonly DnsRecord[];
   readonly authority: readonly DnsRecord[];
   readonly additional: readonly DnsRecord[];
@@ -53,29 +55,30 @@ interface ParsedSections extends Sections {
 /** Parses of cached packets, by packet (see ResultBuilder#sections); an entry goes with its packet. */
 const parsedFromCache = new WeakMap<Uint8Array, ParsedSections>();
 
-/** `records` with `age` seconds less TTL (never below 0); every TTL STALE_TTL for a stale answer. */
-function aged(records: readonly DnsRecord[], age: number, stale: boolean): DnsRecord[] {
+/**
+ * `records` with `age` seconds less TTL (never below 0); every TTL STALE_TTL for a stale answer.
+ * Unaged records are handed on as they are: DnsResult keeps its own frozen copy of each list.
+ */
+function aged(records: readonly DnsRecord[], age: number, stale: boolean): readonly DnsRecord[] {
   if (stale) return records.map((r) => Object.freeze({ ...r, ttl: STALE_TTL }) as DnsRecord);
-  return age === 0
-    ? [...records]
-    : records.map((r) => Object.freeze({ ...r, ttl: Math.max(0, r.ttl - age) }) as DnsRecord);
+  return age === 0 ? records : records.map((r) => Object.freeze({ ...r, ttl: Math.max(0, r.ttl - age) }) as DnsRecord);
 }
 
 export class ResultBuilder {
   #answer: PluginAnswer | undefined;
   #added: DnsRecord[] | undefined;
   readonly #dropped: DroppedRecord[] = [];
-  #labels: Labels | undefined;
+  #name: string | undefined;
 
   constructor(
     readonly query: DnsQuery,
     private readonly options: ResultBuilderOptions = {},
   ) {}
 
-  /** The question's labels, read once per builder (a query may make them on each read). */
-  get #queryLabels(): Labels {
-    this.#labels ??= this.query.labels;
-    return this.#labels;
+  /** The question's name as formatName() writes it (a DnsQuery from makeQuery() has it so), to compare names as text. */
+  get #queryName(): string {
+    this.#name ??= presentationForm(this.query.name);
+    return this.#name;
   }
 
   /** Sets (or replaces) the result. Secure and bogus together, or an empty canonical name, are refused. */
@@ -140,7 +143,7 @@ export class ResultBuilder {
     const sections = this.#added
       ? {
           canonical: answer.canonical ?? this.query.name,
-          chainEnd: this.#queryLabels,
+          chainEnd: this.#queryName,
           records: this.#added,
           authority: [],
           additional: [],
@@ -213,15 +216,18 @@ export class ResultBuilder {
     if (packet.length === 0) {
       return {
         canonical: answer.canonical ?? this.query.name,
-        chainEnd: this.#queryLabels,
+        chainEnd: this.#queryName,
         records: [],
         authority: [],
         additional: [],
       };
     }
+    // Only a cached packet (one with an age) is parsed again on a later hit: only its parse is kept.
     const key =
-      `${this.query.class}/${this.query.type}/${this.query.name}/${answer.canonical ?? ''}/` +
-      `${this.options.maxCnameChain ?? ''}`;
+      answer.age === undefined
+        ? ''
+        : `${this.query.class}/${this.query.type}/${this.query.name}/${answer.canonical ?? ''}/` +
+          `${this.options.maxCnameChain ?? ''}`;
     const cached = answer.age !== undefined ? parsedFromCache.get(packet) : undefined;
     if (cached && cached.key === key) {
       this.#dropped.push(...cached.dropped);
@@ -229,7 +235,7 @@ export class ResultBuilder {
     }
     const message = this.#parse(packet);
     const chainEnd = this.#followCnames(message);
-    if (answer.canonical !== undefined && !labelsEqual(parseName(answer.canonical), chainEnd)) {
+    if (answer.canonical !== undefined && !sameNameText(presentationForm(answer.canonical), chainEnd)) {
       throw new InvalidResultError(
         `${describeQuery(this.query)}: canonical name ${quoteText(answer.canonical)} ` +
           "is not the end of the answer's CNAME chain",
@@ -238,11 +244,11 @@ export class ResultBuilder {
     const sections: ParsedSections = {
       key,
       chainEnd,
-      canonical: answer.canonical ?? (chainEnd === this.#queryLabels ? this.query.name : formatName(chainEnd)),
+      canonical: answer.canonical ?? chainEnd,
       records: this.#answerRecords(message, chainEnd, 0),
       authority: this.#section(message, message.authorities, 'authority', 0),
       additional: this.#section(message, this.#inBailiwick(message.additionals, chainEnd), 'additional', 0),
-      dropped: [...this.#dropped],
+      dropped: answer.age === undefined ? NONE_DROPPED : [...this.#dropped],
     };
     if (answer.age !== undefined) parsedFromCache.set(packet, sections);
     return sections;
@@ -267,7 +273,7 @@ export class ResultBuilder {
       question &&
       (question.type !== this.query.type ||
         question.class !== this.query.class ||
-        !labelsEqual(question.labels, this.#queryLabels))
+        !sameNameText(question.name, this.#queryName))
     ) {
       throw new MalformedAnswerError(
         `answer to ${describeQuery(this.query)} is for another question (${question.name} ${typeName(question.type)})`,
@@ -277,13 +283,13 @@ export class ResultBuilder {
   }
 
   /** Follows CNAMEs from the query name through the answer section; returns the chain's end. */
-  #followCnames(message: WireMessage): Labels {
-    let current = this.#queryLabels;
+  #followCnames(message: WireMessage): string {
+    let current = this.#queryName;
     if (this.query.type === RRType.CNAME || this.query.type === RRType.ANY) return current;
     const limit = this.options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN;
     for (let hops = 0; ; hops++) {
       const cname = message.answers.find(
-        (r) => r.type === RRType.CNAME && this.#classMatches(r) && labelsEqual(r.labels, current),
+        (r) => r.type === RRType.CNAME && this.#classMatches(r) && sameNameText(r.name, current),
       );
       if (!cname) return current;
       if (hops >= limit) {
@@ -299,14 +305,14 @@ export class ResultBuilder {
           throw new MalformedAnswerError(`answer to ${describeQuery(this.query)}: ${error.message}`);
         throw error;
       }
-      current = parseName(target);
+      current = target;
     }
   }
 
-  #answerRecords(message: WireMessage, owner: Labels, age: number): DnsRecord[] {
+  #answerRecords(message: WireMessage, owner: string, age: number): DnsRecord[] {
     const anyType = this.query.type === RRType.ANY;
     const matching = message.answers.filter(
-      (r) => (anyType || r.type === this.query.type) && this.#classMatches(r) && labelsEqual(r.labels, owner),
+      (r) => (anyType || r.type === this.query.type) && this.#classMatches(r) && sameNameText(r.name, owner),
     );
     return this.#section(message, matching, 'answer', age);
   }
@@ -338,9 +344,10 @@ export class ResultBuilder {
   }
 
   /** Additional records outside the question's domain are dropped, never used (RFC 5452). */
-  #inBailiwick(records: readonly WireRecord[], chainEnd: Labels): WireRecord[] {
+  #inBailiwick(records: readonly WireRecord[], chainEnd: string): WireRecord[] {
     return records.filter((r) => {
-      if (inAdditionalBailiwick(r.labels, this.#queryLabels) || inAdditionalBailiwick(r.labels, chainEnd)) return true;
+      if (inAdditionalBailiwickText(r.name, this.#queryName) || inAdditionalBailiwickText(r.name, chainEnd))
+        return true;
       this.#dropped.push(
         Object.freeze({
           section: 'additional' as const,
@@ -358,11 +365,12 @@ export class ResultBuilder {
     return this.query.class === RRClass.ANY || record.class === this.query.class;
   }
 
-  #order(records: DnsRecord[]): DnsRecord[] {
+  /** SRV and NAPTR in RFC order, in new lists (a cached parse's lists are never reordered in place). */
+  #order(records: readonly DnsRecord[]): readonly DnsRecord[] {
     if (this.query.type === RRType.SRV) {
-      return orderSrv(records as TypedRecord<'SRV'>[], this.options.random ?? defaultRandom);
+      return orderSrv(records as readonly TypedRecord<'SRV'>[], this.options.random ?? defaultRandom);
     }
-    if (this.query.type === RRType.NAPTR) return orderNaptr(records as TypedRecord<'NAPTR'>[]);
+    if (this.query.type === RRType.NAPTR) return orderNaptr(records as readonly TypedRecord<'NAPTR'>[]);
     return records;
   }
 }
@@ -377,7 +385,7 @@ function negativeTtlOf(
   rcode: number,
   records: readonly DnsRecord[],
   authority: readonly DnsRecord[],
-  chainEnd: Labels,
+  chainEnd: string,
   age: number,
 ): number {
   if (!(rcode === Rcode.NXDOMAIN || (rcode === Rcode.NOERROR && records.length === 0))) return 0;
@@ -388,7 +396,7 @@ function negativeTtlOf(
       r.type === 'SOA' &&
       r.class === query.class &&
       typeof (r.data as Partial<TypedRecord<'SOA'>['data']>).minimum === 'number' &&
-      isAtOrBelow(chainEnd, parseName(r.name)),
+      isAtOrBelowText(chainEnd, presentationForm(r.name)),
   );
   if (!soa) return 0;
   // soa.ttl is already aged; MINIMUM ages with it.

@@ -87,11 +87,11 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
     this.ede = init.ede ?? (this.bogus ? Ede.DNSSEC_BOGUS : undefined);
     this.canonical = init.canonical;
     // A bogus result never carries data to use (RFC 4035 section 4.3), however it was made.
-    this.records = Object.freeze(this.bogus ? [] : [...init.records]);
-    this.authority = Object.freeze(this.bogus ? [] : [...init.authority]);
-    this.additional = Object.freeze(this.bogus ? [] : [...init.additional]);
+    this.records = this.bogus ? (NONE as readonly R[]) : frozenCopy(init.records);
+    this.authority = this.bogus ? NONE : frozenCopy(init.authority);
+    this.additional = this.bogus ? NONE : frozenCopy(init.additional);
     this.additionalSecure = this.secure && init.additionalSecure === true;
-    this.dropped = Object.freeze([...init.dropped]);
+    this.dropped = frozenCopy(init.dropped);
     this.negativeTtl = this.bogus ? 0 : init.negativeTtl;
     this.age = init.age;
     this.stale = init.stale ?? false;
@@ -148,6 +148,14 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
   get noData(): boolean {
     return this.rcode === Rcode.NOERROR && this.records.length === 0;
   }
+}
+
+/** The empty list every result without records of a section shares (frozen: nobody can fill it). */
+const NONE: readonly never[] = Object.freeze([]);
+
+/** A frozen copy of `list`, so the result stays immutable whatever its maker does with the list. */
+function frozenCopy<T>(list: readonly T[]): readonly T[] {
+  return list.length === 0 ? NONE : Object.freeze([...list]);
 }
 
 function lowestNonZeroTtl(records: readonly RecordBase[]): number {

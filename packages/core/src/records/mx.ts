@@ -3,5 +3,5 @@ import type { WireReader } from '../wire/reader.js';
 import type { MxData } from './types.js';
 
 export function decodeMx(reader: WireReader): MxData {
-  return { preference: reader.u16('MX preference'), exchange: reader.name('MX exchange').text };
+  return { preference: reader.u16('MX preference'), exchange: reader.nameText('MX exchange') };
 }

@@ -2,5 +2,5 @@
 import type { WireReader } from '../wire/reader.js';
 
 export function decodeNameRdata(reader: WireReader): string {
-  return reader.name('RDATA name').text;
+  return reader.nameText('RDATA name');
 }

@@ -18,7 +18,7 @@ export function decodeNaptr(reader: WireReader): NaptrData {
     flags: utf8.decode(reader.characterString('NAPTR flags')),
     services: utf8.decode(reader.characterString('NAPTR services')),
     regexp: utf8.decode(reader.characterString('NAPTR regexp')),
-    replacement: reader.name('NAPTR replacement').text,
+    replacement: reader.nameText('NAPTR replacement'),
   };
   validateNaptr(data);
   return data;

@@ -4,8 +4,8 @@ import type { SoaData } from './types.js';
 
 export function decodeSoa(reader: WireReader): SoaData {
   return {
-    mname: reader.name('SOA MNAME').text,
-    rname: reader.name('SOA RNAME').text,
+    mname: reader.nameText('SOA MNAME'),
+    rname: reader.nameText('SOA RNAME'),
     serial: reader.u32('SOA SERIAL'),
     refresh: reader.u32('SOA REFRESH'),
     retry: reader.u32('SOA RETRY'),

@@ -9,7 +9,7 @@ export function decodeSrv(reader: WireReader): SrvData {
     weight: reader.u16('SRV weight'),
     port: reader.u16('SRV port'),
     // A target "." is valid: the service is decidedly not available (RFC 2782).
-    target: reader.name('SRV target').text,
+    target: reader.nameText('SRV target'),
   };
 }
 

@@ -66,36 +66,23 @@ export function parseMessage(packet: Uint8Array): WireMessage {
   const reader = new WireReader(packet, 0);
   const id = reader.u16();
   const flags = reader.u16();
-  const counts = [reader.u16(), reader.u16(), reader.u16(), reader.u16()] as const;
+  const qdcount = reader.u16();
+  const ancount = reader.u16();
+  const nscount = reader.u16();
+  const arcount = reader.u16();
 
   const questions: WireQuestion[] = [];
-  for (let i = 0; i < counts[0]; i++) {
-    const name = reader.name('question name');
-    questions.push({
-      name: name.text,
-      labels: name.labels,
-      type: reader.u16('question type'),
-      class: reader.u16('question class'),
-    });
+  for (let i = 0; i < qdcount; i++) {
+    const at = reader.offset;
+    const name = reader.nameText('question name');
+    questions.push(new ParsedQuestion(packet, at, name, reader.u16('question type'), reader.u16('question class')));
   }
-  const answers = readSection(reader, counts[1], 'answer');
-  const authorities = readSection(reader, counts[2], 'authority');
-  const additionalsWithOpt = readSection(reader, counts[3], 'additional');
+  const answers = readSection(reader, ancount, ANSWER);
+  const authorities = readSection(reader, nscount, AUTHORITY);
+  const opt: OptRecord = { at: -1, ttl: 0, udpPayloadSize: 0 };
+  const additionals = readSection(reader, arcount, ADDITIONAL, opt);
 
-  let extendedRcode = 0;
-  let edns: WireEdns | undefined;
-  const additionals: WireRecord[] = [];
-  for (const record of additionalsWithOpt) {
-    if (record.type !== RRType.OPT) {
-      additionals.push(record);
-      continue;
-    }
-    if (edns) throw new WireError('more than one OPT record', record.rdataOffset);
-    // OPT reuses CLASS as the payload size and TTL as extended rcode, version and flags.
-    extendedRcode = record.ttl >>> 24;
-    edns = { udpPayloadSize: record.class, version: (record.ttl >>> 16) & 0xff, dnssecOk: (record.ttl & 0x8000) !== 0 };
-  }
-
+  // OPT reuses CLASS as the payload size and TTL as extended rcode, version and flags.
   const header: WireHeader = {
     id,
     qr: (flags & 0x8000) !== 0,
@@ -106,10 +93,23 @@ export function parseMessage(packet: Uint8Array): WireMessage {
     ra: (flags & 0x0080) !== 0,
     ad: (flags & 0x0020) !== 0,
     cd: (flags & 0x0010) !== 0,
-    rcode: (extendedRcode << 4) | (flags & 0xf),
+    rcode: ((opt.ttl >>> 24) << 4) | (flags & 0xf),
   };
-  const message: WireMessage = { packet, header, questions, answers, authorities, additionals };
-  return edns ? { ...message, edns } : message;
+  if (opt.at < 0) return { packet, header, questions, answers, authorities, additionals };
+  const edns: WireEdns = {
+    udpPayloadSize: opt.udpPayloadSize,
+    version: (opt.ttl >>> 16) & 0xff,
+    dnssecOk: (opt.ttl & 0x8000) !== 0,
+  };
+  return { packet, header, questions, answers, authorities, additionals, edns };
+}
+
+/** The additional section's OPT pseudo-record (RFC 6891), read into this instead of a record. */
+interface OptRecord {
+  /** Where its RDATA starts; -1 until one is read. */
+  at: number;
+  ttl: number;
+  udpPayloadSize: number;
 }
 
 /** What a check of one section says where it fails: made once, not per record read. */
@@ -144,29 +144,80 @@ function rdlengthOf(reader: WireReader, words: SectionWords): number {
   return rdlength;
 }
 
-function readSection(reader: WireReader, count: number, section: string): WireRecord[] {
-  const words = section === 'answer' ? ANSWER : section === 'authority' ? AUTHORITY : ADDITIONAL;
+/** A section's records; in the additional section, the OPT record goes to `opt` (a second one is a WireError). */
+function readSection(reader: WireReader, count: number, words: SectionWords, opt?: OptRecord): WireRecord[] {
   const records: WireRecord[] = [];
+  let secondOpt = -1;
   for (let i = 0; i < count; i++) {
-    const name = reader.name(words.owner);
+    const at = reader.offset;
+    const name = reader.nameText(words.owner);
     const type = reader.u16(words.type);
     const rrclass = reader.u16(words.class);
     const ttl = reader.u32(words.ttl);
     const rdlength = rdlengthOf(reader, words);
     const rdataOffset = reader.offset;
     reader.offset += rdlength;
+    if (opt !== undefined && type === RRType.OPT) {
+      // Every record is read before a second OPT is refused: a cut packet says so first.
+      if (opt.at >= 0) secondOpt = secondOpt < 0 ? rdataOffset : secondOpt;
+      else {
+        opt.at = rdataOffset;
+        opt.ttl = ttl;
+        opt.udpPayloadSize = rrclass;
+      }
+      continue;
+    }
     // RFC 2181 section 8: a TTL with the top bit set is treated as zero.
-    records.push({
-      name: name.text,
-      labels: name.labels,
-      type,
-      class: rrclass,
-      ttl: ttl > 0x7fffffff ? 0 : ttl,
-      rdataOffset,
-      rdlength,
-    });
+    const kept = ttl > 0x7fffffff ? 0 : ttl;
+    records.push(new ParsedRecord(reader.packet, at, name, type, rrclass, kept, rdataOffset, rdlength));
   }
+  if (secondOpt >= 0) throw new WireError('more than one OPT record', secondOpt);
   return records;
+}
+
+/**
+ * A question as parsed: its name's text is read at once; its labels are read from the packet
+ * only when asked (most answers are checked and used by name text alone), then kept.
+ */
+class ParsedQuestion implements WireQuestion {
+  readonly class: number;
+  readonly #packet: Uint8Array;
+  /** Where the name starts in the packet. */
+  readonly #nameOffset: number;
+  #labels: Labels | undefined;
+
+  constructor(
+    packet: Uint8Array,
+    nameOffset: number,
+    readonly name: string,
+    readonly type: number,
+    rrclass: number,
+  ) {
+    this.#packet = packet;
+    this.#nameOffset = nameOffset;
+    this.class = rrclass;
+  }
+
+  get labels(): Labels {
+    this.#labels ??= new WireReader(this.#packet, this.#nameOffset).labels();
+    return this.#labels;
+  }
+}
+
+/** A record as parsed: ParsedQuestion's lazy labels, and where its RDATA is. */
+class ParsedRecord extends ParsedQuestion implements WireRecord {
+  constructor(
+    packet: Uint8Array,
+    nameOffset: number,
+    name: string,
+    type: number,
+    rrclass: number,
+    readonly ttl: number,
+    readonly rdataOffset: number,
+    readonly rdlength: number,
+  ) {
+    super(packet, nameOffset, name, type, rrclass);
+  }
 }
 
 /**

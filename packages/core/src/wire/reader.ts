@@ -3,7 +3,7 @@
  * the packet, or of one record's RDATA), so hostile bytes end in a WireError, never in a
  * read past the data or a misread field.
  */
-import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH, formatName, type Labels } from '../names.js';
+import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH, formatName, nameText, type Labels } from '../names.js';
 
 /** Where and why bytes could not be read. */
 export class WireError extends Error {
@@ -95,13 +95,23 @@ export class WireReader {
     return labels;
   }
 
+  /** A name's presentation form alone (name() without its labels): one string, nothing else made. */
+  nameText(what = 'name'): string {
+    nameText.start();
+    this.#walkName(what, undefined, true);
+    return nameText.end();
+  }
+
   /** Steps over a name with the same checks as name(), making nothing (a transport's check of a whole answer). */
   skipName(what = 'name'): void {
     this.#walkName(what, undefined);
   }
 
-  /** The one walk over a name's labels (name() and skipName()); views of its labels go to `labels` when given. */
-  #walkName(what: string, labels: Uint8Array[] | undefined): void {
+  /**
+   * The one walk over a name's labels (name(), nameText() and skipName()): views of its labels
+   * go to `labels` when given, their text to the name writer when `text` is set.
+   */
+  #walkName(what: string, labels: Uint8Array[] | undefined, text = false): void {
     let length = 1;
     let position = this.offset;
     let limit = this.limit; // in place, the name must fit the current limit
@@ -133,6 +143,7 @@ export class WireReader {
       // Views of the packet, not copies: a parsed message is read, never written, and whoever
       // keeps its records keeps the packet too.
       labels?.push(this.packet.subarray(position + 1, position + 1 + len));
+      if (text) nameText.label(this.packet, position + 1, position + 1 + len);
       position += 1 + len;
     }
   }

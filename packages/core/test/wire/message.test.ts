@@ -39,6 +39,16 @@ describe('parseMessage: nominal', () => {
     expect(message.header.rcode).toBe(16); // BADVERS/BADSIG
   });
 
+  it("reads OPT's TTL field as extended rcode and flags, never as a TTL: its top bit is not cleared", () => {
+    // Extended rcode 0xff (the top bit of the TTL field), version 1, DO set.
+    const opt = { name: '.', type: 41, class: 4096, ttl: (0xff << 24) | (1 << 16) | 0x8000, rdata: new Uint8Array(0) };
+    const packet = answerPacket({ rcode: 5, additionals: [opt] });
+    const message = parseMessage(packet);
+    expect(message.header.rcode).toBe((0xff << 4) | 5);
+    expect(message.edns).toEqual({ udpPayloadSize: 4096, version: 1, dnssecOk: true });
+    expect(scanMessage(packet).rcode).toBe(message.header.rcode);
+  });
+
   it('treats a TTL with the top bit set as zero (RFC 2181 section 8)', () => {
     const message = parseMessage(answerPacket({ answers: [{ type: 1, ttl: 0x80000000, rdata: bytes([1, 2, 3, 4]) }] }));
     expect(message.answers[0]!.ttl).toBe(0);
