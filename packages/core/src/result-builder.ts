@@ -75,7 +75,7 @@ export class ResultBuilder {
     private readonly options: ResultBuilderOptions = {},
   ) {}
 
-  /** The question's name as formatName() writes it (a DnsQuery from makeQuery() has it so), to compare names as text. */
+  /** The question's name as formatName() writes it (makeQuery() makes it so): names are compared as text. */
   get #queryName(): string {
     this.#name ??= presentationForm(this.query.name);
     return this.#name;
