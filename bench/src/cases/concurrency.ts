@@ -85,6 +85,8 @@ interface Waiting {
   readonly count: number;
   readonly heapBytes: number;
   readonly outsideBytes: number;
+  /** RSS outside V8's heap pages: c-ares's and node's C++ state for node:dns. */
+  readonly nativeBytes: number;
   readonly rssBytes: number;
 }
 
@@ -102,6 +104,8 @@ async function waitingMemory(ctx: BenchContext): Promise<Table> {
       name,
       formatSummary(summarize(r.map((w) => w.heapBytes / w.count)), 0),
       formatSummary(summarize(r.map((w) => w.outsideBytes / w.count)), 0),
+      formatSummary(summarize(r.map((w) => w.nativeBytes / w.count)), 0),
+      formatSummary(summarize(r.map((w) => (w.heapBytes + w.nativeBytes) / w.count)), 0),
       formatSummary(summarize(r.map((w) => w.rssBytes / MB)), 1),
     ];
   });
@@ -110,7 +114,14 @@ async function waitingMemory(ctx: BenchContext): Promise<Table> {
     caption:
       `${count(BURST)} questions waiting at once (a server that never answers), ${runs} run${runs > 1 ? 's' : ''}, ` +
       `a fresh process each`,
-    headers: ['system', 'JS heap per waiting question, bytes', 'outside the heap, bytes', 'RSS growth, MB'],
+    headers: [
+      'system',
+      'JS heap per waiting question, bytes',
+      'external (buffers), bytes',
+      'native (RSS outside V8), bytes',
+      'live in all (heap + native), bytes',
+      'RSS growth, MB',
+    ],
     rows,
   };
 }

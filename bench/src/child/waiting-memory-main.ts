@@ -2,6 +2,10 @@
  * What a waiting question holds, in a fresh process run with --expose-gc: COUNT distinct A
  * questions asked at once of a UDP server in this process that never answers, so every one of
  * them is still waiting (in flight or queued) when memory is measured, after full collections.
+ * Native memory counts too: node:dns keeps its questions in c-ares and its own C++ objects,
+ * allocated with malloc, which neither the JS heap nor `external` shows. It is the RSS less
+ * the pages of V8's heap (v8.getHeapSpaceStatistics' physical sizes): malloc's arenas and
+ * mappings, the sockets' buffers, and whatever else the process touched outside V8's heap.
  * Prints one JSON line.
  * Usage: node --expose-gc waiting-memory-main.js SYSTEM COUNT   (SYSTEM: dnscore-system | node-dns)
  */
@@ -10,6 +14,7 @@ import { promises as dnsPromises } from 'node:dns';
 import { DnsCore, type DnsResult, type TypedRecord } from '@dnscore/core';
 import { systemPlugin } from '../systems/dnscore.js';
 import { bulkName } from '../rig/zones.js';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { settledMemory } from './settled-memory.js';
 
 const [system = 'dnscore-system', countText = '10000'] = process.argv.slice(2);
@@ -38,8 +43,16 @@ function lookupFor(kind: string): { lookup(name: string): Promise<string[]>; clo
   throw new Error(`unknown system ${kind}`);
 }
 
+/** RSS outside V8's heap pages: native memory (see the header). */
+function nativeRss(memory: NodeJS.MemoryUsage): number {
+  let heapPages = 0;
+  for (const space of getHeapSpaceStatistics()) heapPages += space.physical_space_size;
+  return memory.rss - heapPages;
+}
+
 const { lookup, close } = lookupFor(system);
 const before = await settledMemory();
+const nativeBefore = nativeRss(before);
 // The same caller for both systems: an async function per question awaiting the lookup.
 const waiting = Array.from({ length: count }, async (_, i) => {
   try {
@@ -49,6 +62,7 @@ const waiting = Array.from({ length: count }, async (_, i) => {
   }
 });
 const during = await settledMemory();
+const nativeDuring = nativeRss(during);
 await close();
 await Promise.all(waiting);
 silent.close();
@@ -58,6 +72,7 @@ console.log(
     count,
     heapBytes: during.heapUsed - before.heapUsed,
     outsideBytes: during.external - before.external,
+    nativeBytes: nativeDuring - nativeBefore,
     rssBytes: during.rss - before.rss,
   }),
 );
