@@ -51,6 +51,8 @@ export {
   isSubdomain,
   wireLength,
   wireName,
+  MAX_LABEL_LENGTH,
+  MAX_NAME_LENGTH,
   type Labels,
 } from './names.js';
 export { RRType, RRClass, Rcode, typeName, className, rcodeName, parseType, parseClass } from './rr-types.js';

@@ -4,33 +4,30 @@
  * forger who guessed the ID and port must also guess one bit per letter. A server that does
  * not echo case is asked again plainly (unbound's fallback) and remembered for a while.
  */
-import { wireName, type DnsQuery, type Labels } from '@dnscore/core/plugin';
+import { MAX_NAME_LENGTH, wireName, type DnsQuery } from '@dnscore/core/plugin';
 import { randomByte } from './query-id.js';
+import type { WireName } from './wire.js';
+
+/** Where a name's case is drawn: one buffer for every name, written synchronously. */
+const scratch = Buffer.allocUnsafeSlow(MAX_NAME_LENGTH);
 
 /**
- * A name in wire form (length octets, labels, the root's 0), one latin1 character per byte. A
- * query in flight holds its sent name so: a short string is a fifth of a Uint8Array (its
- * buffer and elements), and Buffer compares and searches it natively.
+ * `name` with each ASCII letter's case drawn at random (crypto); other bytes unchanged. It is
+ * what goes on the wire and what the answer must echo.
  */
-export type WireName = string;
-
-/**
- * The name in wire form with each ASCII letter's case drawn at random (crypto); other bytes
- * unchanged. It is what goes on the wire and what the answer must echo.
- */
-export function randomizeCase(labels: Labels): WireName {
-  const out = wireName(labels);
+export function randomizeCase(name: WireName): WireName {
+  const length = scratch.write(name, 0, 'latin1');
   let bits = 0;
   let n = 0;
-  // Length octets are below 64 and never letters: the whole array is walked as one.
-  for (let i = 0; i < out.length; i++) {
-    const c = out[i]!;
+  // Length octets are below 64 and never letters: the whole name is walked as one.
+  for (let i = 0; i < length; i++) {
+    const c = scratch[i]!;
     if (!isLetter(c)) continue;
     if ((n & 7) === 0) bits = randomByte();
-    out[i] = ((bits >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
+    scratch[i] = ((bits >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
     n++;
   }
-  return String.fromCharCode.apply(null, out as unknown as number[]);
+  return scratch.toString('latin1', 0, length);
 }
 
 /**

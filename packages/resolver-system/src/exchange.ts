@@ -1,6 +1,6 @@
 /** What one try (one nameserver, one transport) needs and how it ends. */
 import type { Abortable, DnsError, DnsQuery, MessageSummary, Timers } from '@dnscore/core/plugin';
-import type { WireName } from './case-randomization.js';
+import type { WireName } from './wire.js';
 import { randomQueryId } from './query-id.js';
 import type { ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';

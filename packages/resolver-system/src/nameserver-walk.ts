@@ -26,7 +26,8 @@ import {
   withServers,
 } from '@dnscore/core/plugin';
 import { queryChannel } from '@dnscore/core/diagnostics';
-import { randomizeCase, type CaseEchoMemory, type WireName } from './case-randomization.js';
+import { randomizeCase, type CaseEchoMemory } from './case-randomization.js';
+import { queryWireName, type WireName } from './wire.js';
 import type { ExchangeContext, ExchangeOutcome, TrySettle } from './exchange.js';
 import { formatServerAddress, type ServerAddress } from './server-address.js';
 import type { SystemResolverStats } from './stats.js';
@@ -174,7 +175,7 @@ class NameserverWalk implements ExchangeContext, TrySettle {
       const key = formatServerAddress(server);
       if (settings.caseEcho.echoes(key)) {
         this.#caseKey = key;
-        this.sentName = randomizeCase(this.query.labels);
+        this.sentName = randomizeCase(queryWireName(this.query));
       }
     }
     this.#send(Step.Udp);

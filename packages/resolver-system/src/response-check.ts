@@ -14,8 +14,8 @@ import {
   type Labels,
   type MessageSummary,
 } from '@dnscore/core/plugin';
-import { restoreQuestionCase, type WireName } from './case-randomization.js';
-import { Flag } from './wire.js';
+import { restoreQuestionCase } from './case-randomization.js';
+import { Flag, type WireName } from './wire.js';
 
 export type Verdict =
   /**

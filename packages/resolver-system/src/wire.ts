@@ -4,7 +4,58 @@
  * labels, because dns-packet cannot encode a label holding a dot or bytes that are not UTF-8;
  * answers are read with the core's framing layer (parseMessage).
  */
-import { HEADER_LENGTH, RRClass, RRType, wireLength, type DnsQuery, type Labels } from '@dnscore/core/plugin';
+import {
+  HEADER_LENGTH,
+  MAX_LABEL_LENGTH,
+  MAX_NAME_LENGTH,
+  RRClass,
+  RRType,
+  wireLength,
+  wireName,
+  type DnsQuery,
+  type Labels,
+} from '@dnscore/core/plugin';
+
+/**
+ * A name in wire form (length octets, labels, the root's 0), one latin1 character per byte. A
+ * query in flight holds its sent name so: a short string is a fifth of a Uint8Array (its
+ * buffer and elements), and Buffer compares and searches it natively.
+ */
+export type WireName = string;
+
+/** Where a name is put together in wire form: one buffer for every name, written synchronously. */
+const nameBuffer = Buffer.allocUnsafeSlow(MAX_NAME_LENGTH);
+
+/**
+ * The question's name in wire form. A name without escapes (makeQuery() writes none for
+ * letters, digits, '-' and '_') is read from its text: its labels are never made.
+ */
+export function queryWireName(query: DnsQuery): WireName {
+  const text = query.name;
+  if (text === '.' || text.includes('\\') || text.length + 2 > MAX_NAME_LENGTH) return fromLabels(query);
+  let n = 1;
+  let lengthAt = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x2e) nameBuffer[n++] = c;
+    else if (!closeLabel(lengthAt, n)) return fromLabels(query);
+    else lengthAt = n++;
+  }
+  if (!closeLabel(lengthAt, n)) return fromLabels(query);
+  nameBuffer[n++] = 0;
+  return nameBuffer.toString('latin1', 0, n);
+}
+
+/** Writes the length octet of the label from `lengthAt` to `end`; false for an empty or too long one. */
+function closeLabel(lengthAt: number, end: number): boolean {
+  const length = end - lengthAt - 1;
+  nameBuffer[lengthAt] = length;
+  return length > 0 && length <= MAX_LABEL_LENGTH;
+}
+
+function fromLabels(query: DnsQuery): WireName {
+  return Buffer.from(wireName(query.labels)).toString('latin1');
+}
 
 /** Header flag bits (RFC 1035 section 4.1.1, RFC 4035 section 3.2). */
 export const Flag = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080, AD: 0x0020, CD: 0x0010 } as const;
@@ -26,24 +77,19 @@ export interface QueryWireOptions {
   readonly checkingDisabled?: boolean;
   /** EDNS0 UDP payload size; no OPT record when undefined. */
   readonly udpPayloadSize?: number | undefined;
-  /** The query name as sent (0x20 case), in wire form, a latin1 character per byte; default the query's labels. */
+  /** The query name as sent (0x20 case), in wire form, a latin1 character per byte; default queryWireName(query). */
   readonly name?: string | undefined;
 }
 
 export function encodeQuery(query: DnsQuery, options: QueryWireOptions): Uint8Array {
   const edns = options.udpPayloadSize !== undefined;
-  const name = options.name;
-  const labels = name === undefined ? query.labels : undefined;
-  const nameLength = name === undefined ? wireLength(labels!) : name.length;
-  const packet = Buffer.alloc(HEADER_LENGTH + nameLength + 4 + (edns ? OPT_LENGTH : 0));
+  const name = options.name ?? queryWireName(query);
+  const packet = Buffer.alloc(HEADER_LENGTH + name.length + 4 + (edns ? OPT_LENGTH : 0));
   const flags =
     ((options.rd ?? true) ? Flag.RD : 0) | (options.ad ? Flag.AD : 0) | (options.checkingDisabled ? Flag.CD : 0);
   let offset = writeHeader(packet, options.id, flags, 1, 0, edns ? 1 : 0);
-  if (name === undefined) offset = writeQuestion(packet, offset, labels!, query);
-  else {
-    packet.write(name, offset, 'latin1');
-    offset = writeTypeAndClass(packet, offset + name.length - 1, query);
-  }
+  packet.write(name, offset, 'latin1');
+  offset = writeTypeAndClass(packet, offset + name.length - 1, query);
   if (edns) {
     packet[offset] = 0; // owner: the root
     packet.writeUInt16BE(RRType.OPT, offset + 1);

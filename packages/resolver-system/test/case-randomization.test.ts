@@ -14,7 +14,7 @@ import { freePort } from '../../../test/support/ports.js';
 import { SystemResolver } from '../src/index.js';
 import { randomizeCase, restoreQuestionCase } from '../src/case-randomization.js';
 import { inspectResponse } from '../src/response-check.js';
-import { encodeQuery, Flag } from '../src/wire.js';
+import { encodeQuery, Flag, queryWireName } from '../src/wire.js';
 
 const NAME = 'www.bank.example';
 
@@ -131,7 +131,7 @@ describe('randomizeCase', () => {
     const labels = parseName('ab1-c.example');
     const upper = new Array(13).fill(0);
     for (let i = 0; i < 2000; i++) {
-      const out = randomizeCase(labels);
+      const out = randomizeCase(sentForm(labels));
       expect([out.charCodeAt(0), out.charCodeAt(6), out.charCodeAt(14)]).toEqual([5, 7, 0]); // lengths and root stay
       const text = `${out.slice(1, 6)}.${out.slice(7, 14)}`;
       expect(text.toLowerCase()).toBe('ab1-c.example');
@@ -144,12 +144,34 @@ describe('randomizeCase', () => {
     expect([upper[2], upper[3], upper[5]]).toEqual([0, 0, 0]);
   });
 
+  it('queryWireName reads a name without escapes from its text, and any other from its labels', () => {
+    const names = [
+      'www.bank.example',
+      'A-1._sip._UDP.example',
+      'x',
+      '.',
+      'Mail\\.Box.Example',
+      'caf\\195\\169.example',
+    ];
+    for (const name of names) {
+      const query = makeQuery(name, 'A');
+      expect(queryWireName(query)).toBe(sentForm(query.labels));
+    }
+    // A DnsQuery made by hand with an empty or over-long label is written from its labels, never
+    // as a length octet of 0 or above 63 in the middle of a name.
+    const long = 'a'.repeat(64);
+    for (const name of ['a..example', `${long}.example`]) {
+      const labels = [Uint8Array.of(0x61), Uint8Array.of(0x62)];
+      expect(queryWireName({ name, labels, type: 1, class: 1 })).toBe(sentForm(labels));
+    }
+  });
+
   it('restoreQuestionCase puts the asked case back, in a copy', () => {
     const query = makeQuery(NAME, 'A');
     // Drawn until a letter came out in capitals (all 14 in lower case is 1 draw in 16,384): else the
     // copy would equal the packet and the last check could not tell.
-    let sent = randomizeCase(query.labels);
-    while (!/[A-Z]/.test(sent)) sent = randomizeCase(query.labels);
+    let sent = randomizeCase(queryWireName(query));
+    while (!/[A-Z]/.test(sent)) sent = randomizeCase(queryWireName(query));
     const packet = encodeQuery(query, { id: 7, name: sent });
     const restored = restoreQuestionCase(packet, sent, query);
     expect(Buffer.from(restored)).toEqual(Buffer.from(encodeQuery(query, { id: 7 })));
@@ -160,7 +182,7 @@ describe('randomizeCase', () => {
     for (const name of ['Mail\\.Box.Example', 'caf\\195\\169.EXample', 'a\\\\b.Example', 'WWW.Example.COM', '-.x']) {
       const query = makeQuery(name, 'A');
       for (let i = 0; i < 20; i++) {
-        const packet = encodeQuery(query, { id: 7, name: randomizeCase(query.labels) });
+        const packet = encodeQuery(query, { id: 7, name: randomizeCase(queryWireName(query)) });
         const sent = Buffer.from(packet.subarray(12, packet.length - 4)).toString('latin1');
         expect(Buffer.from(restoreQuestionCase(packet, sent, query))).toEqual(
           Buffer.from(encodeQuery(query, { id: 7 })),
@@ -243,8 +265,8 @@ describe('forgeries needed, measured', () => {
     const forgeries = 16_000;
     let accepted = 0;
     for (let i = 0; i < forgeries; i++) {
-      const sent = randomizeCase(query.labels); // what our query carried
-      const guess = randomizeCase(query.labels); // the forger's guess of it
+      const sent = randomizeCase(queryWireName(query)); // what our query carried
+      const guess = randomizeCase(queryWireName(query)); // the forger's guess of it
       const forged = Buffer.from(encodeQuery(query, { id: 99, name: guess }));
       forged.writeUInt16BE(Flag.QR | Flag.RD | Flag.RA, 2);
       if (inspectResponse(forged, 99, query, sent).kind === 'accept') accepted++;
