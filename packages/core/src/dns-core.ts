@@ -21,7 +21,7 @@ import { ResolverRegistry, type FinishAnswer } from './registry.js';
 import type { PluginAnswer } from './plugin-answer.js';
 import type { ResolverPlugin } from './resolver-plugin.js';
 import type { DnsResult } from './result.js';
-import { DEFAULT_MAX_CNAME_CHAIN, buildResult } from './result-builder.js';
+import { DEFAULT_MAX_CNAME_CHAIN, buildResult, type ResultBuilderOptions } from './result-builder.js';
 import { defaultRandom, type RandomSource } from './random.js';
 import { RRType } from './rr-types.js';
 import { DNS_CORE_OPTIONS, RESOLVER_PLUGIN } from './tokens.js';
@@ -51,6 +51,8 @@ export class DnsCore implements DnsApi {
   readonly #built = new WeakMap<CacheEntry, DnsResult>();
   /** resolveWith()'s finish for each pick function. */
   readonly #picked = new WeakMap<(result: DnsResult) => unknown, FinishAnswer<unknown>>();
+  /** #buildOptions() per plugin. */
+  readonly #builds = new WeakMap<ResolverPlugin, ResultBuilderOptions>();
 
   constructor(
     @injectAll(RESOLVER_PLUGIN, { isOptional: true }) plugins: readonly ResolverPlugin[] = [],
@@ -228,12 +230,22 @@ export class DnsCore implements DnsApi {
   }
 
   #finish(query: DnsQuery, answer: PluginAnswer, plugin: ResolverPlugin, cacheEntry?: CacheEntry): DnsResult {
-    return buildResult(query, answer, {
-      resolver: plugin.name,
-      random: this.random,
-      ...(this.#options.maxCnameChain ? { maxCnameChain: this.#options.maxCnameChain } : {}),
-      ...(cacheEntry ? { cacheEntry } : {}),
-    });
+    const options = this.#buildOptions(plugin);
+    return buildResult(query, answer, cacheEntry ? { ...options, cacheEntry } : options);
+  }
+
+  /** The result builder's options for answers of `plugin` without a cache entry: made once per plugin. */
+  #buildOptions(plugin: ResolverPlugin): ResultBuilderOptions {
+    let options = this.#builds.get(plugin);
+    if (options === undefined) {
+      options = {
+        resolver: plugin.name,
+        random: this.random,
+        ...(this.#options.maxCnameChain ? { maxCnameChain: this.#options.maxCnameChain } : {}),
+      };
+      this.#builds.set(plugin, options);
+    }
+    return options;
   }
 
   /**

@@ -4,9 +4,9 @@
  * forger who guessed the ID and port must also guess one bit per letter. A server that does
  * not echo case is asked again plainly (unbound's fallback) and remembered for a while.
  */
-import { MAX_NAME_LENGTH, wireName, type DnsQuery } from '@dnscore/core/plugin';
+import { MAX_NAME_LENGTH, type DnsQuery } from '@dnscore/core/plugin';
 import { randomByte } from './query-id.js';
-import type { WireName } from './wire.js';
+import { queryWireName, type WireName } from './wire.js';
 
 /** Where a name's case is drawn: one buffer for every name, written synchronously. */
 const scratch = Buffer.allocUnsafeSlow(MAX_NAME_LENGTH);
@@ -31,7 +31,8 @@ export function randomizeCase(name: WireName): WireName {
 }
 
 /**
- * A copy of `packet` with the name we sent back in the case asked, wherever it or one of its
+ * `packet` with the name we sent back in the case asked (in a copy; the packet received is kept
+ * as it came, and returned itself when nothing needs restoring), wherever it or one of its
  * suffixes is written out in full: the question at offset 12, owners the server did not
  * compress, and names that a server or forwarder wrote out from a pointer into our question (a
  * CNAME target `www.other.` + the question's random-case `eXAmpLE`, decompressed on the way).
@@ -40,57 +41,33 @@ export function randomizeCase(name: WireName): WireName {
  * `sent`: the name as sent (randomizeCase).
  */
 export function restoreQuestionCase(packet: Uint8Array, sent: WireName, asked: DnsQuery): Uint8Array {
-  const to = askedWireForm(sent, asked);
-  // Copied and searched natively: a DNSSEC answer is a kilobyte, and a byte loop here would
-  // run on every answer.
-  const copy = new Uint8Array(packet);
-  const view = Buffer.from(copy.buffer, copy.byteOffset, copy.length);
+  // The name in the case asked: the same bytes as `sent` but for the letters' case.
+  const to = queryWireName(asked);
+  if (to.length !== sent.length) return packet;
+  // Searched natively: a DNSSEC answer is a kilobyte, and a byte loop here would run on every
+  // answer. The packet is copied only when a name in it is put back in the case asked.
+  const view = Buffer.isBuffer(packet) ? packet : Buffer.from(packet.buffer, packet.byteOffset, packet.length);
+  let copy: Uint8Array | undefined;
   // The whole name first, then each shorter suffix: a full copy restored no longer matches.
   for (let start = 0; start < sent.length - 1; start += sent.charCodeAt(start) + 1) {
     // A suffix is taken only with a capital we drew: zone data is mostly lower case, and a
     // signed name written in full that happened to match (an NSEC next name keeps its case,
     // RFC 6840 section 5.1) must not be changed, or its signature fails.
-    if (start > 0 ? !hasCapital(sent, start) : sameBytes(sent, to)) continue;
+    if (start > 0 ? !hasCapital(sent, start) : sent === to) continue;
     const suffix = start > 0 ? sent.slice(start) : sent;
+    // Found in the packet as received or in the copy being restored: the same bytes, except
+    // names already put back, which no longer match.
+    const haystack = copy === undefined ? view : Buffer.from(copy.buffer, copy.byteOffset, copy.length);
     for (
-      let at = view.indexOf(suffix, 12, 'latin1');
+      let at = haystack.indexOf(suffix, 12, 'latin1');
       at !== -1;
-      at = view.indexOf(suffix, at + suffix.length, 'latin1')
+      at = haystack.indexOf(suffix, at + suffix.length, 'latin1')
     ) {
-      for (let i = start; i < to.length; i++) copy[at + i - start] = to[i]!;
+      copy ??= new Uint8Array(packet);
+      for (let i = start; i < to.length; i++) copy[at + i - start] = to.charCodeAt(i);
     }
   }
-  return copy;
-}
-
-/**
- * The sent name in the case asked. Read from the query's text when that is the name's bytes
- * joined by dots (no escapes): checked byte for byte, so nothing else is taken for it; else
- * from its labels (the core makes them anew on each read).
- */
-function askedWireForm(sent: WireName, query: DnsQuery): Uint8Array {
-  const text = query.name;
-  if (text.length + 2 !== sent.length) return wireName(query.labels);
-  const out = new Uint8Array(sent.length);
-  let j = 0;
-  for (let start = 0; start < sent.length - 1; start += sent.charCodeAt(start) + 1) {
-    if (start > 0 && text.charCodeAt(j++) !== 0x2e) return wireName(query.labels);
-    const length = sent.charCodeAt(start);
-    out[start] = length;
-    for (let i = start + 1; i <= start + length; i++) {
-      const c = text.charCodeAt(j++);
-      const d = sent.charCodeAt(i);
-      if (isLetter(d) ? (c | 0x20) !== (d | 0x20) : c !== d) return wireName(query.labels);
-      out[i] = c;
-    }
-  }
-  return out; // the last octet stays 0: the root label
-}
-
-function sameBytes(a: WireName, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a.charCodeAt(i) !== b[i]) return false;
-  return true;
+  return copy ?? packet;
 }
 
 /** True when the name's bytes from `start` hold a capital. */
