@@ -17,9 +17,12 @@ function exposedGc(): () => void {
 let gc: (() => void) | undefined;
 
 /**
- * Two full collections (the second frees what the first's finalizers let go), then `quietMs`
- * with nothing to do, so the collector's helper threads (concurrent sweeping) and the sockets
- * the last system closed are done before the next clock starts. Returns how long it took.
+ * Two full collections (the second frees what the first's finalizers let go), then
+ * `quietMs` with nothing to do, so the collector's helper threads (concurrent sweeping) and the
+ * sockets the last system closed are done before the next clock starts. Returns how long it took.
+ * Two in a row also drop optimized code (V8 keeps a map that no live object uses for two
+ * old-space collections) and set the old generation's limit from a nearly empty heap: see the
+ * libunbound part's BurstMethod.
  */
 export async function fullCollection(quietMs: number): Promise<number> {
   gc ??= exposedGc();

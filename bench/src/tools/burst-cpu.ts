@@ -6,7 +6,9 @@
  * the proxy process and nsd with its children.
  *   node bench/dist/tools/burst-cpu.js [SYSTEMS] [RUNS] [COUNT] [DELAY_MS]
  * SYSTEMS: comma-separated, of unbound, unboundN (the libunbound backend with `threads: N`), system
- * (default unbound,system); UNBOUND_OPTIONS='{"udp-connect":"no"}' adds libunbound options. On a
+ * (default unbound,system); UNBOUND_OPTIONS='{"udp-connect":"no"}' adds libunbound options; WARM=0
+ * leaves out the warm-up before each burst, COLLECT=1 adds two full collections before it (see
+ * the libunbound part's BurstMethod). On a
  * shared machine, QUIET=1 starts each burst only after 300 ms in which the CPUs were at least 85%
  * idle (waiting up to a minute; "(busy)" marks a burst that started without such a moment).
  */
@@ -99,12 +101,19 @@ async function quietMoment(): Promise<boolean> {
 }
 
 async function burst(system: string): Promise<void> {
-  // As the libunbound part: the last system's garbage collected first, then a system made and ready.
-  await fullCollection(50);
-  const c = await make(system);
-  await proxy.reset();
+  // As the libunbound part: a warm-up through a throwaway system of the same kind (WARM=0: none;
+  // COLLECT=1: two full collections before, the last method), then a system made and ready.
+  if (process.env.COLLECT === '1') await fullCollection(50);
   first = (first + count) % (NAMES - count);
   const from = first;
+  if (process.env.WARM !== '0') {
+    const warm = await make(system);
+    await Promise.all(Array.from({ length: count }, (_, i) => warm.core.resolve(bulkName(from + i), 'A')));
+    await warm.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const c = await make(system);
+  await proxy.reset();
   const quiet = process.env.QUIET ? await quietMoment() : true;
   const selfBefore = threadTimes('self');
   const proxyBefore = proxy.pids.map((pid) => total([pid]));
