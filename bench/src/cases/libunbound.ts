@@ -543,16 +543,19 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
       'infra-cache-max-rtt 1000. The cached answer counts A lookups answered from ' +
       "libunbound's cache (dnscore without its own cache: the answer packet is parsed by the core each time), beside " +
       'node:dns asking the unbound daemon and dnscore with its core cache. The cold burst asks 1,000 distinct names ' +
-      'at once through the delaying proxy, each run to a fresh system set up before the clock starts: first a full ' +
-      "collection (gc() and 50 ms idle, so no earlier system's garbage is collected during the burst), then the " +
-      "system constructed and, for dnscore's libunbound backend, its ready() awaited (each context's thread has made " +
-      "libunbound's worker, 3-25 ms, which no question should wait for); each round starts one system later. " +
-      'The burst still finds nothing cached: distinct names, new contexts. `threads: 2` spreads them by a hash ' +
-      'of the question over two libunbound contexts, each with its own thread and its own cache. The burst is bound ' +
-      "by CPU, not by D: each cold question costs libunbound's thread a socket of its own (socket, bind, connect, " +
-      'send, receive, epoll registration, close), and the proxy, on the same cores, relays four datagrams (in C ' +
-      'when the machine has a compiler; its CPU per burst is the last column; bench/dist/tools/burst-cpu.js ' +
-      "splits a burst's CPU by process and thread). The dead zone is a stub to a UDP " +
+      'at once through the delaying proxy, each run to a fresh system set up before the clock starts: first a ' +
+      'warm-up, the same burst through a throwaway system of the same kind (what a running process has: compiled ' +
+      "code and a heap grown to its load), then the system constructed and, for dnscore's libunbound backend, its " +
+      "ready() awaited (each context's thread has made libunbound's worker, 3-25 ms, which no question should wait " +
+      'for); each round starts one system later. The burst still finds nothing cached: distinct names, new ' +
+      'contexts. The previous method began with two full collections instead, which dropped compiled code and ' +
+      "shrank the heap's limits, so each burst ran while V8 compiled again and marked (about 50 ms of its helper " +
+      'threads per burst, on two cores); DNSCORE_BENCH_BURST_COMPARE=1 times it too. `threads: 2` spreads the ' +
+      'questions by a hash over two libunbound contexts, each with its own thread and its own cache. Each cold ' +
+      "question costs libunbound's thread a socket of its own (socket, bind, connect, send, receive, epoll " +
+      'registration, close), and the proxy, on the same cores, relays four datagrams (in C when the machine has a ' +
+      "compiler; its CPU per burst is a column; bench/dist/tools/burst-cpu.js splits a burst's CPU by process and " +
+      'thread). The dead zone is a stub to a UDP ' +
       'port that never answers. Memory runs in a fresh process with --expose-gc.',
     tables,
     notes,

@@ -125,31 +125,25 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   names were read as text), which made the burst about 10% faster but did not change its RSS
   much. A cached answer costs about 600 bytes, 98 of them the packet: the rest is the Map entry
   and its key string, the entry and answer objects and the packet's Uint8Array view.
-- **1,000 cold questions through libunbound (part 8)**: the burst is bound by CPU on two cores,
-  not by D. burst-cpu.js (bench/dist/tools) splits a burst's CPU by process and thread (/proc
-  schedstat). In the quietest bursts on this 2-core VM: libunbound's thread 54-60 ms (about 55 us
-  per cold question: a socket of its own on a random port, RFC 5452, and about eleven system
-  calls, dear in this VM: socket, bind, connect, send, epoll registration, receive, close), the JS
-  thread 18-38 ms, the delaying proxy 12-14 ms (its UDP path is C; in Node it took 30-45 ms), nsd
-  9-10 ms. With one thread, libunbound's 55-60 ms are serial and the last question's own D comes
-  on top: about 3.7-4 D is the floor whatever the rest costs. Not all of it is on libunbound's
-  thread: while that thread waits for events, resolve() asks libunbound on the JS thread (for a
-  cached answer's sake), so until it wakes and takes the lock the JS thread sends cold questions
-  itself, in series with its own work (0-350 of the 1,000, counted in 12 bursts). \`threads: 2\`
-  splits libunbound's share over two threads (it does not shrink it) and helps only while a second
-  core can be had (on this VM shared with other work: 0.77-1.04x the time of one thread). Not
-  taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's mitigation
-  of the ICMP side channel (SAD DNS); a few permitted ports reused for every query would give up
-  source-port randomness. Each burst is set up before its clock starts: a full collection, then a
-  fresh system, constructed and ready (\`UnboundResolver.ready()\`: each context's thread has made
-  libunbound's worker). The part used to start the clock two IPC round trips after construction,
-  right after the previous system's burst: libunbound's worker (3-25 ms per context) could still
-  be in the making, and the previous system's garbage was collected during the burst (4-16 ms of
-  pauses on the JS thread; none after a full collection). \`DNSCORE_BENCH_BURST_COMPARE=1\` times
-  the old set-ups beside the new. On a quiet machine the old one was the fastest in one run (3.9 D
-  against 5.8 D). While libunbound's worker is still being made the resolver thread holds the
-  lock, so every question of the burst queues and the thread sends them in one round; once it is
-  ready and asleep, the JS thread sends some of them itself. A trial that queued every question
-  within 1 ms of a cold one sent on the JS thread did not help (6.1-6.5 D in the next run), so why
-  the old set-up is faster is still open; the spread between runs is as large as the effect.
+- **1,000 cold questions through libunbound (part 8)**: on two cores the burst is bound by CPU
+  as much as by D. burst-cpu.js (bench/dist/tools) splits a burst's CPU by process and thread
+  (/proc schedstat): libunbound's thread about 50 ms per burst (about 50 us per cold question: a
+  socket of its own on a random port, RFC 5452, and about eleven system calls, dear in this VM:
+  socket, bind, connect, send, epoll registration, receive, close), the JS thread 10-15 ms, the
+  delaying proxy 12-20 ms (its UDP path is C), nsd 10-13 ms. With one thread libunbound's share is
+  serial and the last question's own D comes on top. \`threads: 2\` splits that share over two
+  threads (it does not shrink it) and helps while a second core can be had. Each burst is set up
+  before its clock starts: a warm-up through a throwaway system of the same kind, then a fresh
+  system, constructed and ready (\`UnboundResolver.ready()\`: each context's thread has made
+  libunbound's worker). The last method began with two full collections instead; they made each
+  burst slower for reasons a running process does not have. V8 keeps a map that no live object
+  uses for two old-space collections and then drops the code compiled against it: each burst
+  deoptimized 20-30 functions ("weak objects": the parser's, the result builder's, the backend's)
+  and optimized them again (about 120 lines of --trace-opt). The collections also set the old generation's limit from a nearly empty heap, so
+  concurrent marking started during the burst. perf showed TurboFan's graph reducers and
+  ConcurrentMarking on V8's four helper threads, together about 50 ms per burst; after a warm-up
+  they take 1-5 ms. \`DNSCORE_BENCH_BURST_COMPARE=1\` times the earlier set-ups beside the table's.
+  Not taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's
+  mitigation of the ICMP side channel (SAD DNS); a few permitted ports reused for every query
+  would give up source-port randomness.
 `;
