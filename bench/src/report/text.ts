@@ -140,10 +140,11 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   uses for two old-space collections and then drops the code compiled against it: each burst
   deoptimized 20-30 functions ("weak objects": the parser's, the result builder's, the backend's)
   and optimized them again (about 120 lines of --trace-opt). The collections also set the old
-  generation's limit from a nearly empty heap, so concurrent marking started during the burst. perf showed TurboFan's graph reducers and
-  ConcurrentMarking on V8's four helper threads, together about 50 ms per burst; after a warm-up
-  they take 1-5 ms. \`DNSCORE_BENCH_BURST_COMPARE=1\` times the earlier set-ups beside the table's.
-  Not taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's
-  mitigation of the ICMP side channel (SAD DNS); a few permitted ports reused for every query
-  would give up source-port randomness.
+  generation's limit from a nearly empty heap, so concurrent marking started during the burst.
+  perf showed TurboFan's graph reducers and ConcurrentMarking on V8's four helper threads,
+  together about 50 ms per burst; after a warm-up they take 1-5 ms.
+  \`DNSCORE_BENCH_BURST_COMPARE=1\` times the earlier set-ups beside the table's. Not taken, and
+  why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's mitigation of the ICMP
+  side channel (SAD DNS); a few permitted ports reused for every query would give up source-port
+  randomness.
 `;
