@@ -11,6 +11,8 @@
  * the libunbound part's BurstMethod). On a
  * shared machine, QUIET=1 starts each burst only after 300 ms in which the CPUs were at least 85%
  * idle (waiting up to a minute; "(busy)" marks a burst that started without such a moment).
+ * PERF_WINDOW=1 prints each burst's start and end on CLOCK_MONOTONIC (seconds), to cut a profile
+ * taken with `perf record -k mono` down to the bursts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { startDelayProxy } from '../rig/delay-proxy.js';
@@ -119,10 +121,15 @@ async function burst(system: string): Promise<void> {
   const proxyBefore = proxy.pids.map((pid) => total([pid]));
   const nsdBefore = total(nsdPids);
   const start = performance.now();
+  const startMono = process.hrtime.bigint();
   const answers = await Promise.all(
     Array.from({ length: count }, (_, i) => c.core.resolve(bulkName(from + i), 'A').then((r) => r.records[0]?.data)),
   );
   const ms = performance.now() - start;
+  if (process.env.PERF_WINDOW) {
+    const seconds = (ns: bigint): string => (Number(ns / 1000n) / 1e6).toFixed(6);
+    console.log(`window ${system} ${seconds(startMono)} ${seconds(process.hrtime.bigint())}`);
+  }
   const selfAfter = threadTimes('self');
   const proxyEach = proxy.pids.map((pid, i) => (total([pid]) - proxyBefore[i]!) / 1e6);
   const proxyMs = proxyEach.reduce((a, b) => a + b, 0);

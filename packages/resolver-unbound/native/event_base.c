@@ -1,4 +1,4 @@
-/* The poll() event base of event_base.h. */
+/* The epoll/poll() event base of event_base.h. */
 #define _GNU_SOURCE
 #include "event_base.h"
 
@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
-#ifdef __linux__
+/* epoll on Linux; poll() elsewhere, and with EVENT_BASE_POLL (the tests build that too). */
+#if defined(__linux__) && !defined(EVENT_BASE_POLL)
+#define USE_EPOLL 1
 #include <sys/epoll.h>
 #endif
 #include <string.h>
@@ -21,9 +23,10 @@ struct Event {
   void (*cb)(int, short, void*);
   void* arg;
   int slot;           /* index in base->active, -1 when not added */
+  int heap_slot;      /* index in base->timers, -1 when not there */
   int watched_fd;     /* the fd registered with epoll, -1 when none */
   short watched;      /* and the bits it is registered for */
-  int has_deadline;   /* added with a timeout */
+  int has_deadline;   /* added with a timeout (in base->timers, or taken out as due this round) */
   uint64_t deadline;  /* microseconds, monotonic */
   uint64_t timeout;   /* the timeout itself, to arm a persistent event again */
   unsigned serial;    /* counts add() and del(): a due event changed meanwhile is not run */
@@ -37,15 +40,87 @@ struct Ready {
   short fired;
 };
 
+#ifdef EVENT_BASE_TEST_CLOCK
+/* The event base's own test (test/native) drives the clock, so deadlines are exact there. */
+uint64_t EVENT_BASE_TEST_CLOCK(void);
+#define now_us EVENT_BASE_TEST_CLOCK
+#else
 static uint64_t now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
+#endif
+
+/*
+ * The deadlines: a binary min-heap on base->timers, each event knowing its index (heap_slot), so
+ * the nearest is timers[0] and adding, moving or removing one is O(log n). The array has room for
+ * every active event (it grows with base->active), so putting an event in never fails.
+ */
+static void heap_place(EventBase* base, Event* ev, int i) {
+  base->timers[i] = ev;
+  ev->heap_slot = i;
+}
+
+static void heap_up(EventBase* base, int i) {
+  Event* ev = base->timers[i];
+  while (i > 0) {
+    int parent = (i - 1) / 2;
+    if (base->timers[parent]->deadline <= ev->deadline) break;
+    heap_place(base, base->timers[parent], i);
+    i = parent;
+  }
+  heap_place(base, ev, i);
+}
+
+static void heap_down(EventBase* base, int i) {
+  Event* ev = base->timers[i];
+  for (;;) {
+    int child = 2 * i + 1;
+    if (child >= base->n_timers) break;
+    if (child + 1 < base->n_timers && base->timers[child + 1]->deadline < base->timers[child]->deadline) child++;
+    if (ev->deadline <= base->timers[child]->deadline) break;
+    heap_place(base, base->timers[child], i);
+    i = child;
+  }
+  heap_place(base, ev, i);
+}
+
+static void heap_remove(Event* ev) {
+  int i = ev->heap_slot;
+  if (i < 0) return;
+  EventBase* base = ev->base;
+  ev->heap_slot = -1;
+  Event* last = base->timers[--base->n_timers];
+  if (last == ev) return;
+  heap_place(base, last, i);
+  heap_up(base, i);
+  heap_down(base, last->heap_slot);
+}
+
+/* Sets the event's deadline, in the heap or moved within it. */
+static void heap_set(Event* ev, uint64_t deadline) {
+  EventBase* base = ev->base;
+  ev->deadline = deadline;
+  if (ev->heap_slot < 0) {
+    heap_place(base, ev, base->n_timers++);
+    heap_up(base, ev->heap_slot);
+  } else {
+    heap_up(base, ev->heap_slot);
+    heap_down(base, ev->heap_slot);
+  }
+}
+
+/* The nearest deadline, out of the heap. */
+static Event* heap_pop(EventBase* base) {
+  Event* ev = base->timers[0];
+  heap_remove(ev);
+  return ev;
+}
 
 /* Keeps epoll's registration of an event's fd in step with what it waits for (none when inactive). */
 static void watch_fd(Event* ev, int active) {
-#ifdef __linux__
+#ifdef USE_EPOLL
   EventBase* base = ev->base;
   if (base->epoll_fd < 0) return;
   short want = active && ev->fd >= 0 ? (short)(ev->bits & (UB_EV_READ | UB_EV_WRITE)) : 0;
@@ -76,6 +151,7 @@ static void watch_fd(Event* ev, int active) {
 static void deactivate(Event* ev) {
   ev->serial++;
   ev->has_deadline = 0;
+  heap_remove(ev);
   watch_fd(ev, 0);
   if (ev->slot < 0) return;
   EventBase* base = ev->base;
@@ -91,6 +167,9 @@ static int activate(Event* ev, struct timeval* tv) {
   if (ev->slot < 0) {
     if (base->n_active == base->cap_active) {
       int cap = base->cap_active ? base->cap_active * 2 : 64;
+      Event** timers = realloc(base->timers, (size_t)cap * sizeof(Event*));
+      if (!timers) return -1;
+      base->timers = timers;
       Event** grown = realloc(base->active, (size_t)cap * sizeof(Event*));
       if (!grown) return -1;
       base->active = grown;
@@ -103,7 +182,9 @@ static int activate(Event* ev, struct timeval* tv) {
   ev->has_deadline = tv != NULL;
   if (tv) {
     ev->timeout = (uint64_t)tv->tv_sec * 1000000u + (uint64_t)tv->tv_usec;
-    ev->deadline = now_us() + ev->timeout;
+    heap_set(ev, now_us() + ev->timeout);
+  } else {
+    heap_remove(ev);
   }
   return 0;
 }
@@ -224,6 +305,7 @@ static struct ub_event* base_new_event(struct ub_event_base* ubase, int fd, shor
   ev->cb = cb;
   ev->arg = arg;
   ev->slot = -1;
+  ev->heap_slot = -1;
   ev->watched_fd = -1;
   mark_cloexec(ev);
   return &ev->super;
@@ -256,7 +338,7 @@ int event_base_init(EventBase* base, int extra_fd) {
   base->super.vmt = &base_vmt;
   base->extra_fd = extra_fd;
   base->epoll_fd = -1;
-#ifdef __linux__
+#ifdef USE_EPOLL
   base->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   if (base->epoll_fd < 0) return -1;
   struct epoll_event event = {0};
@@ -284,14 +366,16 @@ void event_base_release(EventBase* base) {
   if (base->epoll_fd >= 0) close(base->epoll_fd);
   base->epoll_fd = -1;
   free(base->active);
+  free(base->timers);
   free(base->fds);
   free(base->fd_events);
   free(base->ready);
   base->active = NULL;
+  base->timers = NULL;
   base->fds = NULL;
   base->fd_events = NULL;
   base->ready = NULL;
-  base->n_active = base->cap_active = base->cap_fds = base->cap_ready = 0;
+  base->n_active = base->cap_active = base->n_timers = base->cap_fds = base->cap_ready = 0;
 }
 
 static int grow_fds(EventBase* base, int need) {
@@ -321,12 +405,8 @@ static int grow_ready(EventBase* base, int need) {
 
 /* The nearest deadline's distance in ms for poll/epoll_wait (-1: none). */
 static int wait_ms(EventBase* base) {
-  uint64_t nearest = UINT64_MAX;
-  for (int i = 0; i < base->n_active; i++) {
-    Event* ev = base->active[i];
-    if (ev->has_deadline && ev->deadline < nearest) nearest = ev->deadline;
-  }
-  if (nearest == UINT64_MAX) return -1;
+  if (base->n_timers == 0) return -1;
+  uint64_t nearest = base->timers[0]->deadline;
   uint64_t now = now_us();
   return nearest <= now ? 0 : (int)((nearest - now + 999) / 1000);
 }
@@ -342,7 +422,7 @@ static int wait_unlocked(EventBase* base, pthread_mutex_t* lock, int (*wait)(Eve
   return n;
 }
 
-#ifdef __linux__
+#ifdef USE_EPOLL
 static int epoll_wait_base(EventBase* base, int timeout) {
   int max = (int)((size_t)base->cap_fds * sizeof(Event*) / sizeof(struct epoll_event));
   return epoll_wait(base->epoll_fd, (struct epoll_event*)base->fd_events, max, timeout);
@@ -361,7 +441,7 @@ int dispatch_events(EventBase* base, int now_only, pthread_mutex_t* lock) {
   }
   int woken = 0;
   int due = 0;
-#ifdef __linux__
+#ifdef USE_EPOLL
   if (base->epoll_fd >= 0) {
     /* epoll_event and pollfd arrays share the room grown above (an epoll_event is 12 bytes). */
     struct epoll_event* ready = (struct epoll_event*)base->fd_events;
@@ -436,9 +516,11 @@ int dispatch_events(EventBase* base, int now_only, pthread_mutex_t* lock) {
 
   uint64_t now = now_us();
 
-  for (int i = 0; i < base->n_active; i++) {
-    Event* ev = base->active[i];
-    if (ev->has_deadline && ev->deadline <= now) base->ready[due++] = (struct Ready){ev, ev->serial, UB_EV_TIMEOUT};
+  /* Due deadlines, nearest first, out of the heap (an event skipped below was deleted or added
+   * again meanwhile, which set its place; one that runs is removed or armed again). */
+  while (base->n_timers > 0 && base->timers[0]->deadline <= now) {
+    Event* ev = heap_pop(base);
+    base->ready[due++] = (struct Ready){ev, ev->serial, UB_EV_TIMEOUT};
   }
 
   base->dispatching = 1;
@@ -449,7 +531,7 @@ int dispatch_events(EventBase* base, int now_only, pthread_mutex_t* lock) {
     if (!(ev->bits & UB_EV_PERSIST)) {
       deactivate(ev);
     } else if (ev->has_deadline) {
-      ev->deadline = now + ev->timeout;
+      heap_set(ev, now + ev->timeout);
       ev->serial++; /* fired once this round: its deadline entry, if any, is not run too */
     } else {
       ev->serial++;

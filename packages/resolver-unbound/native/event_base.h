@@ -2,7 +2,11 @@
  * A small event base for libunbound's pluggable event API (unbound-event.h), run by one thread
  * with epoll (Linux) or poll(): libunbound's sockets and timers live here instead of on a
  * thread of libunbound's own. epoll because a burst keeps a thousand sockets open at once, and
- * poll() would scan them all for every few answers that arrive. Events follow libevent's
+ * poll() would scan them all for every few answers that arrive. The deadlines are a binary
+ * min-heap (the nearest at its top; adding, moving and deleting one O(log n)), fired nearest
+ * first, rather than a scan of every event twice a round: a cold burst's answers arrive in a
+ * few rounds of hundreds, where either costs little, but answers trickling in one per round
+ * with a thousand timers pending would make the scan O(rounds x events). Events follow libevent's
  * rules, which libunbound expects: an event that is not persistent is removed before its
  * callback runs; a persistent one with a timeout has the
  * timeout armed again each time it fires. Callbacks may add, delete and free any event,
@@ -26,7 +30,9 @@ typedef struct {
   struct ub_event_base super; /* first: libunbound sees a struct ub_event_base* */
   Event** active;             /* events added (waiting on their fd and/or deadline) */
   int n_active;
-  int cap_active;
+  int cap_active;             /* also timers' room */
+  Event** timers;             /* the active events with a deadline: a min-heap on it */
+  int n_timers;
   Event* dead; /* freed while dispatching: released at its end */
   int dispatching;
   int epoll_fd; /* -1 without epoll */
