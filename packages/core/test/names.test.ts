@@ -49,6 +49,19 @@ describe('names: nominal', () => {
   });
 });
 
+describe('formatName: one string per name', () => {
+  it('writes labels longer than a name may be (Labels built by hand), escaped, in one piece', () => {
+    // 300 octets of 0xff: 1,200 characters (\\255 each) and 600 more of "a\\.": past the writer's first buffer.
+    const binary = new Uint8Array(300).fill(0xff);
+    const dotted = new TextEncoder().encode('a.'.repeat(300));
+    const text = formatName([binary, dotted, new TextEncoder().encode('example')]);
+    expect(text).toBe(`${'\\255'.repeat(300)}.${'a\\.'.repeat(300)}.example`);
+    // The next name starts afresh.
+    expect(formatName([new TextEncoder().encode('x')])).toBe('x');
+    expect(formatName([])).toBe('.');
+  });
+});
+
 describe('labelsEqual: the one name comparison', () => {
   it('ignores ASCII case only, and compares every label', () => {
     const name = parseName('SIP1.Biloxi.Example');
