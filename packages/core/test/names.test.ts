@@ -51,7 +51,7 @@ describe('names: nominal', () => {
 
 describe('formatName: one string per name', () => {
   it('writes labels longer than a name may be (Labels built by hand), escaped, in one piece', () => {
-    // 300 octets of 0xff: 1,200 characters (\\255 each) and 600 more of "a\\.": past the writer's first buffer.
+    // 300 octets of 0xff (\\255 each: 1,200 characters), then "a." 300 times (a\\. each: 900 more).
     const binary = new Uint8Array(300).fill(0xff);
     const dotted = new TextEncoder().encode('a.'.repeat(300));
     const text = formatName([binary, dotted, new TextEncoder().encode('example')]);
