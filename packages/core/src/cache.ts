@@ -9,7 +9,7 @@
  * when the backend fails, never longer than `maxStaleSeconds` after expiry; and prefetch, a hit
  * in the last 10% of an answer's lifetime starts one background refresh.
  */
-import { abortError, onAbort, raceAbort, throwIfAborted } from './abort.js';
+import { NEVER_ABORTED, abortError, mayAbort } from './abort.js';
 import { STALE_TTL, type AnswerCache, type CacheEntry, type CacheStats } from './answer-cache.js';
 import { answerLifetime, clampLifetime } from './answer-lifetime.js';
 import { systemClock, type Clock } from './clock.js';
@@ -17,10 +17,11 @@ import { cacheHitChannel, cacheMissChannel, cachePrefetchChannel, cacheStaleChan
 import { NetworkError, TimeoutError } from './errors.js';
 import { checkPositiveInteger } from './option-checks.js';
 import { questionKey, type DnsQuery } from './query.js';
-import type { Availability, ResolverPlugin } from './resolver-plugin.js';
+import type { AnswerSink, Availability, ResolverPlugin } from './resolver-plugin.js';
 import type { PluginAnswer } from './plugin-answer.js';
 import { Rcode } from './rr-types.js';
 import { serversOf, type ServerAttempt } from './server-attempts.js';
+import { SharedAnswer, SharedAnswers } from './shared-answers.js';
 
 export interface CacheOptions {
   /** Most entries held; the least recently used goes first (default 10000). */
@@ -95,17 +96,12 @@ class Entry implements CacheEntry {
   }
 }
 
-interface Flight {
-  readonly promise: Promise<PluginAnswer>;
-  readonly controller: AbortController;
-  waiters: number;
-}
-
 class CachedResolver implements CachingPlugin, AnswerCache {
   readonly name: string;
   readonly priority: number;
   readonly #entries = new Map<string, Entry>();
-  readonly #flights = new Map<string, Flight>();
+  /** Misses in flight: identical questions share one backend query (a sink each, no promise). */
+  readonly #flights = new SharedAnswers<PluginAnswer>();
   /** The backend's answer object -> the entry stored from it (stored()); weak: the entry holds a copy. */
   readonly #storedFrom = new WeakMap<PluginAnswer, Entry>();
   readonly #clock: Clock;
@@ -203,30 +199,60 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     return entry;
   }
 
-  async resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
-    throwIfAborted(signal);
+  resolve(query: DnsQuery, signal: AbortSignal): Promise<PluginAnswer> {
+    return new Promise((answer, fail) => this.ask(query, signal, { answer, fail }));
+  }
+
+  /**
+   * resolve() into a sink (the core's way). A miss waits as its caller's sink in the shared
+   * flight for its question: no promise, no AbortController unless a caller may cancel.
+   */
+  ask(query: DnsQuery, signal: AbortSignal, sink: AnswerSink): void {
+    if (signal.aborted) {
+      sink.fail(abortError(signal));
+      return;
+    }
     const key = questionKey(query);
     const entry = this.#hit(query, key);
-    if (entry) return aged(entry);
+    if (entry) {
+      sink.answer(aged(entry));
+      return;
+    }
     this.#misses++;
     const stale = this.#staleEntry(key);
-    if (stale && this.#clock.now() < stale.recheckAt) return this.#serveStale(query, stale);
-    const joined = this.#flights.get(key);
-    if (joined) this.#joined++;
-    if (cacheMissChannel.hasSubscribers) cacheMissChannel.publish({ query, backend: this.name, joined: !!joined });
-    const flight = joined ?? this.#fly(key, query);
-    let answer: PluginAnswer;
-    try {
-      answer = await this.#wait(flight, signal);
-    } catch (error) {
-      const fallback =
-        error instanceof TimeoutError || error instanceof NetworkError ? this.#staleEntry(key) : undefined;
-      if (!fallback) throw error;
-      return this.#serveStale(query, fallback, true, serversOf(error));
+    if (stale && this.#clock.now() < stale.recheckAt) {
+      sink.answer(this.#serveStale(query, stale));
+      return;
     }
+    const joined = this.#flights.has(key);
+    if (joined) this.#joined++;
+    if (cacheMissChannel.hasSubscribers) cacheMissChannel.publish({ query, backend: this.name, joined });
+    // Without serve-stale an answer or failure goes to the caller as it is: no record per caller.
+    const caller = this.#staleMs === 0 ? sink : new StaleFallback(this, key, query, sink);
+    this.#flights.join(
+      key,
+      signal,
+      caller,
+      () => new CacheFlight(this, key, query),
+      // A flight nobody can leave is never cancelled: its backend gets no AbortController.
+      (flight) => this.#fly(flight, mayAbort(signal) ? flight.signal : NEVER_ABORTED),
+    );
+  }
+
+  /**
+   * What a caller of a miss gets when serve-stale is on: a SERVFAIL, timeout or network
+   * failure becomes the expired answer when one may still be served (RFC 8767 section 4).
+   */
+  staleAfterAnswer(key: string, query: DnsQuery, answer: PluginAnswer): PluginAnswer {
     if (answer.rcode !== Rcode.SERVFAIL) return answer;
     const fallback = this.#staleEntry(key);
     return fallback ? this.#serveStale(query, fallback, true, answer.servers) : answer;
+  }
+
+  /** staleAfterAnswer() for a failure: the stale answer, or undefined to fail as it is. */
+  staleAfterFailure(key: string, query: DnsQuery, error: unknown): PluginAnswer | undefined {
+    const fallback = error instanceof TimeoutError || error instanceof NetworkError ? this.#staleEntry(key) : undefined;
+    return fallback && this.#serveStale(query, fallback, true, serversOf(error));
   }
 
   /** An expired entry that may still be served stale now (serve-stale on, within maxStaleSeconds, not bogus). */
@@ -272,9 +298,17 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     this.#prefetches++;
     if (cachePrefetchChannel.hasSubscribers)
       cachePrefetchChannel.publish({ query, backend: this.name, event: 'start' });
-    this.#fly(key, query).promise.then(
-      () => this.#prefetched(query, 'finish'),
-      (error: unknown) => this.#prefetched(query, 'fail', error),
+    // The refresh is a caller that never leaves: questions that join it and give up do not cancel it.
+    const refresh: AnswerSink = {
+      answer: () => this.#prefetched(query, 'finish'),
+      fail: (error: unknown) => this.#prefetched(query, 'fail', error),
+    };
+    this.#flights.join(
+      key,
+      NEVER_ABORTED,
+      refresh,
+      () => new CacheFlight(this, key, query),
+      (flight) => this.#fly(flight, NEVER_ABORTED),
     );
   }
 
@@ -283,36 +317,20 @@ class CachedResolver implements CachingPlugin, AnswerCache {
       cachePrefetchChannel.publish({ query, backend: this.name, event, ...(event === 'fail' ? { error } : {}) });
   }
 
-  #fly(key: string, query: DnsQuery): Flight {
-    const controller = new AbortController();
-    const promise = this.inner.resolve(query, controller.signal).then((answer) => {
-      this.#store(key, query, answer);
-      return answer;
-    });
-    const flight: Flight = { promise, controller, waiters: 0 };
-    this.#flights.set(key, flight);
-    const land = (): void => {
-      if (this.#flights.get(key) === flight) this.#flights.delete(key);
-    };
-    promise.then(land, land);
-    return flight;
+  /** Asks the backend for `flight`'s question: into the flight itself when it has ask(). */
+  #fly(flight: CacheFlight, signal: AbortSignal): void {
+    const inner = this.inner;
+    if (inner.ask !== undefined) inner.ask(flight.query, signal, flight);
+    else
+      inner.resolve(flight.query, signal).then(
+        (answer) => flight.answer(answer),
+        (error: unknown) => flight.fail(error),
+      );
   }
 
-  /** A waiter that gives up leaves; the backend query is cancelled when the last one has. */
-  async #wait(flight: Flight, signal: AbortSignal): Promise<PluginAnswer> {
-    flight.waiters++;
-    const leave = (): void => {
-      if (--flight.waiters === 0 && !settled) flight.controller.abort(abortError(signal));
-    };
-    let settled = false;
-    const forget = onAbort(signal, leave);
-    try {
-      return await raceAbort(flight.promise, signal);
-    } finally {
-      settled = true;
-      forget();
-      if (!signal.aborted) flight.waiters--;
-    }
+  /** A flight's answer, stored before its callers hear it (CacheFlight). */
+  store(key: string, query: DnsQuery, answer: PluginAnswer): void {
+    this.#store(key, query, answer);
   }
 
   /** An answer that cannot be cached (SERVFAIL, TTL 0, ...) leaves the entry there as it was. */
@@ -358,6 +376,46 @@ class CachedResolver implements CachingPlugin, AnswerCache {
   #drop(key: string, entry: Entry): void {
     entry.retired = true;
     this.#entries.delete(key);
+  }
+}
+
+/**
+ * A miss in flight: the backend answers into it, it stores the answer, then hands it to every
+ * caller still waiting. The last caller to leave cancels it (SharedAnswer).
+ */
+class CacheFlight extends SharedAnswer<PluginAnswer> {
+  constructor(
+    private readonly cache: CachedResolver,
+    private readonly key: string,
+    readonly query: DnsQuery,
+  ) {
+    super();
+  }
+
+  override answer(answer: PluginAnswer): void {
+    if (this.settled) return;
+    this.cache.store(this.key, this.query, answer);
+    super.answer(answer);
+  }
+}
+
+/** A caller of a miss with serve-stale on: a failed flight may still give it the expired answer. */
+class StaleFallback implements AnswerSink<PluginAnswer> {
+  constructor(
+    private readonly cache: CachedResolver,
+    private readonly key: string,
+    private readonly query: DnsQuery,
+    private readonly sink: AnswerSink,
+  ) {}
+
+  answer(answer: PluginAnswer): void {
+    this.sink.answer(this.cache.staleAfterAnswer(this.key, this.query, answer));
+  }
+
+  fail(error: unknown): void {
+    const stale = this.cache.staleAfterFailure(this.key, this.query, error);
+    if (stale) this.sink.answer(stale);
+    else this.sink.fail(error);
   }
 }
 

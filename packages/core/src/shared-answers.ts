@@ -121,6 +121,11 @@ export class SharedAnswers<T> {
     return this.#entries.size;
   }
 
+  /** True while a shared answer for `key` is in flight. */
+  has(key: string): boolean {
+    return this.#entries.has(key);
+  }
+
   /**
    * Adds `sink` to the shared answer for `key`, or makes one with `create()` and starts it with
    * `start(shared)`, which must settle it, also when it is aborted (a throw fails it). Returns

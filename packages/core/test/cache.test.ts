@@ -4,7 +4,13 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { AbortError, DnsCore, InvalidArgumentError, makeQuery, seededRandom, withCache } from '@dnscore/core';
-import type { DnsQuery, PluginAnswer } from '@dnscore/core/plugin';
+import {
+  NEVER_ABORTED,
+  type AnswerSink,
+  type DnsQuery,
+  type PluginAnswer,
+  type ResolverPlugin,
+} from '@dnscore/core/plugin';
 import { answerPacket, bytes, domain, srvRdata, u32 } from './support/packets.js';
 import { delayedAnswer, fakePlugin } from './support/fake-plugin.js';
 import { fakeClock } from './support/fake-clock.js';
@@ -180,6 +186,87 @@ describe('cache: nominal', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('cache: misses in flight as sinks', () => {
+  /** A backend with ask(): each question waits as its sink until answered by hand. */
+  function askingPlugin() {
+    const asked: { query: DnsQuery; signal: AbortSignal; sink: AnswerSink }[] = [];
+    const plugin: ResolverPlugin = {
+      name: 'asking',
+      priority: 0,
+      available: () => true,
+      resolve: () => Promise.reject(new Error('resolve() is not the way in when ask() is there')),
+      ask: (query, signal, sink) => {
+        asked.push({ query, signal, sink });
+      },
+      close: () => {},
+    };
+    return { plugin, asked };
+  }
+
+  it('asks the backend into one shared flight, stores its answer, then answers every caller', async () => {
+    const { plugin, asked } = askingPlugin();
+    const cached = withCache(plugin);
+    const core = new DnsCore([cached]);
+    const all = Promise.all([core.resolve('goose.feathers'), core.resolve('GOOSE.feathers')]);
+    expect(asked).toHaveLength(1);
+    // Nobody can cancel these questions: the backend gets the signal that never aborts.
+    expect(asked[0]!.signal).toBe(NEVER_ABORTED);
+    asked[0]!.sink.answer(positive(asked[0]!.query));
+    expect((await all).map((r) => r.records.map((x) => x.data))).toEqual([
+      ['192.0.2.1', '192.0.2.2'],
+      ['192.0.2.1', '192.0.2.2'],
+    ]);
+    expect(cached.stats).toMatchObject({ misses: 2, joined: 1, size: 1 });
+    expect((await core.resolve('goose.feathers')).age).toBe(0);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('gives the backend a real signal when a caller may cancel, and aborts it when the last one has', async () => {
+    const { plugin, asked } = askingPlugin();
+    const core = new DnsCore([withCache(plugin)]);
+    const first = new AbortController();
+    const second = new AbortController();
+    const a = core.resolve('goose.feathers', 'A', { signal: first.signal });
+    const b = core.resolve('goose.feathers', 'A', { signal: second.signal });
+    expect(asked).toHaveLength(1);
+    const backend = asked[0]!.signal;
+    expect(backend).not.toBe(NEVER_ABORTED);
+    first.abort();
+    await expect(a).rejects.toBeInstanceOf(AbortError);
+    expect(backend.aborted).toBe(false);
+    second.abort();
+    await expect(b).rejects.toBeInstanceOf(AbortError);
+    expect(backend.aborted).toBe(true);
+    // A late answer of the cancelled query is still stored; the next question is a hit.
+    asked[0]!.sink.answer(positive(asked[0]!.query));
+    expect((await core.resolve('goose.feathers')).records).toHaveLength(2);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('a prefetch is a caller that stays: a question that joins it and gives up does not cancel it', async () => {
+    const clock = fakeClock();
+    const { plugin, asked } = askingPlugin();
+    const cached = withCache(plugin, { clock, prefetch: true });
+    const core = new DnsCore([cached]);
+    const warm = core.resolve('goose.feathers');
+    asked[0]!.sink.answer(positive(asked[0]!.query, [100]));
+    await warm;
+    clock.advance(95); // the last 10% of 100 s: this hit starts the refresh
+    expect((await core.resolve('goose.feathers')).age).toBe(95);
+    expect(asked).toHaveLength(2);
+    expect(asked[1]!.signal).toBe(NEVER_ABORTED);
+    clock.advance(6); // expired: a question now joins the refresh in flight
+    const leaving = new AbortController();
+    const joined = core.resolve('goose.feathers', 'A', { signal: leaving.signal });
+    expect(asked).toHaveLength(2);
+    leaving.abort();
+    await expect(joined).rejects.toBeInstanceOf(AbortError);
+    asked[1]!.sink.answer(positive(asked[1]!.query, [100]));
+    expect((await core.resolve('goose.feathers')).age).toBe(0);
+    expect(cached.stats).toMatchObject({ prefetches: 1, joined: 1 });
   });
 });
 
