@@ -29,7 +29,6 @@ function run(defines: string[]): string[] {
     '-g',
     '-O1',
     '-Wall',
-    '-Werror',
     '-fsanitize=address,undefined',
     '-fno-sanitize-recover=all',
     '-DEVENT_BASE_TEST_CLOCK=test_clock',
