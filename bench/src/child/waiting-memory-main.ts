@@ -7,11 +7,12 @@
  * the pages of V8's heap (v8.getHeapSpaceStatistics' physical sizes): malloc's arenas and
  * mappings, the sockets' buffers, and whatever else the process touched outside V8's heap.
  * Prints one JSON line.
- * Usage: node --expose-gc waiting-memory-main.js SYSTEM COUNT   (SYSTEM: dnscore-system | node-dns)
+ * Usage: node --expose-gc waiting-memory-main.js SYSTEM COUNT
+ *   (SYSTEM: dnscore-system | dnscore-cached | node-dns)
  */
 import { createSocket } from 'node:dgram';
 import { promises as dnsPromises } from 'node:dns';
-import { DnsCore, type DnsResult, type TypedRecord } from '@dnscore/core';
+import { DnsCore, withCache, type DnsResult, type TypedRecord } from '@dnscore/core';
 import { systemPlugin } from '../systems/dnscore.js';
 import { bulkName } from '../rig/zones.js';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -28,8 +29,9 @@ silent.on('message', () => {});
 const endpoint = `127.0.0.1:${silent.address().port}`;
 
 function lookupFor(kind: string): { lookup(name: string): Promise<string[]>; close(): Promise<void> | void } {
-  if (kind === 'dnscore-system') {
-    const core = new DnsCore([systemPlugin(endpoint, { timeoutMs: TIMEOUT_MS })]);
+  if (kind === 'dnscore-system' || kind === 'dnscore-cached') {
+    const plugin = systemPlugin(endpoint, { timeoutMs: TIMEOUT_MS });
+    const core = new DnsCore([kind === 'dnscore-cached' ? withCache(plugin) : plugin]);
     return {
       lookup: (name) => core.resolveWith(name, 'A', addressesOf),
       close: () => core.close(),
