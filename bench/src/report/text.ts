@@ -125,29 +125,31 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   (\`--max-semi-space-size=8\`) dnscore's burst grows RSS by about 27 MB against node:dns's 34; at
   5,000 questions it is 34 MB against 17, at 20,000 56 MB against 79 (with 2 in 3 of node:dns's
   questions failed). An answer now leaves about 8.6 KB of garbage (16.4 KB before names were read
-  as text), which made the burst about 10% faster but did not change its RSS much. A cached answer
-  costs about 600 bytes, 98 of them the packet: the rest is the Map entry and its key string, the
-  entry and answer objects and the packet's Uint8Array view.
-- **1,000 cold questions through libunbound (part 8)**: on two cores the burst is bound by CPU
-  as much as by D. burst-cpu.js (bench/dist/tools) splits a burst's CPU by process and thread
-  (/proc schedstat): libunbound's thread about 50 ms per burst (about 50 us per cold question: a
-  socket of its own on a random port, RFC 5452, and about eleven system calls, dear in this VM:
-  socket, bind, connect, send, epoll registration, receive, close), the JS thread 10-15 ms, the
-  delaying proxy 12-20 ms (its UDP path is C), nsd 10-13 ms. With one thread libunbound's share is
-  serial and the last question's own D comes on top. \`threads: 2\` splits that share over two
-  threads (it does not shrink it) and helps while a second core can be had. Each burst is set up
-  before its clock starts: a warm-up through a throwaway system of the same kind, then a fresh
-  system, constructed and ready (\`UnboundResolver.ready()\`: each context's thread has made
-  libunbound's worker). The last method began with two full collections instead; they made each
-  burst slower for reasons a running process does not have. V8 keeps a map that no live object
-  uses for two old-space collections and then drops the code compiled against it: each burst
-  deoptimized 20-30 functions ("weak objects": the parser's, the result builder's, the backend's)
-  and optimized them again (about 120 lines of --trace-opt). The collections also set the old
-  generation's limit from a nearly empty heap, so concurrent marking started during the burst.
-  perf showed TurboFan's graph reducers and ConcurrentMarking on V8's four helper threads,
-  together about 50 ms per burst; after a warm-up they take 1-5 ms.
-  \`DNSCORE_BENCH_BURST_COMPARE=1\` times the earlier set-ups beside the table's. Not taken, and
-  why: \`udp-connect: no\` (5-10% of libunbound's share) gives up unbound's mitigation of the ICMP
-  side channel (SAD DNS); a few permitted ports reused for every query would give up source-port
-  randomness.
+  as text), which made the burst faster but did not change its RSS much. A cached answer costs
+  about 600 bytes, 98 of them the packet: the rest is the Map entry and its key string, the entry
+  and answer objects and the packet's Uint8Array view.
+- **1,000 cold questions through libunbound (part 8)**: on two cores the burst is bound by CPU as
+  much as by D. burst-cpu.js (bench/dist/tools) splits a burst's CPU by process and thread (/proc
+  schedstat): libunbound's thread about 50 ms per burst (about 50 us per cold question: a socket
+  of its own on a random port, RFC 5452, and about eleven system calls, dear in this VM: socket,
+  bind, connect, send, epoll registration, receive, close), the JS thread 10-15 ms, the delaying
+  proxy 12-20 ms (its UDP path is C), nsd 10-13 ms. Without a trust anchor libunbound now runs its
+  iterator alone (13% fewer instructions per cold question, callgrind); the addon's event base
+  keeps its deadlines in a heap (a burst is dispatched in 6-16 rounds, so that was not where the
+  time went). With one thread libunbound's share is serial and the last question's own D comes on
+  top. \`threads: 2\` splits that share over two threads (it does not shrink it) and helps while a
+  second core can be had. Each burst is set up before its clock starts: a warm-up through a
+  throwaway system of the same kind, then a fresh system, constructed and ready
+  (\`UnboundResolver.ready()\`: each context's thread has made libunbound's worker). The last
+  method began with two full collections instead; they made each burst slower for reasons a
+  running process does not have. V8 keeps a map that no live object uses for two old-space
+  collections and then drops the code compiled against it: each burst deoptimized 20-30 functions
+  ("weak objects": the parser's, the result builder's, the backend's) and optimized them again
+  (about 120 lines of --trace-opt). The collections also set the old generation's limit from a
+  nearly empty heap, so concurrent marking started during the burst. perf showed TurboFan's graph
+  reducers and ConcurrentMarking on V8's four helper threads, together about 50 ms per burst;
+  after a warm-up they take 1-5 ms. \`DNSCORE_BENCH_BURST_COMPARE=1\` times the earlier set-ups
+  beside the table's. Not taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives
+  up unbound's mitigation of the ICMP side channel (SAD DNS); a few permitted ports reused for
+  every query would give up source-port randomness.
 `;
