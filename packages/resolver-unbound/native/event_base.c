@@ -30,6 +30,7 @@ struct Event {
   uint64_t deadline;  /* microseconds, monotonic */
   uint64_t timeout;   /* the timeout itself, to arm a persistent event again */
   unsigned serial;    /* counts add() and del(): a due event changed meanwhile is not run */
+  unsigned added_in;  /* the unlocked wait (EventBase.wait_round) during which it was last added */
   int dead;           /* freed during a dispatch */
   Event* next_dead;
 };
@@ -164,6 +165,7 @@ static void deactivate(Event* ev) {
 static int activate(Event* ev, struct timeval* tv) {
   EventBase* base = ev->base;
   ev->serial++;
+  if (base->waiting_unlocked) ev->added_in = base->wait_round;
   if (ev->slot < 0) {
     if (base->n_active == base->cap_active) {
       int cap = base->cap_active ? base->cap_active * 2 : 64;
@@ -414,12 +416,20 @@ static int wait_ms(EventBase* base) {
 /* The wait itself, without the lock: another thread may use libunbound meanwhile (frees deferred). */
 static int wait_unlocked(EventBase* base, pthread_mutex_t* lock, int (*wait)(EventBase*, int), int timeout) {
   base->dispatching = 1;
+  base->wait_round++;
+  base->waiting_unlocked = 1;
   pthread_mutex_unlock(lock);
   int n = wait(base, timeout);
   int saved = errno;
   pthread_mutex_lock(lock);
+  base->waiting_unlocked = 0;
   errno = saved;
   return n;
+}
+
+/* True for an event added by another thread during this round's unlocked wait: its readiness may be stale. */
+static int added_during_wait(EventBase* base, Event* ev, int unlocked) {
+  return unlocked && ev->added_in == base->wait_round;
 }
 
 #ifdef USE_EPOLL
@@ -465,6 +475,7 @@ int dispatch_events(EventBase* base, int now_only, pthread_mutex_t* lock) {
         continue;
       }
       if (ev->dead || ev->slot < 0) continue; /* freed or deleted while the lock was released */
+      if (added_during_wait(base, ev, !now_only)) continue; /* its state may predate the add */
       uint32_t revents = ready[i].events;
       short fired = 0;
       if ((ev->bits & UB_EV_READ) && (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))) fired |= UB_EV_READ;
@@ -507,6 +518,7 @@ int dispatch_events(EventBase* base, int now_only, pthread_mutex_t* lock) {
       if (!revents) continue;
       Event* ev = base->fd_events[i];
       if (ev->dead || ev->slot < 0) continue; /* freed or deleted while the lock was released */
+      if (added_during_wait(base, ev, !now_only)) continue; /* its state may predate the add */
       short fired = 0;
       if ((ev->bits & UB_EV_READ) && (revents & (POLLIN | POLLHUP | POLLERR))) fired |= UB_EV_READ;
       if ((ev->bits & UB_EV_WRITE) && (revents & (POLLOUT | POLLHUP | POLLERR))) fired |= UB_EV_WRITE;

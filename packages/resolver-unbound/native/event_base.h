@@ -35,6 +35,14 @@ typedef struct {
   int n_timers;
   Event* dead; /* freed while dispatching: released at its end */
   int dispatching;
+  /*
+   * Counts the waits made without the lock, and is set during one: an event another thread adds
+   * meanwhile (a TCP socket libunbound registers before it connects) may be reported with the
+   * state epoll saw before the connect (EPOLLHUP of a socket not connected yet). Such an event's
+   * readiness from that wait is not trusted; level-triggered, it is reported again if still so.
+   */
+  unsigned wait_round;
+  int waiting_unlocked;
   int epoll_fd; /* -1 without epoll */
   int extra_fd; /* the caller's fd, registered with epoll once */
   /* poll()'s array (rebuilt each round: [0] is the caller's fd, then one per fd event), or epoll's. */

@@ -4,9 +4,12 @@
  * one line per round, what fired in order ("name:t" timeout, "name:r" readable).
  * test/event-base.test.ts compiles it (epoll, and poll() with EVENT_BASE_POLL) and compares lines.
  */
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "event_base.h"
@@ -266,6 +269,65 @@ static void extra_fd(int write_end) {
   printf("extra fd: woken %d\n", round_after("extra fd", 0));
 }
 
+/*
+ * Another thread adds an event while the dispatcher waits without the lock, as the JS thread does
+ * when it asks libunbound itself: libunbound registers a TCP socket for reading before it connects
+ * it, and epoll reports a socket not connected yet as hung up at once. That state predates the
+ * connect: the event must not fire from it (libunbound would read, get ENOTCONN and fail every
+ * question on the stream). The dispatcher is woken by the caller's fd once the connect is done.
+ */
+static int listener = -1;
+static int wake_fd = -1;
+static Timer* tcp = NULL;
+
+static void* add_during_wait(void* unused) {
+  (void)unused;
+  usleep(50000); /* the dispatcher is in its wait by now */
+  pthread_mutex_lock(&lock);
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  tcp = event("tcp", fd, UB_EV_READ | UB_EV_PERSIST);
+  tcp->ev->vmt->add(tcp->ev, NULL);
+  usleep(20000); /* the dispatcher's epoll_wait sees the socket hung up meanwhile */
+  struct sockaddr_in to;
+  socklen_t length = sizeof to;
+  getsockname(listener, (struct sockaddr*)&to, &length);
+  if (connect(fd, (struct sockaddr*)&to, length) != 0) printf("connect failed\n");
+  pthread_mutex_unlock(&lock);
+  if (write(wake_fd, "w", 1) != 1) printf("wake failed\n");
+  return NULL;
+}
+
+static void added_while_waiting(void) {
+  char byte;
+  if (read(base.extra_fd, &byte, 1) != 1) printf("the caller's fd was not readable\n"); /* extra_fd's byte */
+  listener = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in at = {0};
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(listener, (struct sockaddr*)&at, sizeof at) != 0 || listen(listener, 1) != 0) {
+    printf("listen failed\n");
+    return;
+  }
+  pthread_t other;
+  pthread_create(&other, NULL, add_during_wait, NULL);
+  /* Rounds that wait (unlocked) until the other thread's connect woke one; none may fire tcp. */
+  char seen[256] = "";
+  for (int i = 0; i < 20 && tcp == NULL; i++) {
+    fired[0] = 0;
+    dispatch_events(&base, 0, &lock);
+    strncat(seen, fired, sizeof seen - strlen(seen) - 1);
+  }
+  pthread_join(other, NULL);
+  if (read(base.extra_fd, &byte, 1) != 1) printf("the other thread did not wake the wait\n");
+  fired[0] = 0;
+  dispatch_events(&base, 1, &lock); /* connected, nothing to read: still nothing */
+  strncat(seen, fired, sizeof seen - strlen(seen) - 1);
+  printf("added while waiting:%s\n", seen);
+  close(tcp->fd);
+  release(tcp);
+  close(listener);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   int wake[2];
@@ -280,6 +342,8 @@ int main(void) {
   fd_events();
   many();
   extra_fd(wake[1]);
+  wake_fd = wake[1];
+  added_while_waiting();
   pthread_mutex_unlock(&lock);
   event_base_release(&base);
   close(wake[0]);
