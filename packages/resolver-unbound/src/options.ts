@@ -20,6 +20,7 @@ import {
   DEFAULT_UNBOUND_NAME,
   DEFAULT_UNBOUND_PRIORITY,
   MAX_THREADS,
+  NO_ANCHOR_MODULE_CONFIG,
 } from './defaults.js';
 import { UnboundOptionError } from './errors.js';
 import { defaultRootAnchors } from './trust-anchors.js';
@@ -219,6 +220,12 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
       });
     });
   } else {
+    const anchors =
+      list(options.trustAnchors, 'trustAnchors').length + list(options.trustAnchorFiles, 'trustAnchorFiles').length;
+    // No anchor anywhere: nothing can validate, so no validator (a module-config in `options` still wins).
+    if (anchors === 0 && !Object.keys(options.options ?? {}).some((key) => /anchor|trusted-keys/i.test(key))) {
+      set('trustAnchors (none: no validator)', 'module-config', NO_ANCHOR_MODULE_CONFIG);
+    }
     list(options.trustAnchors, 'trustAnchors').forEach((anchor, i) => {
       const value = text(anchor, `trustAnchors[${i}]`);
       steps.push({ option: `trustAnchors[${i}]`, apply: (ctx) => ctx.addTrustAnchor(value) });

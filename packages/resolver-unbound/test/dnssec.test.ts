@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsCore, formatRecord, seededRandom, type DnsResult } from '@dnscore/core';
+import { makeQuery, parseMessage, type PluginAnswer } from '@dnscore/core/plugin';
 import { ldnsTime, verifyZone } from '../../../test/support/dnssec.js';
 import { InsecureAnswerError } from '../src/errors.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
@@ -194,6 +195,39 @@ describe('an unsigned zone answers insecure', () => {
     const result = await core({ trustAnchors: [] }).resolve('sip1.bogus.test', 'A');
     expect(result).toMatchObject({ secure: false, bogus: false });
     expect(result.records.map((r) => r.data)).toEqual(['192.0.2.66']);
+  });
+
+  it('without anchors the iterator alone answers as the validator does: the same packets, RRSIGs too', async () => {
+    const questions = [
+      ['sip1.biloxi.test', 'A'],
+      ['www.biloxi.test', 'A'],
+      ['_sip._udp.biloxi.test', 'SRV'],
+      ['nope.biloxi.test', 'A'],
+      ['sip1.bogus.test', 'A'],
+      ['www.plain.test', 'A'],
+    ] as const;
+    const answers = async (extra: UnboundOptions): Promise<PluginAnswer[]> => {
+      const resolver = new UnboundResolver(rig.options({ trustAnchors: [], ...extra }));
+      try {
+        const signal = new AbortController().signal;
+        return await Promise.all(questions.map(([name, type]) => resolver.resolve(makeQuery(name, type), signal)));
+      } finally {
+        resolver.close();
+      }
+    };
+    const iterator = await answers({});
+    const validator = await answers({ options: { 'module-config': 'validator iterator' } });
+    expect(iterator).toEqual(validator);
+    expect(iterator.map((answer) => [answer.rcode, answer.secure, answer.bogus])).toEqual([
+      [0, false, false],
+      [0, false, false],
+      [0, false, false],
+      [3, false, false],
+      [0, false, false],
+      [0, false, false],
+    ]);
+    const answerTypes = (answer: PluginAnswer): number[] => parseMessage(answer.answer!).answers.map((r) => r.type);
+    expect(iterator.map(answerTypes)).toEqual([[1, 46], [5, 46, 1, 46], [33, 33, 33, 46], [], [1, 46], [1]]);
   });
 });
 

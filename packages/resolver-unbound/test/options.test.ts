@@ -134,8 +134,29 @@ describe('planContext, nominal', () => {
       'setOption harden-algo-downgrade | yes',
       'setOption outgoing-range | 1024',
       'setOption num-queries-per-thread | 1024',
+      'setOption module-config | iterator',
     ]);
     expect(planContext({ trustAnchorFiles: [] }).anchorSource).toBe('options');
+  });
+
+  it('no trust anchor anywhere: the iterator alone; any anchor, or a module-config given, keeps the choice', () => {
+    const moduleConfig = (options: UnboundOptions): string[] =>
+      calls({ hosts: false, resolvConf: false, ...options }).filter((call) =>
+        call.startsWith('setOption module-config'),
+      );
+    expect(moduleConfig({ trustAnchors: [] })).toEqual(['setOption module-config | iterator']);
+    expect(moduleConfig({ trustAnchors: [], trustAnchorFiles: [] })).toEqual(['setOption module-config | iterator']);
+    expect(moduleConfig({})).toEqual([]); // the root anchors
+    expect(moduleConfig({ trustAnchors: ['lab.test. DS 2 13 2 CD'] })).toEqual([]);
+    expect(moduleConfig({ trustAnchors: [], trustAnchorFiles: ['/dev/null'] })).toEqual([]);
+    for (const key of ['trust-anchor', 'trust-anchor-file:', 'auto-trust-anchor-file', 'trusted-keys-file']) {
+      expect(moduleConfig({ trustAnchors: [], options: { [key]: 'x' } })).toEqual([]);
+    }
+    // Applied after it, so libunbound takes the caller's.
+    expect(moduleConfig({ trustAnchors: [], options: { 'module-config': 'validator iterator' } })).toEqual([
+      'setOption module-config | iterator',
+      'setOption module-config | validator iterator',
+    ]);
   });
 
   it('anchorZones: the zones whose DNSKEY is primed, from the anchors given or the root', () => {
