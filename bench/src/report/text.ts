@@ -113,8 +113,8 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   function (about 0.7 KB of it the caller's own, the same for either system) and almost nothing
   outside it. node:dns shows 0.8 KB of JS heap, but keeps each question in c-ares and node's C++
   objects: about 1.1 KB more of native memory (the table's RSS outside V8's heap pages; glibc's
-  main arena alone gives the same), so live in all a waiting question costs dnscore about two
-  thirds of what it costs node:dns. Behind \`withCache\` a waiting question costs about 1.3 KB:
+  main arena alone gives the same), so live in all a waiting question costs dnscore a half to
+  two thirds of what it costs node:dns. Behind \`withCache\` a waiting question costs about 1.3 KB:
   the cache's misses in flight are shared answers too (it was 4.7 KB, with an AbortController and
   a promise chain per miss). The native column moves by a hundred bytes or so either way between
   runs: the RSS outside V8's heap is not all the questions'. The burst's RSS is another matter: V8
