@@ -16,18 +16,20 @@ const scratch = Buffer.allocUnsafeSlow(MAX_NAME_LENGTH);
  * what goes on the wire and what the answer must echo.
  */
 export function randomizeCase(name: WireName): WireName {
-  const length = scratch.write(name, 0, 'latin1');
+  // A hand-made DnsQuery may hold a name longer than a name may be: it gets a buffer of its own.
+  const bytes = name.length <= scratch.length ? scratch : Buffer.alloc(name.length);
+  const length = bytes.write(name, 0, 'latin1');
   let bits = 0;
   let n = 0;
   // Length octets are below 64 and never letters: the whole name is walked as one.
   for (let i = 0; i < length; i++) {
-    const c = scratch[i]!;
+    const c = bytes[i]!;
     if (!isLetter(c)) continue;
     if ((n & 7) === 0) bits = randomByte();
-    scratch[i] = ((bits >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
+    bytes[i] = ((bits >> (n & 7)) & 1) === 1 ? c & ~0x20 : c | 0x20;
     n++;
   }
-  return scratch.toString('latin1', 0, length);
+  return bytes.toString('latin1', 0, length);
 }
 
 /**

@@ -166,6 +166,14 @@ describe('randomizeCase', () => {
     }
   });
 
+  it('randomizeCase keeps a name longer than any name may be whole (a hand-made query)', () => {
+    const long = sentForm(Array.from({ length: 6 }, () => new TextEncoder().encode('a'.repeat(60))));
+    expect(long.length).toBeGreaterThan(255);
+    const out = randomizeCase(long);
+    expect(out.length).toBe(long.length);
+    expect(out.toLowerCase()).toBe(long);
+  });
+
   it('restoreQuestionCase puts the asked case back, in a copy', () => {
     const query = makeQuery(NAME, 'A');
     // Drawn until a letter came out in capitals (all 14 in lower case is 1 draw in 16,384): else the
