@@ -11,6 +11,7 @@ import type { SipRemote } from '../src/sip-stack.js';
 import { request, tries, zoneBridge } from './support/bridge.js';
 import { PEER, answer, freePort, startSipPeer, type SipPeer } from './support/peers.js';
 import { rawUdpClient } from './support/raw-udp-client.js';
+import { optionsRequest } from './support/options-request.js';
 
 const ORIGIN = 'incoming.test';
 const FIRST = PEER(50);
@@ -44,18 +45,13 @@ afterAll(async () => {
 /** An OPTIONS from `from`'s SIP peer: its Via names where it listens, `viaPort` (absent: none). */
 function incoming(bridge: SipBridge, from: string, callId: string, transport: 'UDP' | 'TCP', viaPort?: number) {
   const sentBy = viaPort === undefined ? from : `${from}:${viaPort}`;
-  return [
-    `OPTIONS sip:bridge@127.0.0.1:${bridge.endpoint.port};transport=${transport.toLowerCase()} SIP/2.0`,
-    `Via: SIP/2.0/${transport} ${sentBy};branch=z9hG4bK-${callId}`,
-    'Max-Forwards: 70',
-    `To: <sip:bridge@127.0.0.1>`,
-    `From: <sip:peer@${from}>;tag=p1`,
-    `Call-ID: ${callId}`,
-    'CSeq: 1 OPTIONS',
-    'Content-Length: 0',
-    '',
-    '',
-  ].join('\r\n');
+  return optionsRequest({
+    uri: `sip:bridge@127.0.0.1:${bridge.endpoint.port};transport=${transport.toLowerCase()}`,
+    via: `SIP/2.0/${transport} ${sentBy};branch=z9hG4bK-${callId}`,
+    toHost: '127.0.0.1',
+    fromHost: from,
+    callId,
+  });
 }
 
 /** A bridge that tells `heard` each request the far side sends it (after it learned the pin). */

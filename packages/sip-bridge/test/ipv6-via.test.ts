@@ -15,6 +15,7 @@ import type { SipRequest, SipStack } from '../src/sip-stack.js';
 import { request, tries, zoneBridge } from './support/bridge.js';
 import { freePort } from './support/peers.js';
 import { hasIpv6Loopback } from '../../../test/support/ports.js';
+import { optionsRequest } from './support/options-request.js';
 
 const stack = sip as unknown as SipStack;
 const ZONE = '$ORIGIN v6.test.\n$TTL 300\n@ IN SOA ns h 1 3600 600 86400 300\n';
@@ -34,18 +35,8 @@ async function bridgeOnV6(): Promise<{ bridge: SipBridge; heard: SipRequest[] }>
 }
 
 function options(bridge: SipBridge, via: string, callId: string): string {
-  return [
-    `OPTIONS sip:bridge@[::1]:${bridge.endpoint.port} SIP/2.0`,
-    `Via: ${via}`,
-    'Max-Forwards: 70',
-    'To: <sip:bridge@[::1]>',
-    'From: <sip:peer@[::1]>;tag=p1',
-    `Call-ID: ${callId}`,
-    'CSeq: 1 OPTIONS',
-    'Content-Length: 0',
-    '',
-    '',
-  ].join('\r\n');
+  const uri = `sip:bridge@[::1]:${bridge.endpoint.port}`;
+  return optionsRequest({ uri, via, toHost: '[::1]', fromHost: '[::1]', callId });
 }
 
 /** A UDP socket on [::1] that plays the peer; `next()` is the next datagram it gets. */

@@ -11,23 +11,14 @@ import type { SipRemote, SipRequest, SipStack } from '../src/sip-stack.js';
 import { zoneBridge } from './support/bridge.js';
 import { freePort } from './support/peers.js';
 import { rawUdpClient } from './support/raw-udp-client.js';
+import { optionsRequest } from './support/options-request.js';
 
 const stack = sip as unknown as SipStack;
 const ZONE = '$ORIGIN port.test.\n$TTL 300\n@ IN SOA ns h 1 3600 600 86400 300\n';
 
 function options(bridgePort: number, via: string, callId: string): string {
-  return [
-    `OPTIONS sip:bridge@127.0.0.1:${bridgePort} SIP/2.0`,
-    `Via: ${via}`,
-    'Max-Forwards: 70',
-    'To: <sip:bridge@127.0.0.1>',
-    'From: <sip:peer@127.0.0.1>;tag=p1',
-    `Call-ID: ${callId}`,
-    'CSeq: 1 OPTIONS',
-    'Content-Length: 0',
-    '',
-    '',
-  ].join('\r\n');
+  const uri = `sip:bridge@127.0.0.1:${bridgePort}`;
+  return optionsRequest({ uri, via, toHost: '127.0.0.1', fromHost: '127.0.0.1', callId });
 }
 
 async function answeringBridge(): Promise<SipBridge> {
