@@ -5,8 +5,7 @@
  * of the question's class whose owner holds the chain's end (RFC 2308 section 5). Every
  * lifetime is a finite number in [0, cap].
  */
-import { isAtOrBelow } from './bailiwick.js';
-import { labelEquals, nameKey, parseName, type Labels } from './names.js';
+import { isAtOrBelowText, presentationForm, sameNameText } from './names.js';
 import type { DnsQuery } from './query.js';
 import { decodeRecord } from './records/decode.js';
 import { RdataError } from './records/rdata-error.js';
@@ -42,7 +41,7 @@ export function answerLifetime(query: DnsQuery, answer: PluginAnswer, limits: Li
     !question ||
     question.type !== query.type ||
     question.class !== query.class ||
-    nameKey(question.name) !== nameKey(query.name)
+    !sameNameText(question.name, presentationForm(query.name))
   ) {
     return 0;
   }
@@ -68,7 +67,7 @@ function packetTtl(message: WireMessage, query: DnsQuery, rcode: number, limits:
     (r) =>
       (query.type === RRType.ANY || r.type === query.type) &&
       classMatches(r, query) &&
-      sameName(r.labels, chain.end) &&
+      sameNameText(r.name, chain.end) &&
       decodes(message, r),
   );
   if (rcode === Rcode.NOERROR && answering.length > 0) {
@@ -81,19 +80,22 @@ function packetTtl(message: WireMessage, query: DnsQuery, rcode: number, limits:
   return rcode === Rcode.NOERROR && chain.links.length > 0 ? chainTtl : 0;
 }
 
-/** The CNAME links from the question name through the answer section, or undefined for a loop or an unreadable link. */
-function cnameChain(message: WireMessage, query: DnsQuery): { links: WireRecord[]; end: Labels } | undefined {
+/**
+ * The CNAME links from the question name through the answer section, or undefined for a loop or
+ * an unreadable link. Names are compared as formatName() writes them (a parsed record's owner).
+ */
+function cnameChain(message: WireMessage, query: DnsQuery): { links: WireRecord[]; end: string } | undefined {
   const links: WireRecord[] = [];
-  let end = query.labels;
+  let end = presentationForm(query.name);
   if (query.type === RRType.CNAME || query.type === RRType.ANY) return { links, end };
   for (;;) {
     const cname = message.answers.find(
-      (r) => r.type === RRType.CNAME && classMatches(r, query) && sameName(r.labels, end),
+      (r) => r.type === RRType.CNAME && classMatches(r, query) && sameNameText(r.name, end),
     );
     if (!cname) return { links, end };
     if (links.length >= MAX_CHAIN) return undefined;
     try {
-      end = parseName(decodeRecord(message.packet, cname).data as string);
+      end = decodeRecord(message.packet, cname).data as string;
     } catch {
       return undefined;
     }
@@ -105,12 +107,12 @@ function cnameChain(message: WireMessage, query: DnsQuery): { links: WireRecord[
 function negativeLifetime(
   message: WireMessage,
   query: DnsQuery,
-  end: Labels,
+  end: string,
   limits: LifetimeLimits,
 ): number | undefined {
   if (query.class === RRClass.ANY || query.class === RRClass.NONE) return undefined;
   const soa = message.authorities.find(
-    (r) => r.type === RRType.SOA && r.class === query.class && isAtOrBelow(end, r.labels),
+    (r) => r.type === RRType.SOA && r.class === query.class && isAtOrBelowText(end, r.name),
   );
   if (!soa) return undefined;
   let data: SoaData;
@@ -136,10 +138,6 @@ function decodes(message: WireMessage, record: WireRecord): boolean {
 
 function classMatches(record: WireRecord, query: DnsQuery): boolean {
   return query.class === RRClass.ANY || record.class === query.class;
-}
-
-function sameName(a: Labels, b: Labels): boolean {
-  return a.length === b.length && a.every((label, i) => labelEquals(label, b[i]!));
 }
 
 function finiteOr0(value: number | undefined): number {

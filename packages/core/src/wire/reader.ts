@@ -3,7 +3,7 @@
  * the packet, or of one record's RDATA), so hostile bytes end in a WireError, never in a
  * read past the data or a misread field.
  */
-import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH, formatName, nameText, type Labels } from '../names.js';
+import { MAX_LABEL_LENGTH, MAX_NAME_LENGTH, nameText, type Labels } from '../names.js';
 
 /** Where and why bytes could not be read. */
 export class WireError extends Error {
@@ -84,8 +84,9 @@ export class WireReader {
    */
   name(what = 'name'): DecodedName {
     const labels: Uint8Array[] = [];
-    this.#walkName(what, labels);
-    return { labels, text: formatName(labels) };
+    nameText.start();
+    this.#walkName(what, labels, true);
+    return { labels, text: nameText.end() };
   }
 
   /** A name's labels alone (name() without its text): what a question check compares. */
