@@ -2,8 +2,9 @@
  * The bench's delaying proxy, UDP path in C (bench/native/delay-proxy-udp.c), built with `cc` as
  * the bench builds it and run on loopback in front of an echoing upstream: no answer before the
  * delay, each of many concurrent clients gets its own answers although their query IDs collide,
- * query counts are exact, a delay change takes effect, and SIGTERM or the end of its command
- * pipe stops it. The delay is a lower bound the proxy guarantees, so a loaded machine only makes
+ * query counts are exact, a delay change takes effect, the delay runs from the kernel's arrival
+ * (not from when the proxy got the CPU to read it), and SIGTERM or the end of its command pipe
+ * stops it. The delay is a lower bound the proxy guarantees, so a loaded machine only makes
  * answers later.
  */
 import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
@@ -167,6 +168,23 @@ describe('delay-proxy-udp', () => {
     expect(await proxy.ask('delay 0')).toBe('delay 0');
     const [quick] = await client(proxy.port, [query(8, 'quick')]);
     expect(quick!.answer.subarray(12).toString()).toBe('quick');
+  });
+
+  it('the delay runs from when the kernel queued the query, not from when the proxy read it', async () => {
+    const upstream = await echoServer();
+    sockets.push(upstream.socket);
+    const proxy = await startProxy(upstream.port, 300);
+    // Stopped, the proxy reads nothing: the query waits in its socket for 600 ms, as it would
+    // while the system under test keeps both cores busy. Counted from the read, the answer
+    // would leave 300 ms after the proxy resumes; counted from the arrival, at once.
+    process.kill(proxy.child.pid!, 'SIGSTOP');
+    const asked = client(proxy.port, [query(9, 'waited')]);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    process.kill(proxy.child.pid!, 'SIGCONT');
+    const [waited] = await asked;
+    expect(waited!.answer.subarray(12).toString()).toBe('waited');
+    expect(waited!.ms).toBeGreaterThanOrEqual(600);
+    expect(waited!.ms).toBeLessThan(900);
   });
 
   it('SIGTERM stops it; so does the end of its command pipe (the bench process gone)', async () => {

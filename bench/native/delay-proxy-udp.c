@@ -3,7 +3,10 @@
  * each query on 127.0.0.1:PORT goes upstream at once, under an ID of the proxy's, over one
  * connected socket; its answer gets its ID back and waits in a FIFO until DELAY ms after the
  * query arrived (CLOCK_MONOTONIC, a timerfd; never earlier: an answer behind a later one waits
- * for it, which only a lowered delay causes). Queries and answers move in batches of
+ * for it, which only a lowered delay causes). A query arrives when the kernel queues it on the
+ * proxy's socket (SO_TIMESTAMPNS), not when the proxy reads it: on two cores the system under
+ * test may keep the proxy off the CPU for 15-20 ms of a burst, and a network's delay does not
+ * grow while a machine is busy. Queries and answers move in batches of
  * recvmmsg/sendmmsg. In C because the Node proxy spent 31-45 ms of CPU per burst of 1,000
  * queries on a 2-core machine, CPU the system under test does not get back from a real network.
  *
@@ -65,10 +68,35 @@ static uint64_t delay_ns;
 static unsigned long long udp_queries;
 static int front_fd, upstream_fd, timer_fd;
 
-static uint64_t now_ns(void) {
+static uint64_t clock_ns(clockid_t clock) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void) {
+  return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* A stamp older than this is not believed: the wall clock was stepped meanwhile. */
+#define MAX_AGE_NS (10ull * 1000000000ull)
+
+/*
+ * When the kernel queued a datagram, on CLOCK_MONOTONIC: its SO_TIMESTAMPNS stamp (on
+ * CLOCK_REALTIME) moved back from `now` by its age. `now` when it has no stamp, or one that
+ * a step of the wall clock made look older than MAX_AGE_NS (never an answer before its delay
+ * because of it) or younger than 0.
+ */
+static uint64_t arrival_ns(struct msghdr* header, uint64_t now, uint64_t now_real) {
+  for (struct cmsghdr* c = CMSG_FIRSTHDR(header); c != NULL; c = CMSG_NXTHDR(header, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    struct timespec stamp;
+    memcpy(&stamp, CMSG_DATA(c), sizeof stamp);
+    uint64_t queued = (uint64_t)stamp.tv_sec * 1000000000ull + (uint64_t)stamp.tv_nsec;
+    uint64_t age = now_real > queued ? now_real - queued : 0;
+    return age < MAX_AGE_NS && age < now ? now - age : now;
+  }
+  return now;
 }
 
 static void fail(const char* what) {
@@ -151,6 +179,10 @@ static void flush_due(void) {
 static void on_queries(void) {
   static unsigned char buffers[BATCH][MAX_DATAGRAM];
   static struct sockaddr_in clients[BATCH];
+  static union {
+    char bytes[CMSG_SPACE(sizeof(struct timespec))];
+    struct cmsghdr align;
+  } controls[BATCH];
   struct mmsghdr in[BATCH], out[BATCH];
   struct iovec in_vectors[BATCH], out_vectors[BATCH];
   for (;;) {
@@ -162,6 +194,8 @@ static void on_queries(void) {
       in[i].msg_hdr.msg_namelen = sizeof clients[i];
       in[i].msg_hdr.msg_iov = &in_vectors[i];
       in[i].msg_hdr.msg_iovlen = 1;
+      in[i].msg_hdr.msg_control = controls[i].bytes;
+      in[i].msg_hdr.msg_controllen = sizeof controls[i].bytes;
     }
     int got = recvmmsg(front_fd, in, BATCH, MSG_DONTWAIT, NULL);
     if (got <= 0) {
@@ -169,6 +203,7 @@ static void on_queries(void) {
       return;
     }
     uint64_t now = now_ns();
+    uint64_t now_real = clock_ns(CLOCK_REALTIME);
     unsigned n = 0;
     for (int i = 0; i < got; i++) {
       udp_queries++;
@@ -180,7 +215,7 @@ static void on_queries(void) {
       w->used = 1;
       w->id = (uint16_t)(buffers[i][0] << 8 | buffers[i][1]);
       w->client = clients[i];
-      w->arrived = now;
+      w->arrived = arrival_ns(&in[i].msg_hdr, now, now_real);
       waiting_count++;
       buffers[i][0] = (unsigned char)(id >> 8);
       buffers[i][1] = (unsigned char)id;
@@ -308,6 +343,8 @@ int main(int argc, char** argv) {
   front_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (front_fd < 0) fail("socket");
   large_buffers(front_fd);
+  int stamped = 1;
+  setsockopt(front_fd, SOL_SOCKET, SO_TIMESTAMPNS, &stamped, sizeof stamped);
   if (bind(front_fd, (struct sockaddr*)&local, sizeof local) != 0) fail("bind");
   upstream_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (upstream_fd < 0) fail("socket");

@@ -21,7 +21,9 @@ export const METHOD = `## Method
 
 - **Servers**: nsd serves the zones (authoritative, on loopback). For the cold cases a delaying proxy
   of the bench, in a process of its own, hands every answer back D ms after its question (UDP and
-  TCP), as a server D ms away would. The unbound daemon (caching, one thread, stub zones to nsd,
+  TCP), as a server D ms away would. Over UDP (its C path) D runs from when the kernel queued the
+  question on the proxy's socket, so a proxy kept off the CPU by the system measured does not
+  lengthen D. The unbound daemon (caching, one thread, stub zones to nsd,
   every other name refused) is the resolver node:dns users put on localhost.
 - **Runs**: every figure is the median of several runs with the min and max beside it. The systems
   of a table take turns within each round (a different one first each time), so drift and
