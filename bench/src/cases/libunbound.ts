@@ -556,7 +556,9 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
       'registration, close), and the proxy, on the same cores, relays four datagrams (in C when the machine has a ' +
       "compiler; its CPU per burst is a column; bench/dist/tools/burst-cpu.js splits a burst's CPU by process and " +
       'thread). The dead zone is a stub to a UDP ' +
-      'port that never answers. Memory runs in a fresh process with --expose-gc.',
+      'port that never answers. Memory runs in a fresh process with --expose-gc; while a context lives, ' +
+      "libunbound's caches hold up to their configured sizes, and close() hands the pages libunbound freed back " +
+      "to the OS (malloc_trim: glibc keeps a thread's arena otherwise).",
     tables,
     notes,
   };
