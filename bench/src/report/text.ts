@@ -138,10 +138,17 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   proxy 12-20 ms (its UDP path is C), nsd 10-13 ms. Without a trust anchor libunbound now runs its
   iterator alone (13% fewer instructions per cold question, callgrind); the addon's event base
   keeps its deadlines in a heap (a burst is dispatched in 6-16 rounds, so that was not where the
-  time went). With one thread libunbound's share is serial and the last question's own D comes on
-  top. \`threads: 2\` splits that share over two threads (it does not shrink it) and helps while a
-  second core can be had. Each burst is set up before its clock starts: a warm-up through a
-  throwaway system of the same kind, then a fresh system, constructed and ready
+  time went). libunbound 1.17 does not send a question inside ub_resolve_event: it makes the mesh
+  entry and a zero timer (serviced_create), and the query leaves when the event base runs that
+  timer on libunbound's thread. In one round the thread sends every question handed over so far
+  (25-45 us each: the socket's system calls), and answers that arrive meanwhile wait in their
+  sockets until the round ends; so a burst takes about its sends' time plus D plus the last
+  answers (traced in the addon: sends over 30-45 ms, the last answer D after the last send).
+  Taking out the addon's fcntl(FD_CLOEXEC) per socket changed nothing beyond the noise
+  (burst-cpu, alternating runs), nor did keeping the JS thread from asking libunbound itself once
+  it had woken the resolver thread. \`threads: 2\` splits the sends over two threads (it does not
+  shrink them) and helps while a second core can be had. Each burst is set up before its clock
+  starts: a warm-up through a throwaway system of the same kind, then a fresh system, constructed and ready
   (\`UnboundResolver.ready()\`: each context's thread has made libunbound's worker). The last
   method began with two full collections instead; they made each burst slower for reasons a
   running process does not have. V8 keeps a map that no live object uses for two old-space
