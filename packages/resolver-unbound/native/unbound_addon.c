@@ -30,7 +30,8 @@
  * it cancelled: not sent yet, it never is; sent, the resolver thread calls ub_cancel (libunbound
  * then never calls back); a result already on its way is dropped before JS sees it.
  *
- * JS API: version(), strerror(code), new Context(onResult) with set/add methods that throw
+ * JS API: version(), strerror(code), openContexts(), returnFreedMemory() (malloc_trim), new
+ * Context(onResult) with set/add methods that throw
  * Error { code: 'ERR_UNBOUND' } with libunbound's message, resolve(name, type, class, token)
  * -> question id, or the answer when it came inside the call ([err, rcode, packet, sec,
  * whyBogus, rateLimited]; no callback then), cancel(question id) -> bool (true: no callback
@@ -574,18 +575,6 @@ static void wake(Context* c) {
   (void)ignored;
 }
 
-/*
- * Gives the OS back the pages libunbound freed. glibc gives a thread that allocates an arena of
- * its own, and returns that arena's free pages only on malloc_trim: after 100,000 questions and
- * close(), the resolver thread's arena kept libunbound's freed caches, RSS 31-34 MB above the
- * process's baseline (7 MB with this). About 9 ms after such a context, once per context.
- */
-static void return_freed_memory(void) {
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
-}
-
 /* Stops the resolver thread and frees libunbound's context; idempotent, JS thread only. */
 static void shutdown_context(Context* c) {
   if (c->closed) return;
@@ -619,7 +608,6 @@ static void shutdown_context(Context* c) {
   c->free_head = c->send_head = c->send_tail = -1;
   close(c->wake[0]);
   close(c->wake[1]);
-  return_freed_memory();
 }
 
 static void release_owner(Context* c) {
@@ -1157,6 +1145,22 @@ static napi_value open_contexts_fn(napi_env env, napi_callback_info info) {
   return int32(env, __atomic_load_n(&open_contexts, __ATOMIC_RELAXED));
 }
 
+/*
+ * returnFreedMemory(): gives the OS back the pages freed memory holds. glibc gives a thread that
+ * allocates an arena of its own and returns that arena's free pages only on malloc_trim: after
+ * 100,000 questions and close(), the resolver thread's arena kept libunbound's freed caches, RSS
+ * 31-34 MB above the process's baseline. About 9 ms then; a no-op without glibc.
+ */
+static napi_value return_freed_memory(napi_env env, napi_callback_info info) {
+  (void)info;
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  return undefined;
+}
+
 static napi_value strerror_fn(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -1197,6 +1201,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     METHOD("version", version),
     METHOD("strerror", strerror_fn),
     METHOD("openContexts", open_contexts_fn),
+    METHOD("returnFreedMemory", return_freed_memory),
   };
   CHECK(napi_define_properties(env, exports, sizeof exports_ / sizeof exports_[0], exports_));
   return exports;
