@@ -12,6 +12,7 @@ import type { SystemResolver } from '@dnscore/resolver-system';
 import { UnboundResolver } from '@dnscore/resolver-unbound';
 import { runChild } from '../rig/child.js';
 import { BENCH_ZONES, bulkAddress, bulkName } from '../rig/zones.js';
+import { udpReceiveBufferDrops } from '../rig/udp-drops.js';
 import { WrongAnswerError } from '../systems/check.js';
 import { compose, systemPlugin, unboundPlugin } from '../systems/dnscore.js';
 import { fullCollection } from '../rig/full-collection.js';
@@ -302,6 +303,7 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
     for (let i = 0; i < systems.length; i++) {
       const system = systems[(i + Math.max(round, 0)) % systems.length]!;
       if (failed.has(system.name)) continue;
+      const dropsBefore = udpReceiveBufferDrops();
       try {
         const result = await burstOnce(ctx, system, next());
         if (round < 0) continue; // the first round warms the JIT up and checks the answers
@@ -313,7 +315,12 @@ async function burstTable(ctx: BenchContext, bindingMissing: string | undefined,
       } catch (error) {
         failed.add(system.name);
         collections.length = 0;
-        notes.push(`1,000 cold questions: ${system.name} not timed: ${String(error).slice(0, 300)}`);
+        const dropsAfter = udpReceiveBufferDrops();
+        const drops =
+          dropsBefore !== undefined && dropsAfter !== undefined
+            ? ` (meanwhile the kernel dropped ${dropsAfter - dropsBefore} datagrams at full UDP receive buffers)`
+            : '';
+        notes.push(`1,000 cold questions: ${system.name} not timed: ${String(error).slice(0, 300)}${drops}`);
       }
     }
   }

@@ -160,5 +160,9 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   after a warm-up they take 1-5 ms. \`DNSCORE_BENCH_BURST_COMPARE=1\` times the earlier set-ups
   beside the table's. Not taken, and why: \`udp-connect: no\` (5-10% of libunbound's share) gives
   up unbound's mitigation of the ICMP side channel (SAD DNS); a few permitted ports reused for
-  every query would give up source-port randomness.
+  every query would give up source-port randomness. node:dns keeps every question on one
+  socket: since the proxy counts D from each question's arrival, the 1,000 answers come back
+  within a few milliseconds, as they would over a network, and in some runs they overflow that
+  socket's receive buffer (the note under the table gives the kernel's count of such drops);
+  with \`tries: 1\` a lost answer is ETIMEOUT, and the row is not timed.
 `;
