@@ -279,9 +279,12 @@ async function burstOnce(ctx: BenchContext, system: TimedBurst, first: number): 
   }
 }
 
+/** Runs of the cold burst: its median swung by 0.5 D between full runs of five. */
+const BURST_RUNS = 9;
+
 async function burstTable(ctx: BenchContext, bindingMissing: string | undefined, notes: string[]): Promise<Table> {
   const D = ctx.rig.delayMs;
-  const runs = runsFor(ctx, 5, 3);
+  const runs = runsFor(ctx, BURST_RUNS, 3);
   const systems = burstSystems(ctx, bindingMissing);
   const samples = new Map<string, number[]>(systems.map((s) => [s.name, []]));
   const queries = new Map<string, number[]>(systems.map((s) => [s.name, []]));
