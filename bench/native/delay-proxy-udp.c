@@ -5,8 +5,8 @@
  * query arrived (CLOCK_MONOTONIC, a timerfd; never earlier: an answer behind a later one waits
  * for it, which only a lowered delay causes). A query arrives when the kernel queues it on the
  * proxy's socket (SO_TIMESTAMPNS), not when the proxy reads it: on two cores the system under
- * test may keep the proxy off the CPU for 15-20 ms of a burst, and a network's delay does not
- * grow while a machine is busy. Queries and answers move in batches of
+ * test kept the proxy from reading for 3-5 ms of a burst, and a network's delay does not grow
+ * while a machine is busy. Queries and answers move in batches of
  * recvmmsg/sendmmsg. In C because the Node proxy spent 31-45 ms of CPU per burst of 1,000
  * queries on a 2-core machine, CPU the system under test does not get back from a real network.
  *

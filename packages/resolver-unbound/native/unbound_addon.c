@@ -31,8 +31,8 @@
  * then never calls back); a result already on its way is dropped before JS sees it.
  *
  * JS API: version(), strerror(code), openContexts(), returnFreedMemory() (malloc_trim), new
- * Context(onResult) with set/add methods that throw
- * Error { code: 'ERR_UNBOUND' } with libunbound's message, resolve(name, type, class, token)
+ * Context(onResult) with set/add methods that throw Error { code: 'ERR_UNBOUND' } with
+ * libunbound's message, resolve(name, type, class, token)
  * -> question id, or the answer when it came inside the call ([err, rcode, packet, sec,
  * whyBogus, rateLimited]; no callback then), cancel(question id) -> bool (true: no callback
  * will run for it), warm() (starts the resolver thread, which makes libunbound's worker), close(),
