@@ -30,9 +30,8 @@
  * it cancelled: not sent yet, it never is; sent, the resolver thread calls ub_cancel (libunbound
  * then never calls back); a result already on its way is dropped before JS sees it.
  *
- * JS API: version(), strerror(code), openContexts(), returnFreedMemory() (malloc_trim), new
- * Context(onResult) with set/add methods that throw Error { code: 'ERR_UNBOUND' } with
- * libunbound's message, resolve(name, type, class, token)
+ * JS API: version(), strerror(code), new Context(onResult) with set/add methods that throw
+ * Error { code: 'ERR_UNBOUND' } with libunbound's message, resolve(name, type, class, token)
  * -> question id, or the answer when it came inside the call ([err, rcode, packet, sec,
  * whyBogus, rateLimited]; no callback then), cancel(question id) -> bool (true: no callback
  * will run for it), warm() (starts the resolver thread, which makes libunbound's worker), close(),
@@ -48,9 +47,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1145,22 +1141,6 @@ static napi_value open_contexts_fn(napi_env env, napi_callback_info info) {
   return int32(env, __atomic_load_n(&open_contexts, __ATOMIC_RELAXED));
 }
 
-/*
- * returnFreedMemory(): gives the OS back the pages freed memory holds. glibc gives a thread that
- * allocates an arena of its own and returns that arena's free pages only on malloc_trim: after
- * 100,000 questions and close(), the resolver thread's arena kept libunbound's freed caches, RSS
- * 31-34 MB above the process's baseline. About 9 ms then; a no-op without glibc.
- */
-static napi_value return_freed_memory(napi_env env, napi_callback_info info) {
-  (void)info;
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
-  napi_value undefined;
-  napi_get_undefined(env, &undefined);
-  return undefined;
-}
-
 static napi_value strerror_fn(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -1201,7 +1181,6 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     METHOD("version", version),
     METHOD("strerror", strerror_fn),
     METHOD("openContexts", open_contexts_fn),
-    METHOD("returnFreedMemory", return_freed_memory),
   };
   CHECK(napi_define_properties(env, exports, sizeof exports_ / sizeof exports_[0], exports_));
   return exports;

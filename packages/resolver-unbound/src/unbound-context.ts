@@ -8,7 +8,6 @@
 import { StateError, abortError, mayAbort, onAbort } from '@dnscore/core/plugin';
 import type { NativeAnswer, NativeContext, NativeResultCallback, UnboundAddon, UnboundResultRaw } from './binding.js';
 import { eventResult } from './event-result.js';
-import { contextClosed, contextMade } from './freed-memory.js';
 
 interface Pending {
   readonly name: string;
@@ -51,7 +50,6 @@ export class UnboundContext {
 
   constructor(addon: UnboundAddon) {
     this.#addon = addon;
-    contextMade();
     this.#native = new addon.Context(this.#onResult);
   }
 
@@ -174,10 +172,7 @@ export class UnboundContext {
    * default) and libunbound drops them. Idempotent.
    */
   close(error: Error = new StateError('the libunbound context was closed')): void {
-    if (!this.#native.closed) {
-      this.#native.close();
-      contextClosed(this.#addon);
-    }
+    if (!this.#native.closed) this.#native.close();
     for (const [token, pending] of [...this.#pending]) {
       this.#pending.delete(token);
       pending.forget?.();
