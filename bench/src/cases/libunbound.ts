@@ -481,6 +481,7 @@ interface MemoryResult {
   readonly half: { heap: number; rss: number };
   readonly after: { heap: number; rss: number };
   readonly closed: { heap: number; rss: number };
+  readonly returned: { heap: number; rss: number };
 }
 
 async function memoryTable(ctx: BenchContext): Promise<Table> {
@@ -511,6 +512,7 @@ async function memoryTable(ctx: BenchContext): Promise<Table> {
       row(`after ${(result.count / 2).toLocaleString('en')} questions`, result.half),
       row(`after ${result.count.toLocaleString('en')} questions`, result.after),
       row('after close()', result.closed),
+      row('31 s after close() (freed memory returned)', result.returned),
     ],
   };
 }
@@ -567,8 +569,10 @@ export async function libunboundCase(ctx: BenchContext): Promise<Section> {
       "compiler; its CPU per burst is a column; bench/dist/tools/burst-cpu.js splits a burst's CPU by process and " +
       'thread). The dead zone is a stub to a UDP ' +
       'port that never answers. Memory runs in a fresh process with --expose-gc; while a context lives, ' +
-      "libunbound's caches hold up to their configured sizes, and after close() glibc keeps the pages libunbound " +
-      "freed in the resolver thread's arena (malloc_trim would return them; see ARCHITECTURE.md).",
+      "libunbound's caches hold up to their configured sizes. glibc keeps the pages libunbound freed in its " +
+      "thread's arena; the backend hands them back to the OS (malloc_trim, on a thread of its own) once the " +
+      'process has had no libunbound context for 30 s, not sooner, since a context made after pays a page ' +
+      'fault for each page it touches again.',
     tables,
     notes,
   };

@@ -2,7 +2,8 @@
  * Memory of the libunbound addon over many questions, in a fresh process run with --expose-gc:
  * COUNT distinct A questions of the bulk zone through DnsCore over the libunbound backend (no
  * core cache), 1,000 at a time, each answer checked; heap and RSS after full collections at
- * the baseline (JIT warm), after COUNT/2 and COUNT questions and after close(). Prints one JSON line.
+ * the baseline (JIT warm), after COUNT/2 and COUNT questions, after close(), and 31 s later (the
+ * backend has given libunbound's freed memory back by then). Prints one JSON line.
  * Usage: node --expose-gc unbound-memory-main.js ENDPOINT COUNT WARM_FROM
  */
 import { DnsCore } from '@dnscore/core';
@@ -14,6 +15,7 @@ const [endpoint = '127.0.0.1:53', countText = '100000', warmText = '100000'] = p
 const count = Number(countText);
 const warmFrom = Number(warmText);
 const BATCH = 1000;
+const RETURNED_AFTER_MS = 31_000;
 
 async function used(): Promise<{ heap: number; rss: number }> {
   const m = await settledMemory();
@@ -45,4 +47,7 @@ const seconds = (firstHalf + performance.now() - resumed) / 1000; // without the
 const after = await used();
 await core.close();
 const closed = await used();
-console.log(JSON.stringify({ count, seconds, baseline, half, after, closed }));
+// The backend gives freed memory back to the OS once the process has had no libunbound context for 30 s.
+await new Promise((resolve) => setTimeout(resolve, RETURNED_AFTER_MS));
+const returned = await used();
+console.log(JSON.stringify({ count, seconds, baseline, half, after, closed, returned }));

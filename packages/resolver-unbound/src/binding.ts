@@ -95,6 +95,8 @@ export interface UnboundAddon {
   strerror(code: number): string;
   /** libunbound contexts of the process not deleted yet (closed or collected ones are not counted). */
   openContexts(): number;
+  /** Gives the OS back the pages freed memory holds (malloc_trim on glibc; nothing elsewhere). */
+  returnFreedMemory(): void;
 }
 
 /** The outcome of loading the addon: the addon, or why there is none. */

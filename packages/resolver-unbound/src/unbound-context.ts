@@ -8,6 +8,7 @@
 import { StateError, abortError, mayAbort, onAbort } from '@dnscore/core/plugin';
 import type { NativeAnswer, NativeContext, NativeResultCallback, UnboundAddon, UnboundResultRaw } from './binding.js';
 import { eventResult } from './event-result.js';
+import { contextClosed, contextMade } from './freed-memory.js';
 
 interface Pending {
   readonly name: string;
@@ -50,6 +51,7 @@ export class UnboundContext {
 
   constructor(addon: UnboundAddon) {
     this.#addon = addon;
+    contextMade();
     this.#native = new addon.Context(this.#onResult);
   }
 
@@ -172,7 +174,10 @@ export class UnboundContext {
    * default) and libunbound drops them. Idempotent.
    */
   close(error: Error = new StateError('the libunbound context was closed')): void {
-    if (!this.#native.closed) this.#native.close();
+    if (!this.#native.closed) {
+      this.#native.close();
+      contextClosed(this.#addon);
+    }
     for (const [token, pending] of [...this.#pending]) {
       this.#pending.delete(token);
       pending.forget?.();
