@@ -220,17 +220,20 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
       });
     });
   } else {
-    const anchors =
-      list(options.trustAnchors, 'trustAnchors').length + list(options.trustAnchorFiles, 'trustAnchorFiles').length;
+    const anchors = list(options.trustAnchors, 'trustAnchors');
+    const anchorFiles = list(options.trustAnchorFiles, 'trustAnchorFiles');
     // No anchor anywhere: nothing can validate, so no validator (a module-config in `options` still wins).
-    if (anchors === 0 && !Object.keys(options.options ?? {}).some((key) => /anchor|trusted-keys/i.test(key))) {
+    if (
+      anchors.length + anchorFiles.length === 0 &&
+      !Object.keys(options.options ?? {}).some((key) => /anchor|trusted-keys/i.test(key))
+    ) {
       set('trustAnchors (none: no validator)', 'module-config', NO_ANCHOR_MODULE_CONFIG);
     }
-    list(options.trustAnchors, 'trustAnchors').forEach((anchor, i) => {
+    anchors.forEach((anchor, i) => {
       const value = text(anchor, `trustAnchors[${i}]`);
       steps.push({ option: `trustAnchors[${i}]`, apply: (ctx) => ctx.addTrustAnchor(value) });
     });
-    list(options.trustAnchorFiles, 'trustAnchorFiles').forEach((file, i) => {
+    anchorFiles.forEach((file, i) => {
       const value = text(file, `trustAnchorFiles[${i}]`);
       steps.push({
         option: `trustAnchorFiles[${i}]`,
