@@ -4,12 +4,9 @@
  * forger who guessed the ID and port must also guess one bit per letter. A server that does
  * not echo case is asked again plainly (unbound's fallback) and remembered for a while.
  */
-import { MAX_NAME_LENGTH, type DnsQuery } from '@dnscore/core/plugin';
+import type { DnsQuery } from '@dnscore/core/plugin';
 import { randomByte } from './query-id.js';
-import { queryWireName, type WireName } from './wire.js';
-
-/** Where a name's case is drawn: one buffer for every name, written synchronously. */
-const scratch = Buffer.allocUnsafeSlow(MAX_NAME_LENGTH);
+import { nameBuffer, queryWireName, type WireName } from './wire.js';
 
 /**
  * `name` with each ASCII letter's case drawn at random (crypto); other bytes unchanged. It is
@@ -17,7 +14,7 @@ const scratch = Buffer.allocUnsafeSlow(MAX_NAME_LENGTH);
  */
 export function randomizeCase(name: WireName): WireName {
   // A hand-made DnsQuery may hold a name longer than a name may be: it gets a buffer of its own.
-  const bytes = name.length <= scratch.length ? scratch : Buffer.alloc(name.length);
+  const bytes = name.length <= nameBuffer.length ? nameBuffer : Buffer.alloc(name.length);
   const length = bytes.write(name, 0, 'latin1');
   let bits = 0;
   let n = 0;

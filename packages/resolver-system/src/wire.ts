@@ -23,8 +23,11 @@ import {
  */
 export type WireName = string;
 
-/** Where a name is put together in wire form: one buffer for every name, written synchronously. */
-const nameBuffer = Buffer.allocUnsafeSlow(MAX_NAME_LENGTH);
+/**
+ * Where a name is put together in wire form (here and by randomizeCase()): one buffer for every
+ * name, written synchronously and read out as a string before it is used again.
+ */
+export const nameBuffer = Buffer.allocUnsafeSlow(MAX_NAME_LENGTH);
 
 /**
  * The question's name in wire form. A name without escapes (makeQuery() writes none for
