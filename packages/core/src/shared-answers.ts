@@ -30,13 +30,13 @@ export class SharedAnswer<T> extends LazyAbort implements AnswerSink<T> {
 
   answer(value: T): void {
     const sinks = this.#settle();
-    if (Array.isArray(sinks)) for (const sink of sinks) sink.answer(value);
+    if (Array.isArray(sinks)) tellEach(sinks, (sink) => sink.answer(value));
     else sinks?.answer(value);
   }
 
   fail(error: unknown): void {
     const sinks = this.#settle();
-    if (Array.isArray(sinks)) for (const sink of sinks) sink.fail(error);
+    if (Array.isArray(sinks)) tellEach(sinks, (sink) => sink.fail(error));
     else sinks?.fail(error);
   }
 
@@ -84,6 +84,22 @@ export class SharedAnswer<T> extends LazyAbort implements AnswerSink<T> {
     this.#table = undefined;
     if (table?.get(this.#key) === this) table.delete(this.#key);
   }
+}
+
+/**
+ * Tells every caller, even after one threw: a caller's bug must not leave the callers after it
+ * waiting forever. The first error is thrown once all were told, so the bug still shows.
+ */
+function tellEach<T>(sinks: readonly AnswerSink<T>[], tell: (sink: AnswerSink<T>) => void): void {
+  let thrown: { readonly error: unknown } | undefined;
+  for (const sink of sinks) {
+    try {
+      tell(sink);
+    } catch (error) {
+      thrown ??= { error };
+    }
+  }
+  if (thrown !== undefined) throw thrown.error;
 }
 
 /** A caller that may cancel: it leaves the shared answer at once when its signal aborts. */

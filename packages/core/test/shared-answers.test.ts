@@ -49,6 +49,40 @@ describe('SharedAnswers, nominal', () => {
 });
 
 describe('SharedAnswers, off-nominal', () => {
+  it('a caller that throws does not keep the answer from the callers after it; its error is thrown after', () => {
+    for (const settle of ['answer', 'fail'] as const) {
+      const table = new SharedAnswers<string>();
+      const log: string[] = [];
+      const started: SharedAnswer<string>[] = [];
+      const start = (shared: SharedAnswer<string>): void => void started.push(shared);
+      const broken = new StateError('a broken caller');
+      table.join('q', NEVER_ABORTED, caller('a', log), create, start);
+      table.join(
+        'q',
+        NEVER_ABORTED,
+        {
+          answer: () => {
+            throw broken;
+          },
+          fail: () => {
+            throw broken;
+          },
+        },
+        create,
+        start,
+      );
+      table.join('q', NEVER_ABORTED, caller('c', log), create, start);
+      const settling = (): void =>
+        settle === 'answer' ? started[0]!.answer('answer') : started[0]!.fail(new StateError('no answer'));
+      expect(settling).toThrow(broken);
+      const told =
+        settle === 'answer'
+          ? ['a: answer', 'c: answer']
+          : ['a failed: StateError no answer', 'c failed: StateError no answer'];
+      expect([log, table.size, started[0]!.settled]).toEqual([told, 0, true]);
+    }
+  });
+
   it('a caller that cancels leaves at once; the query is cancelled only when its last caller leaves', () => {
     const table = new SharedAnswers<string>();
     const log: string[] = [];
