@@ -53,11 +53,14 @@ export interface UnboundOptions {
   /** Hosts file read as local data (default /etc/hosts); false reads none. */
   readonly hosts?: string | false;
   /**
-   * resolv.conf whose nameservers become forwarders after `nameservers` (default
-   * /etc/resolv.conf); false reads none.
+   * resolv.conf whose nameservers become forwarders (default /etc/resolv.conf, but none when
+   * `nameservers` are given); false reads none. Given with `nameservers`, both are forwarders.
    */
   readonly resolvConf?: string | false;
-  /** Forwarders, in order, ahead of resolv.conf's: "IP", "IP@PORT", "IPv4:PORT", "[IPv6]:PORT". */
+  /**
+   * Forwarders: "IP", "IP@PORT", "IPv4:PORT", "[IPv6]:PORT". They replace resolv.conf's unless
+   * `resolvConf` is given too: libunbound asks any forwarder, by measured round trip, not in order.
+   */
   readonly nameservers?: readonly string[];
   readonly stubZones?: readonly StubZone[];
   /**
@@ -168,14 +171,21 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
 
   const hosts = fileOption(options.hosts, DEFAULT_HOSTS_FILE, 'hosts');
   if (hosts) steps.push({ option: 'hosts', apply: (ctx) => ctx.setHosts(hosts) });
-  // Forwarders first, then resolv.conf's: libunbound asks them in the order they were added.
   const upstream = { stubZones: [] as { zone: string; addresses: string[] }[], forwarders: [] as string[] };
-  list(options.nameservers, 'nameservers').forEach((server, i) => {
+  const nameservers = list(options.nameservers, 'nameservers');
+  nameservers.forEach((server, i) => {
     const address = unboundAddress(server, `nameservers[${i}]`);
     upstream.forwarders.push(address);
     steps.push({ option: `nameservers[${i}]`, apply: (ctx) => ctx.setForward(address) });
   });
-  const resolvConf = fileOption(options.resolvConf, DEFAULT_RESOLV_CONF, 'resolvConf');
+  // libunbound picks any forwarder within its round-trip band (at first, at random), never in
+  // the order given: resolv.conf's beside the given ones would answer some questions with
+  // another view of DNS. Given nameservers replace them, as the system backend's do.
+  const resolvConf = fileOption(
+    options.resolvConf,
+    nameservers.length > 0 ? undefined : DEFAULT_RESOLV_CONF,
+    'resolvConf',
+  );
   if (resolvConf) steps.push({ option: 'resolvConf', apply: (ctx) => ctx.setResolveConf(resolvConf) });
 
   list(options.stubZones, 'stubZones').forEach((stub, i) => {
@@ -330,7 +340,11 @@ function zoneName(name: unknown, option: string): string {
   }
 }
 
-function fileOption(value: string | false | undefined, fallback: string, option: string): string | undefined {
+function fileOption(
+  value: string | false | undefined,
+  fallback: string | undefined,
+  option: string,
+): string | undefined {
   if (value === false) return undefined;
   if (value === undefined) return fallback;
   return text(value, option);

@@ -139,6 +139,25 @@ describe('planContext, nominal', () => {
     expect(planContext({ trustAnchorFiles: [] }).anchorSource).toBe('options');
   });
 
+  it("given nameservers replace resolv.conf's; a resolvConf given beside them adds its servers", () => {
+    const forwarding = (options: UnboundOptions): string[] =>
+      calls({ hosts: false, trustAnchors: [], ...options }).filter((call) => /^set(Forward|ResolveConf)/.test(call));
+    expect(forwarding({ nameservers: ['192.0.2.53', '192.0.2.54:5353'] })).toEqual([
+      'setForward 192.0.2.53',
+      'setForward 192.0.2.54@5353',
+    ]);
+    expect(forwarding({ nameservers: ['192.0.2.53'], resolvConf: '/srv/resolv.conf' })).toEqual([
+      'setForward 192.0.2.53',
+      'setResolveConf /srv/resolv.conf',
+    ]);
+    expect(forwarding({ nameservers: [] })).toEqual(['setResolveConf /etc/resolv.conf']);
+    expect(planContext({ nameservers: ['192.0.2.53'] }).upstream).toEqual({
+      stubZones: [],
+      forwarders: ['192.0.2.53'],
+      resolvConf: undefined,
+    });
+  });
+
   it('no trust anchor anywhere: the iterator alone; any anchor, or a module-config given, keeps the choice', () => {
     const moduleConfig = (options: UnboundOptions): string[] =>
       calls({ hosts: false, resolvConf: false, ...options }).filter((call) =>
