@@ -12,7 +12,7 @@ export const DEFAULT_UNBOUND_NAME = 'unbound';
 /** Hosts file read by default ("system" in Asterisk's resolver_unbound.conf). */
 export const DEFAULT_HOSTS_FILE = '/etc/hosts';
 
-/** resolv.conf read by default: its nameservers become forwarders after `nameservers`. */
+/** resolv.conf read by default when no `nameservers` are given: its nameservers become forwarders. */
 export const DEFAULT_RESOLV_CONF = '/etc/resolv.conf';
 
 // The root trust anchors are the core's (both root KSKs, read from dns-root-data's root.ds):

@@ -74,7 +74,7 @@ describe('planContext, nominal', () => {
     },
   );
 
-  it('every option, in libunbound order: forwarders ahead of resolv.conf, generic options last', () => {
+  it('every option, in libunbound order: forwarders, then resolv.conf given beside them, generic options last', () => {
     expect(
       calls({
         hosts: '/srv/hosts',
