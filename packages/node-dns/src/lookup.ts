@@ -4,7 +4,7 @@
  * origin URL) for undici's DNS interceptor. Callbacks run on a later tick, as Node's do, and an
  * exception thrown by one is not swallowed.
  */
-import type { LookupAddress as NodeLookupAddress } from 'node:dns';
+import { V4MAPPED, type LookupAddress as NodeLookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
 import { systemClock, type Clock, type DnsApi } from '@dnscore/core';
@@ -20,7 +20,8 @@ import {
 } from './addresses.js';
 import { ResultMemo } from './result-memo.js';
 import { DEFAULT_RESULT_MEMO_ENTRIES, DEFAULT_LOOKUP_TIMEOUT_MS, DEFAULT_REQUIRE_SECURE } from './defaults.js';
-import { NodeArgumentError, NodeDnsError, received } from './errors.js';
+import { NodeArgumentError, NodeDnsError, received, uvErrno } from './errors.js';
+import { numericIPv4 } from './numeric-ipv4.js';
 import { checkTimeout, readLookupOptions, type LookupOptions, type ReadLookupOptions } from './lookup-options.js';
 
 export interface CreateLookupOptions {
@@ -99,6 +100,9 @@ export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): No
     // Only a name with a colon or a final digit can be an IP literal: the others skip isIP's regex.
     const literal = hostname.includes(':') || isDigit(hostname.charCodeAt(hostname.length - 1)) ? isIP(hostname) : 0;
     if (literal) return [{ address: hostname, family: literal as 4 | 6, ttl: 0, keptAt: 0 }];
+    // Every numeric form starts with a digit: other names skip the parse.
+    const numeric = isDigit(hostname.charCodeAt(0)) ? numericIPv4(hostname) : undefined;
+    if (numeric !== undefined) return numericAddress(hostname, numeric, read);
     if (read.signal?.aborted) {
       throw new NodeDnsError('ECANCELLED', 'getaddrinfo', hostname, { cause: read.signal.reason });
     }
@@ -176,6 +180,16 @@ export function createLookup(dns: DnsApi, options: CreateLookupOptions = {}): No
 function answer(callback: LookupCallback, all: boolean, found: readonly KeptAddress[]): void {
   if (all) process.nextTick(callback, null, answerOf(found));
   else process.nextTick(callback, null, found[0]!.address, found[0]!.family);
+}
+
+/**
+ * A numeric IPv4 name as getaddrinfo gives it: IPv4 for family 0 or 4; for family 6 mapped
+ * with V4MAPPED, else EAI_ADDRFAMILY.
+ */
+function numericAddress(hostname: string, address: string, read: ReadLookupOptions): readonly KeptAddress[] {
+  if (read.family !== 6) return [{ address, family: 4, ttl: 0, keptAt: 0 }];
+  if ((read.hints & V4MAPPED) !== 0) return [{ address: `::ffff:${address}`, family: 6, ttl: 0, keptAt: 0 }];
+  throw new NodeDnsError('EAI_ADDRFAMILY', 'getaddrinfo', hostname, { errno: uvErrno('EAI_ADDRFAMILY') });
 }
 
 function isDigit(code: number): boolean {

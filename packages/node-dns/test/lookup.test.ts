@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { Rcode } from '@dnscore/core';
 import { describe, expect, test } from 'vitest';
 import { createLookup, type LookupCallback, type NodeDnsLookup } from '../src/index.js';
+import { numericIPv4 } from '../src/numeric-ipv4.js';
 import { scriptedCore } from './support/scripted-plugin.js';
 
 type Outcome = { error: Record<string, unknown> | null; address?: unknown; family?: unknown };
@@ -178,6 +179,51 @@ describe('createLookup', () => {
     expect(thrown(() => (lookup as (...a: unknown[]) => void)('x.example', {}))).toEqual(
       thrown(() => (dns.lookup as (...a: unknown[]) => void)('x.example', {})),
     );
+  });
+
+  test("the numeric IPv4 forms getaddrinfo takes ('127.1', '0x7f000001') are addresses, never asked", async () => {
+    const numeric: [string, string][] = [
+      ['127.1', '127.0.0.1'],
+      ['2130706433', '127.0.0.1'],
+      ['0x7f000001', '127.0.0.1'],
+      ['017700000001', '127.0.0.1'],
+      ['127.0.0.01', '127.0.0.1'],
+      ['1.0x10.0377.4', '1.16.255.4'],
+      ['1.2.65535', '1.2.255.255'],
+      ['1.16777215', '1.255.255.255'],
+      ['0', '0.0.0.0'],
+      ['00', '0.0.0.0'],
+    ];
+    const notNumeric = ['127.0.0.1.', '1.2.3.4.5', '4294967296', '0x100000000', '08.1.1.1', '1.256.1.1', '1.2.65536'];
+    const asked = plugin.asked.length;
+    for (const [name, address] of numeric) {
+      expect(numericIPv4(name), name).toBe(address);
+      expect(await call(unmemoized, name), name).toEqual({ error: null, address, family: 4 });
+    }
+    for (const name of [...notNumeric, '0x', '.1.2.3', '1..2', '127.1 ', 'cafe'])
+      expect(numericIPv4(name), name).toBe(undefined);
+    expect(plugin.asked.length).toBe(asked);
+    expect(await call(lookup, '127.1', { all: true })).toEqual({
+      error: null,
+      address: [{ address: '127.0.0.1', family: 4 }],
+      family: undefined,
+    });
+    expect(await call(lookup, '127.1', { family: 6, hints: dns.V4MAPPED })).toEqual({
+      error: null,
+      address: '::ffff:127.0.0.1',
+      family: 6,
+    });
+    expect((await call(lookup, '127.1', { family: 6 })).error).toMatchObject({
+      code: 'EAI_ADDRFAMILY',
+      errno: -3000,
+      syscall: 'getaddrinfo',
+      hostname: '127.1',
+      message: 'getaddrinfo EAI_ADDRFAMILY 127.1',
+    });
+    expect(await lookup.promise('0x7f000001')).toEqual({ address: '127.0.0.1', family: 4 });
+    // Not numeric: asked as a name.
+    await call(unmemoized, '1.256.1.1');
+    expect(plugin.asked.slice(asked)).toEqual(['1.256.1.1 A', '1.256.1.1 AAAA']);
   });
 
   test('localhost and names under it are loopback, never asked', async () => {
