@@ -39,7 +39,6 @@ export { answerLifetime, type LifetimeLimits } from './answer-lifetime.js';
 export { NEVER_ABORTED, abortError, mayAbort, onAbort, raceAbort, throwIfAborted } from './abort.js';
 export { ConcurrencyLimiter, type LimiterJob } from './concurrency-limiter.js';
 export { LazyAbort, type Abortable, type AbortListener } from './lazy-abort.js';
-export { SharedQueries } from './shared-queries.js';
 export { SharedAnswer, SharedAnswers } from './shared-answers.js';
 export { makeQuery, describeQuery, questionKey, type DnsQuery } from './query.js';
 export {

@@ -4,7 +4,6 @@ import { NEVER_ABORTED } from '../src/abort.js';
 import { ConcurrencyLimiter } from '../src/concurrency-limiter.js';
 import { AbortError } from '../src/errors.js';
 import { LazyAbort } from '../src/lazy-abort.js';
-import { SharedQueries } from '../src/shared-queries.js';
 
 describe('LazyAbort, nominal', () => {
   it('aborts its signal, made before or after, with the reason; listeners run once', () => {
@@ -84,19 +83,5 @@ describe('LazyAbort with the limiter and the shared queries, off-nominal', () =>
     release();
     await first;
     expect(ran).toBe(false);
-  });
-
-  it('callers that cannot leave (NEVER_ABORTED) wait on the shared promise itself', async () => {
-    const table = new SharedQueries<string>();
-    let resolve!: (value: string) => void;
-    const start = (): Promise<string> =>
-      new Promise<string>((r) => {
-        resolve = r;
-      });
-    const a = table.joinLazy('q', NEVER_ABORTED, start);
-    const b = table.joinLazy('q', NEVER_ABORTED, start);
-    expect(b.promise).toBe(a.promise);
-    resolve('answer');
-    expect(await b.promise).toBe('answer');
   });
 });

@@ -150,3 +150,38 @@ describe('SharedAnswers, off-nominal', () => {
     ]);
   });
 });
+
+describe('SharedAnswers, more than one question or caller', () => {
+  it('keeps different questions apart, and hands a failure to every caller of one', () => {
+    const table = new SharedAnswers<string>();
+    const log: string[] = [];
+    const started: SharedAnswer<string>[] = [];
+    const start = (shared: SharedAnswer<string>): void => void started.push(shared);
+    table.join('a', NEVER_ABORTED, caller('a1', log), create, start);
+    table.join('b', NEVER_ABORTED, caller('b1', log), create, start);
+    table.join('a', NEVER_ABORTED, caller('a2', log), create, start);
+    expect([started.length, table.size]).toEqual([2, 2]);
+    started[0]!.fail(new StateError('timeout'));
+    expect([log, table.size, table.has('a'), table.has('b')]).toEqual([
+      ['a1 failed: StateError timeout', 'a2 failed: StateError timeout'],
+      1,
+      false,
+      true,
+    ]);
+  });
+
+  it('holds one abort listener on a signal shared by 5,000 callers, none once settled', async () => {
+    const { getEventListeners } = (await import('node:events')).EventEmitter;
+    const table = new SharedAnswers<string>();
+    const log: string[] = [];
+    let shared: SharedAnswer<string> | undefined;
+    const callers = new AbortController();
+    for (let i = 0; i < 5_000; i++)
+      table.join('q', callers.signal, caller(`c${i}`, log), create, (s) => {
+        shared = s;
+      });
+    expect(getEventListeners(callers.signal, 'abort')).toHaveLength(1);
+    shared!.answer('answer');
+    expect([log.length, log[4_999], getEventListeners(callers.signal, 'abort')]).toEqual([5_000, 'c4999: answer', []]);
+  });
+});

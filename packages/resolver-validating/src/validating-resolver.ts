@@ -13,7 +13,8 @@ import {
   makeQuery,
   formatName,
   questionKey,
-  SharedQueries,
+  SharedAnswer,
+  SharedAnswers,
   systemClock,
   throwIfAborted,
   type Availability,
@@ -90,7 +91,7 @@ export class ValidatingResolver implements ResolverPlugin {
   readonly #maxLinks: number;
   readonly #clock: Clock;
   readonly #answers: ValidatedAnswers;
-  readonly #inFlight = new SharedQueries<Outcome>();
+  readonly #inFlight = new SharedAnswers<Outcome>();
   #joined = 0;
   #probe: Promise<ProbeOutcome> | undefined;
   #probed: ProbeOutcome | undefined;
@@ -196,9 +197,15 @@ export class ValidatingResolver implements ResolverPlugin {
     const key = questionKey(query);
     const hit = this.#answers.get(key);
     if (hit) return this.#served(query, hit.validated, hit.age, true);
-    const { joined, promise } = this.#inFlight.join(key, signal, (shared) => this.#validate(query, key, shared));
-    if (joined) this.#joined++;
-    const { validated, kept, servers } = await promise;
+    const { validated, kept, servers } = await new Promise<Outcome>((answer, fail) => {
+      const start = (shared: SharedAnswer<Outcome>): void => {
+        this.#validate(query, key, shared.signal).then(
+          (outcome) => shared.answer(outcome),
+          (error: unknown) => shared.fail(error),
+        );
+      };
+      if (this.#inFlight.join(key, signal, { answer, fail }, newSharedOutcome, start)) this.#joined++;
+    });
     return this.#served(query, validated, kept ? 0 : undefined, servers);
   }
 
@@ -352,4 +359,9 @@ export class ValidatingResolver implements ResolverPlugin {
         this.#upstream.chain(ancestor, type, this.#closing.signal).catch(() => {});
     }
   }
+}
+
+/** A validation shared by the identical questions in flight. */
+function newSharedOutcome(): SharedAnswer<Outcome> {
+  return new SharedAnswer<Outcome>();
 }
