@@ -4,6 +4,7 @@
  * RFC 4034 (DNSKEY, RRSIG, DS, key tag), RFC 3110 (RSA keys), RFC 6605 (ECDSA), RFC 8080 (EdDSA).
  */
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { parseName, wireName } from '@dnscore/core/plugin';
 
 /** The algorithms probed: every one still in use (RFC 8624), with node:crypto's way to sign. */
 export const PROBED_ALGORITHMS: readonly { readonly number: number; readonly name: string }[] = [
@@ -41,11 +42,12 @@ export function probeKey(owner: string, algorithm: number, now = Date.now()): Pr
   const { publicKey, privateKey, hash } = keyPair(algorithm);
   const dnskey = concat([u16(257), [3, algorithm], publicKeyField(algorithm, publicKey)]);
   const keyTag = keyTagOf(dnskey);
-  const name = wireName(owner);
+  const labels = parseName(owner.toLowerCase());
+  const name = wireName(labels);
   const seconds = Math.floor(now / 1000);
   const header = concat([
     u16(DNSKEY),
-    [algorithm, owner.split('.').filter(Boolean).length],
+    [algorithm, labels.length],
     u32(TTL),
     u32(seconds + 86_400),
     u32(seconds - 3_600),
@@ -68,15 +70,9 @@ export function dnskeyText(key: ProbeKey): string {
 /** "OWNER IN DS TAG ALG DIGEST-TYPE HEX" (RFC 4034 section 5.1.4: hash of owner | DNSKEY RDATA). */
 export function dsText(key: ProbeKey, digest: (typeof PROBED_DIGESTS)[number]): string {
   const value = createHash(digest.hash)
-    .update(concat([wireName(key.owner), key.dnskey]))
+    .update(concat([wireName(parseName(key.owner.toLowerCase())), key.dnskey]))
     .digest('hex');
   return `${key.owner} IN DS ${key.keyTag} ${key.algorithm} ${digest.number} ${value}`;
-}
-
-/** The owner name in wire form, lower case. */
-export function wireName(owner: string): Uint8Array {
-  const labels = owner.toLowerCase().split('.').filter(Boolean);
-  return concat([...labels.map((l) => [l.length, ...Buffer.from(l, 'ascii')]), [0]]);
 }
 
 /** One RSA pair for every RSA algorithm of the process's probes (only the hash differs): keys are slow to make. */
