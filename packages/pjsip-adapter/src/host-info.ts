@@ -116,7 +116,7 @@ export interface LocatorTarget {
  * What @dnscore/sip resolves for a host info. pjsip_get_dest_info() sets the flag from the type
  * it read in the URI (`transport=`, `sips:`), so a type with its flag came from the URI: TLS is a
  * sips: URI (SIPS NAPTR services, _sips._tcp), UDP and TCP set `transport=` (no NAPTR, RFC 3263
- * 4.1). A type with flag 0 was set by the request's transport selector
+ * 4.1); SECURE with UDP or TCP is TLS too. A type with flag 0 was set by the request's transport selector
  * (pjsip_process_route_set(), an account bound to one transport): the URI had no `transport=`,
  * so RFC 3263 runs its NAPTR walk, over that transport only. UNSPECIFIED with RELIABLE is the
  * same walk over TCP (Asterisk's sip_resolve()); UNSPECIFIED with SECURE is sips:; without flags
@@ -142,6 +142,7 @@ export function locatorTarget(info: PjsipHostInfo): LocatorTarget {
       : { uri: `sip:${host}${port}` };
   }
   if (info.flag === 0) return { uri: `sip:${host}${port}`, only: transport };
-  if (transport === 'tls') return { uri: `sips:${host}${port}` };
+  // SECURE on a type without it is TLS, as pjsip_get_dest_info() makes such a pair (pjproject#1319).
+  if (transport === 'tls' || (info.flag & Flag.SECURE) !== 0) return { uri: `sips:${host}${port}` };
   return { uri: `sip:${host}${port};transport=${transport}` };
 }

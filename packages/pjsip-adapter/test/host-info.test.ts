@@ -101,6 +101,15 @@ describe('locatorTarget: nominal', () => {
     expect(uri(Type.UNSPECIFIED, 0, 'biloxi.example')).toEqual({ uri: 'sip:biloxi.example' });
   });
 
+  it('SECURE with a type without it (UDP, TCP) is TLS, as pjsip_get_dest_info makes it: never UDP for sips:', () => {
+    expect(uri(Type.UDP, Flag.SECURE | Flag.RELIABLE, 'biloxi.example')).toEqual({ uri: 'sips:biloxi.example' });
+    expect(uri(Type.UDP6, Flag.SECURE, '2001:db8::1', 5061)).toEqual({ uri: 'sips:[2001:db8::1]:5061' });
+    expect(uri(Type.TCP, Flag.SECURE | Flag.RELIABLE, 'biloxi.example')).toEqual({ uri: 'sips:biloxi.example' });
+    expect(locatorTarget(hostInfoFromUri('sips:bob@biloxi.example;transport=udp'))).toEqual({
+      uri: 'sips:biloxi.example',
+    });
+  });
+
   it('round-trips pjsip_get_dest_info for the common URIs', () => {
     expect(locatorTarget(hostInfoFromUri('sips:bob@biloxi.example'))).toEqual({ uri: 'sips:biloxi.example' });
     expect(locatorTarget(hostInfoFromUri('sip:bob@biloxi.example:5080;transport=udp'))).toEqual({
