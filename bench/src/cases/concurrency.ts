@@ -17,6 +17,9 @@ interface Burst {
   readonly p99: number;
   readonly rssBefore: number;
   readonly peakRss: number;
+  /** V8's young and old generation pages holding memory at the burst's end. */
+  readonly youngBytes: number;
+  readonly oldBytes: number;
   readonly wrong: number;
   readonly failed: number;
   readonly firstError?: string;
@@ -62,6 +65,8 @@ async function bursts(ctx: BenchContext, notes: string[]): Promise<Table> {
       formatSummary(summarize(r.map((b) => b.p99)), 0),
       formatSummary(summarize(r.map((b) => b.peakRss / MB)), 0),
       formatSummary(summarize(r.map((b) => (b.peakRss - b.rssBefore) / MB)), 0),
+      formatSummary(summarize(r.map((b) => b.youngBytes / MB)), 0),
+      formatSummary(summarize(r.map((b) => b.oldBytes / MB)), 0),
       ratio(reference, perSecond.median, 2),
     ];
   });
@@ -78,6 +83,8 @@ async function bursts(ctx: BenchContext, notes: string[]): Promise<Table> {
       'p99 latency, ms',
       'peak RSS, MB',
       'RSS growth, MB',
+      'V8 young generation touched, MB',
+      'V8 old generation, MB',
       'dnscore ÷ this (speed)',
     ],
     rows,

@@ -5,6 +5,7 @@
  */
 import { promises as dnsPromises } from 'node:dns';
 import { readFileSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { DnsCore, type DnsResult, type TypedRecord } from '@dnscore/core';
 import { systemPlugin } from '../systems/dnscore.js';
 import { bulkAddress, bulkName } from '../rig/zones.js';
@@ -65,6 +66,7 @@ await Promise.all(
   }),
 );
 const totalMs = performance.now() - start;
+const { young, old } = heapPagesTouched();
 await close();
 console.log(
   JSON.stringify({
@@ -76,11 +78,23 @@ console.log(
     p99: percentile(latencies, 0.99),
     rssBefore,
     peakRss: peakRss(),
+    youngBytes: young,
+    oldBytes: old,
     wrong,
     failed,
     firstError,
   }),
 );
+
+/**
+ * The pages of V8's young and old generations that hold memory now (physical_space_size): a
+ * young generation grown to 16 MB semispaces costs RSS only where allocation has touched it.
+ */
+function heapPagesTouched(): { young: number; old: number } {
+  const spaces = getHeapSpaceStatistics();
+  const physical = (name: string): number => spaces.find((s) => s.space_name === name)?.physical_space_size ?? 0;
+  return { young: physical('new_space'), old: physical('old_space') };
+}
 
 /**
  * A result's addresses, picked as the result is made (resolveWith): the caller's promise holds

@@ -119,17 +119,18 @@ bench/dist/tools/cpuprofile-top.js (see bench/README.md).
   two thirds of what it costs node:dns. Behind \`withCache\` a waiting question costs about 1.3 KB:
   the cache's misses in flight are shared answers too (it was 4.7 KB, with an AbortController and
   a promise chain per miss). The native column moves by a hundred bytes or so either way between
-  runs: the RSS outside V8's heap is not all the questions'. The burst's RSS is another matter: V8
-  doubles its young generation (to 16 MB semispaces) once more bytes survive scavenges than it
-  holds, every waiting question survives two (copied, then promoted), and an answer's garbage then
-  fills and touches all of it. node:dns parses in C, makes little garbage, and its young
-  generation grows late. With the young generation held at 8 MB semispaces
+  runs: the RSS outside V8's heap is not all the questions'. The burst's RSS is another matter,
+  and the table's V8 columns show where it goes. Both systems' young generations grow to 16 MB
+  semispaces (32 MB) in the burst, since more bytes survive scavenges than they hold (every
+  waiting question survives two: copied, then promoted). dnscore's answers, each leaving about
+  8.6 KB of garbage (16.4 KB before names were read as text), then touch all 32 MB; node:dns
+  parses in C and touches about a third, and the rest of its growth is native (c-ares). To touch
+  less, dnscore's answer path would have to make well under a third of that garbage: trimming
+  1.5 KB per answer changed nothing. With the young generation held at 8 MB semispaces
   (\`--max-semi-space-size=8\`) dnscore's burst grows RSS by about 27 MB against node:dns's 34; at
   5,000 questions it is 34 MB against 17, at 20,000 56 MB against 79 (with 2 in 3 of node:dns's
-  questions failed). An answer now leaves about 8.6 KB of garbage (16.4 KB before names were read
-  as text), which made the burst faster but did not change its RSS much. A cached answer costs
-  about 600 bytes, 98 of them the packet: the rest is the Map entry and its key string, the entry
-  and answer objects and the packet's Uint8Array view.
+  questions failed). A cached answer costs about 600 bytes, 98 of them the packet: the rest is
+  the Map entry and its key string, the entry and answer objects and the packet's Uint8Array view.
 - **1,000 cold questions through libunbound (part 8)**: on two cores the burst is bound by CPU as
   much as by D. burst-cpu.js (bench/dist/tools) splits a burst's CPU by process and thread (/proc
   schedstat): libunbound's thread about 50 ms per burst (about 50 us per cold question: a socket
