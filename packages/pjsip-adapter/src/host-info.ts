@@ -116,11 +116,11 @@ export interface LocatorTarget {
  * What @dnscore/sip resolves for a host info. pjsip_get_dest_info() sets the flag from the type
  * it read in the URI (`transport=`, `sips:`), so a type with its flag came from the URI: TLS is a
  * sips: URI (SIPS NAPTR services, _sips._tcp), UDP and TCP set `transport=` (no NAPTR, RFC 3263
- * 4.1); SECURE with UDP or TCP is TLS too. A type with flag 0 was set by the request's transport selector
- * (pjsip_process_route_set(), an account bound to one transport): the URI had no `transport=`,
- * so RFC 3263 runs its NAPTR walk, over that transport only. UNSPECIFIED with RELIABLE is the
- * same walk over TCP (Asterisk's sip_resolve()); UNSPECIFIED with SECURE is sips:; without flags
- * RFC 3263 chooses among every transport.
+ * 4.1); SECURE with UDP or TCP is TLS too. A type with flag 0 was set by the request's transport
+ * selector (pjsip_process_route_set(), an account bound to one transport): the URI had no
+ * `transport=`, so RFC 3263 runs its NAPTR walk, over that transport only. UNSPECIFIED with
+ * RELIABLE is the same walk over TCP (Asterisk's sip_resolve()); UNSPECIFIED with SECURE is sips:;
+ * without flags RFC 3263 chooses among every transport.
  */
 export function locatorTarget(info: PjsipHostInfo): LocatorTarget {
   const parsed = parseHost(
