@@ -220,6 +220,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
   });
 
   let anchorSource = 'options';
+  let noAnchor = false;
   if (options.trustAnchors === undefined && options.trustAnchorFiles === undefined) {
     const defaults = defaultRootAnchors();
     anchorSource = defaults.source;
@@ -233,12 +234,10 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     const anchors = list(options.trustAnchors, 'trustAnchors');
     const anchorFiles = list(options.trustAnchorFiles, 'trustAnchorFiles');
     // No anchor anywhere: nothing can validate, so no validator (a module-config in `options` still wins).
-    if (
+    noAnchor =
       anchors.length + anchorFiles.length === 0 &&
-      !Object.keys(options.options ?? {}).some((key) => /anchor|trusted-keys/i.test(key))
-    ) {
-      set('trustAnchors (none: no validator)', 'module-config', NO_ANCHOR_MODULE_CONFIG);
-    }
+      !Object.keys(options.options ?? {}).some((key) => /anchor|trusted-keys/i.test(key));
+    if (noAnchor) set('trustAnchors (none: no validator)', 'module-config', NO_ANCHOR_MODULE_CONFIG);
     anchors.forEach((anchor, i) => {
       const value = text(anchor, `trustAnchors[${i}]`);
       steps.push({ option: `trustAnchors[${i}]`, apply: (ctx) => ctx.addTrustAnchor(value) });
@@ -270,11 +269,15 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     }
   }
 
+  const requireSecure = yesNo(options.requireSecure ?? false, 'requireSecure') === 'yes';
+  // Every answer would be insecure, so every question would fail: a mistake to name now.
+  if (requireSecure && noAnchor)
+    throw new UnboundOptionError('requireSecure', 'no trust anchor is given, so no answer could be secure');
   return {
     name: text(options.name ?? DEFAULT_UNBOUND_NAME, 'name'),
     priority: finite(options.priority ?? DEFAULT_UNBOUND_PRIORITY, 'priority'),
     steps,
-    requireSecure: options.requireSecure ?? false,
+    requireSecure,
     maxInFlight: positiveInteger(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, 'maxInFlight'),
     threads: threadCount(options.threads),
     anchorSource,

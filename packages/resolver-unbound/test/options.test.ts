@@ -198,6 +198,17 @@ describe('planContext, nominal', () => {
     expect(planContext({ threads: 2 }).steps.map((s) => s.option)).toEqual(planContext().steps.map((s) => s.option));
   });
 
+  it('requireSecure with an anchor from any source: the root defaults, trustAnchors, or options', () => {
+    expect(planContext({ requireSecure: true }).requireSecure).toBe(true);
+    expect(planContext({ requireSecure: true, trustAnchors: ['lab.test. DS 2 13 2 CD'] }).requireSecure).toBe(true);
+    const fromOptions = {
+      requireSecure: true,
+      trustAnchors: [],
+      options: { 'trust-anchor': 'lab.test. DS 2 13 2 CD' },
+    };
+    expect(planContext(fromOptions).requireSecure).toBe(true);
+  });
+
   it('name, priority, requireSecure and maxInFlight are the plugin own', () => {
     expect(planContext({ name: 'dnssec', priority: 10, requireSecure: true, maxInFlight: 7 })).toMatchObject({
       name: 'dnssec',
@@ -238,6 +249,15 @@ describe('planContext, off-nominal: refused before libunbound', () => {
     [{ infraCacheMaxRtt: 1.5 }, 'unbound option infraCacheMaxRtt: 1.5 is not a positive integer'],
     [{ infraHostTtl: 0 }, 'unbound option infraHostTtl: 0 is not a positive integer'],
     [{ qnameMinimisation: 'yes' as unknown as boolean }, 'unbound option qnameMinimisation: must be true or false'],
+    [{ requireSecure: 1 as unknown as boolean }, 'unbound option requireSecure: must be true or false'],
+    [
+      { requireSecure: true, trustAnchors: [] },
+      'unbound option requireSecure: no trust anchor is given, so no answer could be secure',
+    ],
+    [
+      { requireSecure: true, trustAnchorFiles: [], options: { 'module-config': 'validator iterator' } },
+      'unbound option requireSecure: no trust anchor is given, so no answer could be secure',
+    ],
     [{ name: ' ' }, 'unbound option name: must be a non-empty string'],
     [{ priority: Number.NaN }, 'unbound option priority: NaN is not a finite number'],
     [{ hosts: '' }, 'unbound option hosts: must be a non-empty string'],

@@ -43,7 +43,7 @@ import {
   DEFAULT_VALIDATING_PRIORITY,
   MAX_VERDICT_TTL_S,
 } from './defaults.js';
-import { InsecureAnswerError, UpstreamNotValidatingError } from './errors.js';
+import { InsecureAnswerError, UpstreamNotValidatingError, ValidatingOptionError } from './errors.js';
 import { checkOptions, type ValidatingResolverConfig, type ValidatingResolverOptions } from './options.js';
 import { joinAnswers } from './packet.js';
 import { probeUpstream, type ProbeOutcome } from './upstream-probe.js';
@@ -108,6 +108,9 @@ export class ValidatingResolver implements ResolverPlugin {
     this.name = options.name ?? DEFAULT_VALIDATING_NAME;
     this.priority = options.priority ?? DEFAULT_VALIDATING_PRIORITY;
     this.#anchors = loadAnchors(options.trustAnchors, options.trustAnchorFiles, options.negativeTrustAnchors);
+    // Every answer would be insecure, so every question would fail: a mistake to name now.
+    if (options.requireSecure === true && this.#anchors.byZone.size === 0)
+      throw new ValidatingOptionError('requireSecure', 'no trust anchor is given, so no answer could be secure');
     this.#maxLinks = options.maxChainLinks ?? DEFAULT_MAX_CHAIN_LINKS;
     const clock = options.clock ?? systemClock;
     this.#system = new SystemResolver(

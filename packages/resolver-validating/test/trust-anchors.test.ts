@@ -83,6 +83,10 @@ describe('ValidatingResolver options', () => {
     [{ trustAnchors: 'x' as never }, 'validating resolver option trustAnchors: must be an array of strings'],
     [{ requireSecure: 'yes' as never }, 'validating resolver option requireSecure: must be true or false'],
     [
+      { requireSecure: true, trustAnchors: [] },
+      'validating resolver option requireSecure: no trust anchor is given, so no answer could be secure',
+    ],
+    [
       { maxChainLinks: 0 },
       'validating resolver option maxChainLinks: maxChainLinks must be an integer in 1..64, not 0',
     ],
