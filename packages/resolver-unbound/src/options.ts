@@ -134,8 +134,20 @@ export interface ContextPlan {
   readonly cleanAdditional: boolean;
 }
 
-/** Checks `options` and lists the steps that configure a context with them, in libunbound's order. */
-export function planContext(options: UnboundOptions = {}): ContextPlan {
+/** The files read when `hosts` and `resolvConf` are not given (tests put others in their place). */
+export interface DefaultFiles {
+  readonly hosts: string;
+  readonly resolvConf: string;
+}
+
+const SYSTEM_FILES: DefaultFiles = { hosts: DEFAULT_HOSTS_FILE, resolvConf: DEFAULT_RESOLV_CONF };
+
+/**
+ * Checks `options` and lists the steps that configure a context with them, in libunbound's
+ * order. A default file that cannot be read is left out (a container without /etc/hosts, say),
+ * where a file given that cannot be read is an error.
+ */
+export function planContext(options: UnboundOptions = {}, defaults: DefaultFiles = SYSTEM_FILES): ContextPlan {
   if (options === null || typeof options !== 'object') throw new UnboundOptionError('options', 'must be an object');
   const steps: ContextStep[] = [];
   const set = (option: string, name: string, value: string): void => {
@@ -169,7 +181,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
     set('debugLevel', 'verbosity', String(options.debugLevel));
   }
 
-  const hosts = fileOption(options.hosts, DEFAULT_HOSTS_FILE, 'hosts');
+  const hosts = fileOption(options.hosts, readable(defaults.hosts), 'hosts');
   if (hosts) steps.push({ option: 'hosts', apply: (ctx) => ctx.setHosts(hosts) });
   const upstream = { stubZones: [] as { zone: string; addresses: string[] }[], forwarders: [] as string[] };
   const nameservers = list(options.nameservers, 'nameservers');
@@ -183,7 +195,7 @@ export function planContext(options: UnboundOptions = {}): ContextPlan {
   // another view of DNS. Given nameservers replace them, as the system backend's do.
   const resolvConf = fileOption(
     options.resolvConf,
-    nameservers.length > 0 ? undefined : DEFAULT_RESOLV_CONF,
+    nameservers.length > 0 ? undefined : readable(defaults.resolvConf),
     'resolvConf',
   );
   if (resolvConf) steps.push({ option: 'resolvConf', apply: (ctx) => ctx.setResolveConf(resolvConf) });
@@ -351,6 +363,16 @@ function fileOption(
   if (value === false) return undefined;
   if (value === undefined) return fallback;
   return text(value, option);
+}
+
+/** `file` when it can be read now, else undefined. */
+function readable(file: string): string | undefined {
+  try {
+    accessSync(file, constants.R_OK);
+    return file;
+  } catch {
+    return undefined;
+  }
 }
 
 function list<T>(value: readonly T[] | undefined, option: string): readonly T[] {

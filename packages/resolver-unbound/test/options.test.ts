@@ -4,6 +4,9 @@
  * context's methods (what we ask libunbound, not how libunbound behaves: context.test.ts and
  * the integration tests cover that).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UnboundOptionError } from '../src/errors.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../src/defaults.js';
@@ -137,6 +140,26 @@ describe('planContext, nominal', () => {
       'setOption module-config | iterator',
     ]);
     expect(planContext({ trustAnchorFiles: [] }).anchorSource).toBe('options');
+  });
+
+  it('a default hosts file or resolv.conf that cannot be read is left out; a file given must be read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dnscore-defaults-'));
+    try {
+      const present = { hosts: join(dir, 'hosts'), resolvConf: join(dir, 'resolv.conf') };
+      writeFileSync(present.hosts, '127.0.0.2 goose.feathers\n');
+      writeFileSync(present.resolvConf, 'nameserver 127.0.0.53\n');
+      const missing = { hosts: join(dir, 'no-hosts'), resolvConf: join(dir, 'no-resolv.conf') };
+      const files = (defaults: typeof present, options: UnboundOptions = {}): string[] =>
+        planContext({ trustAnchors: [], ...options }, defaults)
+          .steps.map((step) => step.option)
+          .filter((option) => option === 'hosts' || option === 'resolvConf');
+      expect(files(present)).toEqual(['hosts', 'resolvConf']);
+      expect(files(missing)).toEqual([]);
+      expect(planContext({}, missing).upstream.resolvConf).toBeUndefined();
+      expect(files(missing, { hosts: present.hosts, resolvConf: missing.resolvConf })).toEqual(['hosts', 'resolvConf']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("given nameservers replace resolv.conf's; a resolvConf given beside them adds its servers", () => {
