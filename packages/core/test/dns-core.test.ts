@@ -61,12 +61,29 @@ describe('resolve: off-nominal (resolver_resolve_sync_off_nominal, resolver_reso
     ['an unknown type name', 'goose.feathers', 'GOOSE', undefined],
     ['class -1', 'goose.feathers', 'A', -1],
     ['class 65536', 'goose.feathers', 'A', 65536],
+    ['type 0 (reserved)', 'goose.feathers', 0, undefined],
+    ['OPT (EDNS, of the message)', 'goose.feathers', 'OPT', undefined],
+    ['AXFR (a zone transfer)', 'goose.feathers', 'AXFR', undefined],
+    ['IXFR (a zone transfer)', 'goose.feathers', 251, undefined],
+    ['TSIG (signs a transaction)', 'goose.feathers', 'TSIG', undefined],
+    ['class NONE (254, updates)', 'goose.feathers', 'A', 254],
+    ['class 0 (reserved)', 'goose.feathers', 'A', 0],
   ])('%s is an InvalidQueryError and no plugin is asked', async (_name, name, type, rrclass) => {
     const mock = fakePlugin({ answer });
     await expect(
       new DnsCore([mock]).resolve(name, type, rrclass === undefined ? {} : { class: rrclass }),
     ).rejects.toBeInstanceOf(InvalidQueryError);
     expect(mock.calls).toHaveLength(0);
+  });
+
+  it('says why a meta-type or meta-class is no question', async () => {
+    const dns = new DnsCore([fakePlugin({ answer })]);
+    await expect(dns.resolve('goose.feathers', 'AXFR')).rejects.toThrow(
+      'goose.feathers IN AXFR: IXFR and AXFR are zone transfers (RFC 1995, RFC 5936), not questions a resolver answers',
+    );
+    await expect(dns.resolve('goose.feathers', 'A', { class: 254 })).rejects.toThrow(
+      'goose.feathers CLASS254 A: class NONE belongs to dynamic updates (RFC 2136), not to questions',
+    );
   });
 
   it('a failing resolve() rejects with its error', async () => {
