@@ -112,18 +112,31 @@ async function transportSrv(
     );
   }
   ctx.negative(answer.result);
+  const none = noSrvTarget(outcome!.records, owner);
   ctx.warn(
     'no-srv',
-    `no SRV records at ${owner}: only the A/AAAA records of ${host} at port ${defaultPort(transport)}, so no ` +
-      `priority or weight`,
+    `${none.what}: only the A/AAAA records of ${host} at port ${defaultPort(transport)}, so no priority or weight` +
+      none.deviation,
   );
   ctx.step({
     kind: 'note',
-    message:
-      `no SRV records at ${owner}: A/AAAA of ${host} at the default port ${defaultPort(transport)} (RFC 3263 ` +
-      `section 4.2)`,
+    message: `${none.what}: A/AAAA of ${host} at the default port ${defaultPort(transport)} (${none.rfc})`,
   });
   return fixedSegment(await hostTargets(ctx, addresses, host, transport, defaultPort(transport)));
+}
+
+/**
+ * How the A/AAAA fallback is worded: RFC 3263 falls back when no SRV records exist. Records
+ * whose targets all give no address (or port 0) fall back too, as a documented deviation, like
+ * the NAPTR branch's: a listed server is better than none.
+ */
+function noSrvTarget(records: number, where: string): { what: string; rfc: string; deviation: string } {
+  if (records === 0) return { what: `no SRV records for ${where}`, rfc: 'RFC 3263 sections 4.1, 4.2', deviation: '' };
+  return {
+    what: `no usable SRV target for ${where} (${records} SRV record(s), none with an address and port)`,
+    rfc: 'a documented deviation: RFC 3263 section 4.2 falls back only when no SRV records exist',
+    deviation: ' (RFC 3263 would stop here; a listed server is better than none)',
+  };
 }
 
 /** NAPTR, then SRV for each supported transport, then A/AAAA at the default port. */
@@ -210,9 +223,14 @@ async function discover(
     );
   }
   onRule('host');
+  const none = noSrvTarget(
+    outcomes.reduce((sum, o) => sum + o.records, 0),
+    host,
+  );
   ctx.warn(
     'no-srv',
-    `no SRV records for ${host}: only its A/AAAA records at port ${defaultPort(transport)}, so no priority or weight`,
+    `${none.what}: only its A/AAAA records at port ${defaultPort(transport)}, so no priority or weight` +
+      none.deviation,
   );
   ctx.step({
     kind: 'rule',
@@ -220,8 +238,8 @@ async function discover(
     outcome: 'applies',
     transport,
     reason:
-      `no SRV records: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA of ${host} at ` +
-      `port ${defaultPort(transport)} (RFC 3263 sections 4.1, 4.2)`,
+      `${none.what}: ${transport.toUpperCase()} for a ${uri.scheme.toUpperCase()} URI, A/AAAA of ${host} at ` +
+      `port ${defaultPort(transport)} (${none.rfc})`,
   });
   return {
     rule: 'host',

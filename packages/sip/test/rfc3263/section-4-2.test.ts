@@ -125,6 +125,27 @@ describe(
 );
 
 describe('"If no SRV records were found, the client performs an A or AAAA record lookup of the domain name"', () => {
+  it('SRV records that give no usable target fall back too, said to be a deviation', async () => {
+    const { locator } = setup();
+    const dead = await locator.resolve('sip:bob@deadsrv.cases.example;transport=udp', { stepThrough: true });
+    expect(lines(dead.targets)).toEqual(['udp 192.0.2.60:5060 deadsrv.cases.example']);
+    expect(dead.warnings.find((w) => w.code === 'no-srv')?.message).toBe(
+      'no usable SRV target for _sip._udp.deadsrv.cases.example (2 SRV record(s), none with an address and port): ' +
+        'only the A/AAAA records of deadsrv.cases.example at port 5060, so no priority or weight (RFC 3263 would ' +
+        'stop here; a listed server is better than none)',
+    );
+    const walked = await locator.resolve('sip:bob@deadsrv.cases.example', { stepThrough: true });
+    expect(lines(walked.targets)).toEqual(['udp 192.0.2.60:5060 deadsrv.cases.example']);
+    expect(walked.warnings.find((w) => w.code === 'no-srv')?.message).toMatch(
+      /^no usable SRV target for deadsrv\.cases\.example \(2 SRV record\(s\), none with an address and port\)/,
+    );
+    const none = await locator.resolve('sip:bob@nosrv.cases.example;transport=udp');
+    expect(none.warnings.find((w) => w.code === 'no-srv')?.message).toBe(
+      'no SRV records for _sip._udp.nosrv.cases.example: only the A/AAAA records of nosrv.cases.example at port ' +
+        '5060, so no priority or weight',
+    );
+  });
+
   it(
     '"each of which can be contacted using the transport protocol determined previously, at the default port for ' +
       'that transport"',
