@@ -223,8 +223,9 @@ async function discover(
     );
   }
   onRule('host');
+  // Records saying "." only decline their transport: they are not records that gave nothing.
   const none = noSrvTarget(
-    outcomes.reduce((sum, o) => sum + o.records, 0),
+    outcomes.reduce((sum, o) => sum + (o.notOffered ? 0 : o.records), 0),
     host,
   );
   ctx.warn(

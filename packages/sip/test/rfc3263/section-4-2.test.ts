@@ -139,6 +139,11 @@ describe('"If no SRV records were found, the client performs an A or AAAA record
     expect(walked.warnings.find((w) => w.code === 'no-srv')?.message).toMatch(
       /^no usable SRV target for deadsrv\.cases\.example \(2 SRV record\(s\), none with an address and port\)/,
     );
+    // A record saying "." declines its transport: that is no SRV record that gave nothing.
+    const declined = await locator.resolve('sip:bob@dotudp.cases.example');
+    expect(declined.warnings.find((w) => w.code === 'no-srv')?.message).toBe(
+      'no SRV records for dotudp.cases.example: only its A/AAAA records at port 5060, so no priority or weight',
+    );
     const none = await locator.resolve('sip:bob@nosrv.cases.example;transport=udp');
     expect(none.warnings.find((w) => w.code === 'no-srv')?.message).toBe(
       'no SRV records for _sip._udp.nosrv.cases.example: only the A/AAAA records of nosrv.cases.example at port ' +
