@@ -39,7 +39,7 @@ import { UsageError } from '../usage-error.js';
 export const PING_USAGE = `usage: dnscore ping URI [--method OPTIONS] [--count N] [--per-target-timeout MS]
                     [--transaction-timeout MS] [--failover-on 503,...] [--naptr-memory off|request|ttl]
                     [--transports udp,tcp,tls] [--bind ADDRESS[:PORT]] [--ca FILE] [--seed N] [--json]
-                    [--resolver auto|zone|system|unbound|validating] [--zone FILE]... [--server HOST[:PORT]]...
+                    [--resolver auto|zone|system|unbound|validating] [--zone FILE]... [--server IP[:PORT]]...
                     [trust-anchor flags]`;
 
 /** Methods ping refuses: an INVITE would start a call, ACK and CANCEL belong to other requests. */

@@ -27,7 +27,7 @@ import { UsageError } from '../usage-error.js';
 
 export const SIP_USAGE = `usage: dnscore sip URI [--transports udp,tcp,tls] [--no-ipv6] [--seed N] [--draws N] [--json]
                    [--dnssec off|prefer|require] [--sips-dnssec off|prefer|require]
-                   [--resolver auto|zone|system|unbound|validating] [--zone FILE]... [--server HOST[:PORT]]...
+                   [--resolver auto|zone|system|unbound|validating] [--zone FILE]... [--server IP[:PORT]]...
                    [trust-anchor flags]`;
 
 export async function sipCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
