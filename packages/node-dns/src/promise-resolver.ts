@@ -236,19 +236,8 @@ export class NodeDnsPromiseResolver {
 
   #addresses(hostname: string, type: 'A' | 'AAAA', options?: { ttl?: boolean }): Promise<string[] | RecordWithTtl[]> {
     checkName(hostname);
-    if (options !== undefined && (options === null || typeof options !== 'object')) {
-      throw new NodeArgumentError(
-        'ERR_INVALID_ARG_TYPE',
-        `The "options" argument must be of type object. ${received(options)}`,
-      );
-    }
-    const ttl = options?.ttl ?? false;
-    if (typeof ttl !== 'boolean') {
-      throw new NodeArgumentError(
-        'ERR_INVALID_ARG_TYPE',
-        `The "options.ttl" property must be of type boolean. ${received(ttl)}`,
-      );
-    }
+    // As node:dns reads it (!!(options && options.ttl)): any truthy ttl, no check of the options.
+    const ttl = !!(options as { ttl?: unknown } | null | undefined)?.ttl;
     return this.#ask(hostname, type, SYSCALLS[type], (result) =>
       ttl ? result.records.map((r) => ({ address: r.data as string, ttl: r.ttl })) : (shape(type, result) as string[]),
     );

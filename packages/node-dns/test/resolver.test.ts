@@ -134,9 +134,18 @@ describe('NodeDnsPromiseResolver', () => {
     expect(() => new NodeDnsPromiseResolver(undefined as never)).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }),
     );
-    expect(() => resolver.resolve4('x.example', { ttl: 'yes' as never })).toThrow(
-      expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }),
-    );
+  });
+
+  test('resolve4 and resolve6 read options.ttl as node:dns does: any truthy value, the options unchecked', async () => {
+    const withTtl = [
+      { address: '127.0.0.1', ttl: 300 },
+      { address: '127.0.0.2', ttl: 300 },
+    ];
+    expect(await resolver.resolve4('v4.node.example', { ttl: 'yes' as never })).toEqual(withTtl);
+    expect(await resolver.resolve4('v4.node.example', { ttl: 1 as never })).toEqual(withTtl);
+    expect(await resolver.resolve4('v4.node.example', { ttl: 0 as never })).toEqual(['127.0.0.1', '127.0.0.2']);
+    expect(await resolver.resolve4('v4.node.example', 5 as never)).toEqual(['127.0.0.1', '127.0.0.2']);
+    expect(await resolver.resolve4('v4.node.example', null as never)).toEqual(['127.0.0.1', '127.0.0.2']);
   });
 });
 
