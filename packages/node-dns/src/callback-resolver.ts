@@ -108,6 +108,9 @@ export class NodeDnsResolver {
   setServers(servers: readonly string[]): void {
     this.promises.setServers(servers);
   }
+  setLocalAddress(ipv4: string, ipv6?: string): void {
+    this.promises.setLocalAddress(ipv4, ipv6);
+  }
 
   /** `extra` is a callback passed where a later argument was expected (too few arguments). */
   #run(extra: unknown, callback: unknown, start: () => Promise<unknown>): void {

@@ -234,6 +234,35 @@ export class NodeDnsPromiseResolver {
     this.#servers = parsed;
   }
 
+  /**
+   * node:dns's source address for its queries. Checked as node:dns checks it, then refused
+   * (ERR_METHOD_NOT_IMPLEMENTED): dnscore's backends open their own sockets, and a query that
+   * silently left from another address than asked could cross another network.
+   */
+  setLocalAddress(ipv4: string, ipv6?: string): void {
+    if (typeof ipv4 !== 'string')
+      throw new NodeArgumentError(
+        'ERR_INVALID_ARG_TYPE',
+        `The "ipv4" argument must be of type string. ${received(ipv4)}`,
+      );
+    if (ipv6 !== undefined && typeof ipv6 !== 'string')
+      throw new NodeArgumentError(
+        'ERR_INVALID_ARG_TYPE',
+        `The "ipv6" argument must be of type string. ${received(ipv6)}`,
+      );
+    const first = isIP(ipv4);
+    const second = ipv6 === undefined ? 0 : isIP(ipv6);
+    if (first === 0 || (ipv6 !== undefined && second === 0))
+      throw new NodeArgumentError('ERR_INVALID_ARG_VALUE', 'Invalid IP address.');
+    if (first === second)
+      throw new NodeArgumentError('ERR_INVALID_ARG_VALUE', `Cannot specify two IPv${first} addresses.`);
+    const error = new Error(
+      'setLocalAddress() is not supported: the backends of the core given open their own sockets',
+    );
+    Object.assign(error, { code: 'ERR_METHOD_NOT_IMPLEMENTED' });
+    throw error;
+  }
+
   #addresses(hostname: string, type: 'A' | 'AAAA', options?: { ttl?: boolean }): Promise<string[] | RecordWithTtl[]> {
     checkName(hostname);
     // As node:dns reads it (!!(options && options.ttl)): any truthy ttl, no check of the options.

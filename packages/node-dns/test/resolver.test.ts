@@ -3,6 +3,7 @@
  * node:dns cannot show against nsd (DNSSEC status, bogus answers, backend errors), the reverse
  * names, and the options.
  */
+import dns from 'node:dns';
 import {
   DnsCore,
   NetworkError,
@@ -134,6 +135,28 @@ describe('NodeDnsPromiseResolver', () => {
     expect(() => new NodeDnsPromiseResolver(undefined as never)).toThrow(
       expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }),
     );
+  });
+
+  test('setLocalAddress checks its arguments as node:dns does, then is refused: backends pick their sockets', () => {
+    const outcome = (r: { setLocalAddress(...a: never[]): void }, args: unknown[]): string => {
+      try {
+        r.setLocalAddress(...(args as never[]));
+        return 'accepted';
+      } catch (error) {
+        return `${(error as { code: string }).code} ${(error as Error).message}`;
+      }
+    };
+    const node = new dns.promises.Resolver();
+    for (const args of [[5], ['x'], ['127.0.0.1', 5], ['127.0.0.1', 'x'], ['127.0.0.1', '127.0.0.2'], ['::1', '::2']])
+      expect(outcome(resolver, args), JSON.stringify(args)).toBe(outcome(node, args));
+    for (const args of [['127.0.0.1'], ['::1'], ['127.0.0.1', '::1'], ['::1', '127.0.0.1']]) {
+      expect(outcome(node, args)).toBe('accepted');
+      expect(outcome(resolver, args)).toBe(
+        'ERR_METHOD_NOT_IMPLEMENTED setLocalAddress() is not supported: ' +
+          'the backends of the core given open their own sockets',
+      );
+      expect(outcome(new NodeDnsResolver(core), args)).toBe(outcome(resolver, args));
+    }
   });
 
   test('resolve4 and resolve6 read options.ttl as node:dns does: any truthy value, the options unchecked', async () => {
