@@ -75,10 +75,24 @@ export class RdataTokens {
     return packetName(absoluteName(this.next(what).text, this.context.origin));
   }
 
-  characterString(what: string): string {
-    const bytes = unescapeBytes(this.next(what).text);
+  /** A <character-string>'s octets, \DDD escapes included (a TXT string may hold any octet). */
+  characterString(what: string): Buffer {
+    const bytes = Buffer.from(unescapeBytes(this.next(what).text));
     if (bytes.length > 255) throw new SyntaxError(`${this.type} ${what} is ${bytes.length} bytes, at most 255`);
-    return Buffer.from(bytes).toString('utf8');
+    return bytes;
+  }
+
+  /**
+   * A <character-string> as text, for the encoder that takes strings (NAPTR's fields): octets
+   * that are not UTF-8 would come out changed, so they are refused, as packetName refuses them.
+   */
+  characterText(what: string): string {
+    const bytes = this.characterString(what);
+    const text = bytes.toString('utf8');
+    if (!Buffer.from(text, 'utf8').equals(bytes)) {
+      throw new SyntaxError(`${this.type} ${what} holds octets that are not UTF-8, which this server cannot encode`);
+    }
+    return text;
   }
 }
 
@@ -163,9 +177,9 @@ const readers = new Map<number, (t: RdataTokens) => unknown>([
     (t) => ({
       order: t.u16('order'),
       preference: t.u16('preference'),
-      flags: t.characterString('flags'),
-      services: t.characterString('services'),
-      regexp: t.characterString('regexp'),
+      flags: t.characterText('flags'),
+      services: t.characterText('services'),
+      regexp: t.characterText('regexp'),
       replacement: t.name('replacement'),
     }),
   ],
@@ -174,7 +188,7 @@ const readers = new Map<number, (t: RdataTokens) => unknown>([
     (t) => {
       const strings = [t.characterString('text')];
       while (!t.done) strings.push(t.characterString('text'));
-      return strings.map((s) => Buffer.from(s, 'utf8'));
+      return strings;
     },
   ],
   [

@@ -64,6 +64,11 @@ describe('parseZone: nominal', () => {
     expect((records[1]![4] as Buffer[]).map((b) => b.toString())).toEqual(['a b; c', 'quote " here', 'Abc', 'plain']);
   });
 
+  it('keeps any octet of a TXT string, \\DDD above 127 included, and the UTF-8 of non-ASCII text', () => {
+    const records = brief(`$TTL 60\n${SOA}\nt IN TXT "\\255\\000x" "\\195\\169" "é"\n`);
+    expect((records[1]![4] as Buffer[]).map((b) => b.toString('hex'))).toEqual(['ff0078', 'c3a9', 'c3a9']);
+  });
+
   it('reads every typed type', () => {
     const text = [
       '$TTL 60',
@@ -147,6 +152,12 @@ describe('parseZone: off-nominal, each error names the file and the line', () =>
     ['a ")" without "("', `$TTL 60\n${SOA} )\n`, 2, /without "\("/],
     ['an unclosed quote', `$TTL 60\n${SOA}\nt IN TXT "abc\n`, 3, /quoted string runs past the end of its line/],
     ['an over-long label', `$TTL 60\n${SOA}\n${'a'.repeat(64)} IN A 192.0.2.1\n`, 3, /longer than 63/],
+    [
+      'a NAPTR field whose octets are not UTF-8',
+      `$TTL 60\n${SOA}\nn IN NAPTR 10 10 "\\255" "SIP+D2U" "" _sip._udp\n`,
+      3,
+      /NAPTR flags holds octets that are not UTF-8/,
+    ],
     ['a TXT string over 255 bytes', `$TTL 60\n${SOA}\nt IN TXT "${'x'.repeat(256)}"\n`, 3, /at most 255/],
     ['no TTL at all', `a IN A 192.0.2.1\n`, 1, /no TTL/],
     ['a bad $TTL', `$TTL soon\n`, 1, /\$TTL "soon" is not a TTL/],
