@@ -161,6 +161,9 @@ export function readRdata(type: number, tokens: readonly Token[], context: NameC
   return data;
 }
 
+/** CAA (RFC 8659): read from its presentation form, kept as RDATA octets (the core has no typed view). */
+const CAA = 257;
+
 const readers = new Map<number, (t: RdataTokens) => unknown>([
   [RRType.A, (t) => address(t.next('address').text, 4)],
   [RRType.AAAA, (t) => address(t.next('address').text, 6)],
@@ -202,6 +205,19 @@ const readers = new Map<number, (t: RdataTokens) => unknown>([
       expire: t.duration('expire'),
       minimum: t.duration('minimum'),
     }),
+  ],
+  [
+    CAA,
+    (t) => {
+      const flags = t.u8('flags');
+      const tag = t.next('tag').text;
+      // RFC 8659 section 4.1: a tag is letters and digits only.
+      if (!/^[A-Za-z0-9]{1,255}$/.test(tag))
+        throw new SyntaxError(`CAA tag ${quoteText(tag)} is not letters and digits`);
+      // The value is the rest of the RDATA, not a <character-string>: it may pass 255 octets.
+      const value = unescapeBytes(t.next('value').text);
+      return Buffer.concat([Buffer.from([flags, tag.length]), Buffer.from(tag, 'ascii'), value]);
+    },
   ],
   [
     RRType.TLSA,

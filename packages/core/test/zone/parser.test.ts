@@ -69,6 +69,23 @@ describe('parseZone: nominal', () => {
     expect((records[1]![4] as Buffer[]).map((b) => b.toString('hex'))).toEqual(['ff0078', 'c3a9', 'c3a9']);
   });
 
+  it('reads CAA in its presentation form (RFC 8659) into the RDATA its RFC 3597 form gives', () => {
+    const long = 'x'.repeat(300);
+    const records = brief(
+      `$ORIGIN c.example.\n$TTL 60\n${SOA}\n@ IN CAA 0 issue "ca.example"\n` +
+        `b IN CAA \\# 17 0005697373756563612e6578616d706c65\n` +
+        `c IN CAA 128 iodef "mailto:security@c.example"\nd IN CAA 0 issuewild ${long}\n`,
+      'c.example.',
+    );
+    const hex = records.slice(1).map((r) => Buffer.from(r[4] as Uint8Array).toString('hex'));
+    expect(hex.slice(0, 3)).toEqual([
+      '0005697373756563612e6578616d706c65',
+      '0005697373756563612e6578616d706c65',
+      `8005696f646566${Buffer.from('mailto:security@c.example').toString('hex')}`,
+    ]);
+    expect(hex[3]).toBe(`0009697373756577696c64${Buffer.from(long).toString('hex')}`);
+  });
+
   it('reads every typed type', () => {
     const text = [
       '$TTL 60',
@@ -158,6 +175,8 @@ describe('parseZone: off-nominal, each error names the file and the line', () =>
       3,
       /NAPTR flags holds octets that are not UTF-8/,
     ],
+    ['a CAA tag that is not letters and digits', `$TTL 60\n${SOA}\nc IN CAA 0 is-sue "x"\n`, 3, /CAA tag "is-sue"/],
+    ['CAA flags over 255', `$TTL 60\n${SOA}\nc IN CAA 256 issue "x"\n`, 3, /flags "256"/],
     ['a TXT string over 255 bytes', `$TTL 60\n${SOA}\nt IN TXT "${'x'.repeat(256)}"\n`, 3, /at most 255/],
     ['no TTL at all', `a IN A 192.0.2.1\n`, 1, /no TTL/],
     ['a bad $TTL', `$TTL soon\n`, 1, /\$TTL "soon" is not a TTL/],
