@@ -15,12 +15,20 @@ function caller(name: string, log: string[]): AnswerSink<string> {
 
 const create = (): SharedAnswer<string> => new SharedAnswer<string>();
 
+/** A table, the log its callers write, and a start() that keeps each shared answer it is given. */
+function recorded() {
+  const started: SharedAnswer<string>[] = [];
+  return {
+    table: new SharedAnswers<string>(),
+    log: [] as string[],
+    started,
+    start: (shared: SharedAnswer<string>): void => void started.push(shared),
+  };
+}
+
 describe('SharedAnswers, nominal', () => {
   it('shares one query, hands every caller its value once, and leaves the table when settled', () => {
-    const table = new SharedAnswers<string>();
-    const log: string[] = [];
-    const started: SharedAnswer<string>[] = [];
-    const start = (shared: SharedAnswer<string>): void => void started.push(shared);
+    const { table, log, started, start } = recorded();
     const joined = [
       table.join('q', NEVER_ABORTED, caller('a', log), create, start),
       table.join('q', NEVER_ABORTED, caller('b', log), create, start),
@@ -51,10 +59,7 @@ describe('SharedAnswers, nominal', () => {
 describe('SharedAnswers, off-nominal', () => {
   it('a caller that throws does not keep the answer from the callers after it; its error is thrown after', () => {
     for (const settle of ['answer', 'fail'] as const) {
-      const table = new SharedAnswers<string>();
-      const log: string[] = [];
-      const started: SharedAnswer<string>[] = [];
-      const start = (shared: SharedAnswer<string>): void => void started.push(shared);
+      const { table, log, started, start } = recorded();
       const broken = new StateError('a broken caller');
       table.join('q', NEVER_ABORTED, caller('a', log), create, start);
       table.join(
@@ -153,10 +158,7 @@ describe('SharedAnswers, off-nominal', () => {
 
 describe('SharedAnswers, more than one question or caller', () => {
   it('keeps different questions apart, and hands a failure to every caller of one', () => {
-    const table = new SharedAnswers<string>();
-    const log: string[] = [];
-    const started: SharedAnswer<string>[] = [];
-    const start = (shared: SharedAnswer<string>): void => void started.push(shared);
+    const { table, log, started, start } = recorded();
     table.join('a', NEVER_ABORTED, caller('a1', log), create, start);
     table.join('b', NEVER_ABORTED, caller('b1', log), create, start);
     table.join('a', NEVER_ABORTED, caller('a2', log), create, start);
