@@ -281,7 +281,7 @@ export function planContext(options: UnboundOptions = {}, defaults: DefaultFiles
     }
   }
 
-  const requireSecure = yesNo(options.requireSecure ?? false, 'requireSecure') === 'yes';
+  const requireSecure = flag(options.requireSecure ?? false, 'requireSecure');
   // Every answer would be insecure, so every question would fail: a mistake to name now.
   if (requireSecure && noAnchor)
     throw new UnboundOptionError('requireSecure', 'no trust anchor is given, so no answer could be secure');
@@ -394,9 +394,15 @@ function optionText(value: unknown, option: string): string {
   throw new UnboundOptionError(option, `${String(value)} is not a string, number or boolean`);
 }
 
-function yesNo(value: unknown, option: string): string {
+/** A boolean option, checked. */
+function flag(value: unknown, option: string): boolean {
   if (typeof value !== 'boolean') throw new UnboundOptionError(option, 'must be true or false');
-  return value ? 'yes' : 'no';
+  return value;
+}
+
+/** A boolean option as libunbound writes it. */
+function yesNo(value: unknown, option: string): string {
+  return flag(value, option) ? 'yes' : 'no';
 }
 
 function positiveInteger(value: unknown, option: string): number {
