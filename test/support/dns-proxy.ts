@@ -34,6 +34,8 @@ export interface DnsProxy {
   readonly endpoint: string;
   /** Every query seen, in order. */
   readonly queries: ProxiedQuery[];
+  /** TCP connections accepted so far (a client that reuses its streams opens few). */
+  readonly tcpConnections: number;
   /** Replaces the rewrite (default: pass everything on). */
   rewrite: Rewrite;
   close(): Promise<void>;
@@ -48,11 +50,15 @@ export async function startDnsProxy(upstream: { address: string; port: number })
   const udp = createSocket('udp4');
   const tcp = createServer();
   const open = new Set<TcpSocket>();
+  let tcpConnections = 0;
   const proxy: DnsProxy = {
     address,
     port,
     endpoint: `${address}:${port}`,
     queries: [],
+    get tcpConnections() {
+      return tcpConnections;
+    },
     rewrite: passThrough,
     close: async () => {
       for (const socket of open) socket.destroy();
@@ -80,6 +86,7 @@ export async function startDnsProxy(upstream: { address: string; port: number })
     );
   });
   tcp.on('connection', (socket) => {
+    tcpConnections++;
     open.add(socket);
     socket.on('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());

@@ -35,7 +35,7 @@
  * libunbound's message, resolve(name, type, class, token)
  * -> question id, or the answer when it came inside the call ([err, rcode, packet, sec,
  * whyBogus, rateLimited]; no callback then), cancel(question id) -> bool (true: no callback
- * will run for it), warm() (starts the resolver thread, which makes libunbound's worker), close(),
+ * will run for it), warm() (makes libunbound's worker, then starts the resolver thread), close(),
  * and the inFlight, closed and workerMade getters. onResult(token, err, rcode, packet, sec,
  * whyBogus, rateLimited) runs on the JS thread, as libunbound's event callback has it: err is libunbound's error
  * (0: resolved), rcode the DNS rcode of a failure (0: `packet` holds the answer), sec 0
@@ -150,7 +150,7 @@ typedef struct {
   int broken;    /* libunbound's error that fails every question (UB_NOMEM), else 0 */
   int stopping;
   int asleep;    /* the resolver thread waits for events: a new question must wake it */
-  int worker_made; /* the resolver thread made libunbound's worker (make_worker): workerMade */
+  int worker_made; /* warm() made libunbound's worker (make_worker): workerMade */
   int wake_sent; /* and the wake pipe was written since it went to sleep */
 
   /* Under ub_lock: results of this round, before they join the queue. */
@@ -474,6 +474,14 @@ static void send_cancels(Context* c, CancelRequest* cancels, int count) {
  * more with a large outgoing-range) in the first ub_resolve_event, before it reads the name:
  * a name with an empty label makes it stop right there (UB_SYNTAX), so the worker is ready
  * before the first real question instead of delaying it.
+ *
+ * It is made on the JS thread, not on the resolver thread: libunbound before 1.18 finds a TCP
+ * stream to reuse by searching its tree of streams with a key on the stack of the thread that
+ * sends, ordered by address against the streams' slots on the heap (unbound issue #887). With the
+ * resolver thread's stack below the heap its worker was made on (a malloc arena that an exited
+ * thread left, measured: 2 contexts in 72), no stream was ever found: every TCP query opened a
+ * connection and, with libunbound's 2 for a library, closed one with queries on it, which then
+ * failed with SERVFAIL. The JS thread allocates from the main heap, below every thread's stack.
  */
 static void make_worker(Context* c) {
   int ignored = 0;
@@ -484,10 +492,6 @@ static void* resolver_thread(void* arg) {
   Context* c = arg;
   resolving = c;
   pthread_mutex_lock(&c->ub_lock);
-  make_worker(c);
-  pthread_mutex_lock(&c->lock);
-  c->worker_made = 1;
-  pthread_mutex_unlock(&c->lock);
   CancelRequest* cancels = NULL;
   int cap_cancels = 0;
   /* Questions taken from the send queue and not sent yet (linked through their slots). */
@@ -1092,12 +1096,20 @@ static napi_value cancel(napi_env env, napi_callback_info info) {
   return boolean(env, 1);
 }
 
-/* Starts the resolver thread, which makes libunbound's worker now (after the configuration is final). */
+/* Makes libunbound's worker now (after the configuration is final: see make_worker), then starts the resolver thread. */
 static napi_value warm(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   Context* c = unwrap(env, info, &argc, NULL);
   if (!c) return NULL;
   if (c->closed) return throw_state(env, "the libunbound context is closed");
+  if (!c->worker_made) {
+    pthread_mutex_lock(&c->ub_lock);
+    make_worker(c);
+    pthread_mutex_unlock(&c->ub_lock);
+    pthread_mutex_lock(&c->lock);
+    c->worker_made = 1;
+    pthread_mutex_unlock(&c->lock);
+  }
   if (!start(c)) return throw_unbound(env, UB_NOMEM);
   return NULL;
 }

@@ -89,8 +89,9 @@ export class UnboundContext {
   }
 
   /**
-   * Makes libunbound's worker (sockets' table, buffers, mesh) now, on the addon's thread, so
-   * the first question does not wait for it. Only once the configuration is final.
+   * Makes libunbound's worker (sockets' table, buffers, mesh: a few ms) now, on the JS thread
+   * (the addon's make_worker says why), and starts the resolver thread, so the first question
+   * does not wait for either. Only once the configuration is final.
    */
   warm(): void {
     this.#native.warm();
@@ -98,8 +99,8 @@ export class UnboundContext {
 
   /**
    * Resolves once libunbound's worker is made (after warm()): a question asked then waits for
-   * no setup. Rejects with StateError when the context is closed first. Questions asked before
-   * it are answered all the same (they wait for the worker on the addon's thread).
+   * no setup: at once after warm(). Rejects with StateError when the context is closed first.
+   * A context never warmed makes its worker at its first question, on the resolver thread.
    */
   ready(): Promise<void> {
     return new Promise((resolve, reject) => {

@@ -116,12 +116,11 @@ describe('stress: no result is lost', { timeout: 120_000 }, () => {
     resolver.close();
   });
 
-  // Retried: after the test above, beside two busy CPUs, about 1 run in 5 gets SERVFAIL for some
-  // questions within ~100 ms (the cause is not found yet: not seen with a fresh nsd alone, nor
-  // with libunbound's logging on). A failure shows the rcodes; three in a row still fail.
-  it('over TCP (tcp-upstream): 300 questions at once, each answered (connect, write and read events)', {
-    retry: 2,
-  }, async () => {
+  // After the test above on purpose: its contexts' threads have exited, so this context's thread
+  // may get a malloc arena above its stack, the layout in which libunbound 1.17 never reuses a
+  // TCP stream (the addon's make_worker says why). Beside two busy CPUs, 1 run in 8 failed here
+  // with SERVFAIL until the worker was made on the JS thread.
+  it('over TCP (tcp-upstream): 300 questions at once, each answered (connect, write and read events)', async () => {
     const resolver = new UnboundResolver({
       ...options(),
       options: { 'do-not-query-localhost': 'no', 'tcp-upstream': 'yes' },
