@@ -8,6 +8,7 @@ import type { UnboundAddon } from './binding.js';
 import { FINALIZE_PROBE_ZONE } from './defaults.js';
 import { UnboundOptionError } from './errors.js';
 import type { ContextStep } from './options.js';
+import { applySettingsInForce, settingsInForce } from './process-wide.js';
 import { UnboundContext } from './unbound-context.js';
 
 /**
@@ -51,6 +52,18 @@ export function createContext(
   context.warm();
   context.prime(prime);
   return context;
+}
+
+/**
+ * Finalizes a throwaway context with the process-wide settings in force (process-wide.ts):
+ * after a context with other settings was finalized and failed, the live resolvers get theirs back.
+ */
+export function reapplySettingsInForce(addon: UnboundAddon): void {
+  if (!settingsInForce()) return;
+  const context = new UnboundContext(addon);
+  applySettingsInForce(context);
+  finalize(context);
+  context.close();
 }
 
 /** libunbound finalizes on the first zone change; removing a zone that does not exist changes nothing. */

@@ -10,6 +10,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import type { UnboundAddon } from './binding.js';
 import { PROBED_ALGORITHMS, PROBED_DIGESTS, dnskeyText, dsText, probeKey, type ProbeKey } from './probe-keys.js';
+import { applySettingsInForce } from './process-wide.js';
 import { UnboundContext } from './unbound-context.js';
 
 export interface DnssecCapability {
@@ -75,6 +76,8 @@ async function validated(
   if (probes.length === 0) return new Set();
   const context = new UnboundContext(addon);
   try {
+    // Finalized with libunbound's defaults, it would reset the live resolvers' process-wide settings.
+    applySettingsInForce(context);
     context.setOption('do-not-query-localhost', 'no');
     context.setOption('qname-minimisation', 'no');
     context.setStub(ZONE, `127.0.0.1@${port}`, false);

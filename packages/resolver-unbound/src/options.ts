@@ -23,6 +23,7 @@ import {
   NO_ANCHOR_MODULE_CONFIG,
 } from './defaults.js';
 import { UnboundOptionError } from './errors.js';
+import { PROCESS_WIDE_OPTIONS, type ProcessWideSetting, type ProcessWideSettings } from './process-wide.js';
 import { defaultRootAnchors } from './trust-anchors.js';
 import type { UnboundContext } from './unbound-context.js';
 import type { UpstreamPlan } from './upstream.js';
@@ -132,6 +133,8 @@ export interface ContextPlan {
    * validator strips every additional RRset that did not validate from a secure answer.
    */
   readonly cleanAdditional: boolean;
+  /** The settings libunbound keeps for the whole process (process-wide.ts), the last given of each. */
+  readonly processWide: ProcessWideSettings;
 }
 
 /** The files read when `hosts` and `resolvConf` are not given (tests put others in their place). */
@@ -150,8 +153,10 @@ const SYSTEM_FILES: DefaultFiles = { hosts: DEFAULT_HOSTS_FILE, resolvConf: DEFA
 export function planContext(options: UnboundOptions = {}, defaults: DefaultFiles = SYSTEM_FILES): ContextPlan {
   if (options === null || typeof options !== 'object') throw new UnboundOptionError('options', 'must be an object');
   const steps: ContextStep[] = [];
+  const processWide = new Map<string, ProcessWideSetting>();
   const set = (option: string, name: string, value: string): void => {
     steps.push({ option, apply: (ctx) => ctx.setOption(name, value) });
+    if (PROCESS_WIDE_OPTIONS.has(name)) processWide.set(name, { value, option });
   };
 
   const rtt = positiveInteger(options.infraCacheMaxRtt ?? DEFAULT_INFRA_CACHE_MAX_RTT_MS, 'infraCacheMaxRtt');
@@ -296,6 +301,7 @@ export function planContext(options: UnboundOptions = {}, defaults: DefaultFiles
     anchorZones: anchorZones(options),
     upstream: { ...upstream, resolvConf },
     cleanAdditional,
+    processWide,
   };
 }
 

@@ -17,10 +17,11 @@ import {
 import { queryChannel } from '@dnscore/core/diagnostics';
 import { toPluginAnswer, toResolveError } from './answer.js';
 import { loadUnboundBinding, type UnboundAddon, type UnboundBinding } from './binding.js';
-import { createContext } from './context.js';
+import { createContext, reapplySettingsInForce } from './context.js';
 import { probeDnssecSupport, type DnssecSupport } from './dnssec-support.js';
 import { UnboundOptionError, UnboundUnavailableError } from './errors.js';
 import { planContext, type ContextPlan, type UnboundOptions } from './options.js';
+import { checkProcessWide, claimProcessWide, releaseProcessWide } from './process-wide.js';
 import { shardOf } from './shard.js';
 import { LibunboundError, type UnboundContext } from './unbound-context.js';
 import { Upstream } from './upstream.js';
@@ -56,8 +57,9 @@ export class UnboundResolver implements ResolverPlugin {
 
   /**
    * Applies every option to a new libunbound context and finalizes it, so a bad option throws
-   * UnboundOptionError here, naming it. Without the addon, it builds nothing and
-   * `available()` says why.
+   * UnboundOptionError here, naming it; so does a setting libunbound keeps for the whole process
+   * that differs from a live resolver's (README: "Some settings are one per process"). Without
+   * the addon, it builds nothing and `available()` says why.
    */
   constructor(options: UnboundOptions = {}) {
     this.#plan = planContext(options);
@@ -67,7 +69,7 @@ export class UnboundResolver implements ResolverPlugin {
     this.#binding = injected ?? loadUnboundBinding();
     this.#limiter = new ConcurrencyLimiter(this.#plan.maxInFlight);
     if (this.#binding.available) {
-      this.#contexts = createContexts(this.#binding.addon, this.#plan);
+      this.#contexts = createContexts(this.#binding.addon, this.#plan, this);
       this.#generation = 1;
     }
   }
@@ -139,7 +141,7 @@ export class UnboundResolver implements ResolverPlugin {
     if (plan.priority !== this.priority) throw new UnboundOptionError('priority', 'cannot change on reload');
     if (this.#binding.available) {
       const old = this.#contexts;
-      this.#contexts = createContexts(this.#binding.addon, plan);
+      this.#contexts = createContexts(this.#binding.addon, plan, this);
       this.#generation++;
       for (const context of old) this.#retire(context);
     }
@@ -245,6 +247,7 @@ export class UnboundResolver implements ResolverPlugin {
     for (const context of [...this.#contexts, ...this.#retired]) context.close(error);
     this.#retired.clear();
     this.#contexts = [];
+    releaseProcessWide(this);
   }
 
   /** An old context answers the questions it has, then closes. */
@@ -256,17 +259,22 @@ export class UnboundResolver implements ResolverPlugin {
 }
 
 /**
- * `plan.threads` finalized contexts. A failure closes those made before it and throws (the
- * first context fails on a bad option, before any other is made).
+ * `plan.threads` finalized contexts for `owner`, whose process-wide settings must agree with
+ * the other live resolvers' (process-wide.ts). A failure closes those made before it, gives
+ * the live resolvers their settings back (the failed one's were applied to the process when
+ * it was finalized) and throws (the first context fails on a bad option, before any other is made).
  */
-function createContexts(addon: UnboundAddon, plan: ContextPlan): UnboundContext[] {
+function createContexts(addon: UnboundAddon, plan: ContextPlan, owner: UnboundResolver): UnboundContext[] {
+  checkProcessWide(owner, plan.processWide);
   const contexts: UnboundContext[] = [];
   try {
     for (let i = 0; i < plan.threads; i++) contexts.push(createContext(addon, plan.steps, plan.anchorZones));
   } catch (error) {
     for (const context of contexts) context.close();
+    reapplySettingsInForce(addon);
     throw error;
   }
+  claimProcessWide(owner, plan.processWide);
   return contexts;
 }
 

@@ -261,6 +261,36 @@ describe('planContext, val-clean-additional', () => {
   });
 });
 
+describe('planContext, process-wide settings (process-wide.ts)', () => {
+  it('the ones libunbound keeps per process, each with its last value and the option it came from', () => {
+    const plan = planContext({
+      hosts: false,
+      resolvConf: false,
+      infraCacheMaxRtt: 250,
+      debugLevel: 2,
+      options: {
+        'cache-max-ttl:': '5',
+        'cache-min-ttl': ['1', '2'],
+        'tcp-upstream': 'yes',
+        'infra-cache-min-rtt': 400,
+      },
+    });
+    expect(Object.fromEntries(plan.processWide)).toEqual({
+      'infra-cache-max-rtt': { value: '250', option: 'infraCacheMaxRtt' },
+      verbosity: { value: '2', option: 'debugLevel' },
+      'cache-max-ttl': { value: '5', option: 'options["cache-max-ttl:"]' },
+      'cache-min-ttl': { value: '2', option: 'options["cache-min-ttl"]' },
+      'infra-cache-min-rtt': { value: '400', option: 'options["infra-cache-min-rtt"]' },
+    });
+  });
+
+  it('by default, only the RTT cap the package sets', () => {
+    expect([...planContext({ hosts: false, resolvConf: false }).processWide]).toEqual([
+      ['infra-cache-max-rtt', { value: '1000', option: 'infraCacheMaxRtt' }],
+    ]);
+  });
+});
+
 describe('planContext, off-nominal: refused before libunbound', () => {
   it.each([
     [{ debugLevel: 6 }, 'unbound option debugLevel: 6 is not an integer 0..5'],
