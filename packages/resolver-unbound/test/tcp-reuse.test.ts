@@ -3,7 +3,7 @@
  * stack against the streams' slots on the heap (unbound issue #887): a worker allocated above
  * the resolver thread's stack never finds one, so every TCP query opens a connection and, with
  * the 2 a library gets, closes one that may still carry queries (SERVFAIL for them). The addon
- * makes the worker on the JS thread, whose heap lies below every thread's stack (make_worker).
+ * makes the worker on the JS thread, whose heap (the main thread's) lies below every thread's stack.
  * Contexts made and closed first leave exited threads' malloc arenas behind, the layout in which
  * the worker made on the resolver thread failed: 26-56 connections here instead of 16, in each
  * of 12 rounds.
