@@ -217,7 +217,7 @@ describe('an unsigned zone answers insecure', () => {
     };
     const iterator = await answers({});
     const validator = await answers({ options: { 'module-config': 'validator iterator' } });
-    expect(iterator).toEqual(validator);
+    expect(iterator.map(unrotated)).toEqual(validator.map(unrotated));
     expect(iterator.map((answer) => [answer.rcode, answer.secure, answer.bogus])).toEqual([
       [0, false, false],
       [0, false, false],
@@ -230,6 +230,30 @@ describe('an unsigned zone answers insecure', () => {
     expect(iterator.map(answerTypes)).toEqual([[1, 46], [5, 46, 1, 46], [33, 33, 33, 46], [], [1, 46], [1]]);
   });
 });
+
+/**
+ * An answer with each section's records in one order: libunbound rotates every RRset by the
+ * query ID plus the current second (rrset-roundrobin, one setting per process), so two answers
+ * a second apart list an SRV RRset in another order.
+ */
+function unrotated(answer: PluginAnswer) {
+  const message = parseMessage(answer.answer!);
+  const records = (section: typeof message.answers): string[] =>
+    section
+      .map((r) => {
+        const rdata = Buffer.from(message.packet.subarray(r.rdataOffset, r.rdataOffset + r.rdlength));
+        return `${r.name} ${r.type} ${r.class} ${r.ttl} ${rdata.toString('hex')}`;
+      })
+      .sort();
+  return {
+    ...answer,
+    answer: undefined,
+    header: message.header,
+    answers: records(message.answers),
+    authorities: records(message.authorities),
+    additionals: records(message.additionals),
+  };
+}
 
 describe('signature validity periods (val-override-date)', () => {
   // libunbound allows a clock skew of 10% of the validity period, at most val-sig-skew-max (1 day).
