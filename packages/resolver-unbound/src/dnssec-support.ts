@@ -9,6 +9,7 @@
  */
 import { createSocket, type Socket } from 'node:dgram';
 import type { UnboundAddon } from './binding.js';
+import { reapplySettingsInForce } from './context.js';
 import { PROBED_ALGORITHMS, PROBED_DIGESTS, dnskeyText, dsText, probeKey, type ProbeKey } from './probe-keys.js';
 import { applySettingsInForce } from './process-wide.js';
 import { UnboundContext } from './unbound-context.js';
@@ -78,6 +79,11 @@ async function validated(
   try {
     // Finalized with libunbound's defaults, it would reset the live resolvers' process-wide settings.
     applySettingsInForce(context);
+    // Anchors of algorithms libunbound lacks are the point here: its warnings about them (on
+    // stderr, after each insecure answer of `dnscore resolve`) are not news. The log is the
+    // process's, so the settings in force are applied again below.
+    context.setOption('logfile', '/dev/null');
+    context.setOption('use-syslog', 'no');
     context.setOption('do-not-query-localhost', 'no');
     context.setOption('qname-minimisation', 'no');
     context.setStub(ZONE, `127.0.0.1@${port}`, false);
@@ -87,6 +93,7 @@ async function validated(
   } finally {
     // Its threads joined now, not when the collector finds it.
     context.close();
+    reapplySettingsInForce(addon);
   }
 }
 

@@ -3,8 +3,12 @@
  * nettle) every algorithm in use but Ed448, and the DS digests SHA-1, SHA-256 and SHA-384.
  * The cross-check with a zone that ldns signs with Ed448 is in test/dnssec-mitm.test.ts.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeQuery } from '@dnscore/core/plugin';
+import { probeDnssecSupport } from '../src/dnssec-support.js';
 import { PROBED_ALGORITHMS } from '../src/probe-keys.js';
 import { UnboundResolver, resolverOnBinding } from '../src/unbound-resolver.js';
 import { UnboundUnavailableError } from '../src/errors.js';
@@ -29,7 +33,9 @@ describe('dnssecSupport', () => {
   it.runIf(existsSync('/etc/debian_version'))(
     "Debian's libunbound (nettle): Ed448 does not validate, Ed25519 does",
     async () => {
-      const support = await new UnboundResolver({ hosts: false, resolvConf: false, trustAnchors: [] }).dnssecSupport();
+      const resolver = new UnboundResolver({ hosts: false, resolvConf: false, trustAnchors: [] });
+      const support = await resolver.dnssecSupport();
+      resolver.close();
       expect(support.algorithms.filter((a) => !a.validates).map((a) => a.name)).toEqual(['ED448']);
       expect(support.digests.map((d) => [d.name, d.validates])).toEqual([
         ['SHA-1', true],
@@ -54,5 +60,36 @@ describe('probe keys', () => {
       new RegExp(`^a13\\.dnscore-probe\\. IN DS ${key.keyTag} 13 2 [0-9a-f]{64}$`),
     );
     expect(() => probeKey('x.', 3)).toThrow('no probe key for DNSSEC algorithm 3');
+  });
+});
+
+function loadedAddon() {
+  const binding = loadUnboundBinding();
+  if (!binding.available) throw new Error(binding.reason);
+  return binding.addon;
+}
+
+describe("the probe and libunbound's log", () => {
+  it("the probe's expected warnings stay out of it, and the live resolvers log there again afterwards", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dnscore-probe-log-'));
+    const logfile = join(dir, 'unbound.log');
+    const resolver = new UnboundResolver({
+      hosts: false,
+      resolvConf: false,
+      trustAnchors: [],
+      localData: ['goose.feathers 300 IN A 127.0.0.2'],
+      localZones: [{ name: 'feathers', type: 'static' }],
+      options: { logfile, verbosity: 4 },
+    });
+    // Not dnssecSupport(), which is found out once per process (another test may have).
+    await probeDnssecSupport(loadedAddon());
+    await resolver.resolve(makeQuery('goose.feathers', 'A'), new AbortController().signal);
+    resolver.close();
+    const log = readFileSync(logfile, 'utf8');
+    // libunbound warns about each probe anchor of an algorithm it lacks (Ed448 on Debian).
+    expect(log).not.toContain('dnscore-probe');
+    // The answer from local data, at verbosity 4: the log is the resolver's again.
+    expect(log).toContain('using localzone feathers. static');
+    rmSync(dir, { recursive: true, force: true });
   });
 });
