@@ -13,6 +13,7 @@ import {
   DEFAULT_INFRA_HOST_TTL_S,
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_NUM_QUERIES_PER_THREAD,
+  DEFAULT_OUTGOING_NUM_TCP,
   DEFAULT_OUTGOING_RANGE,
   DEFAULT_QNAME_MINIMISATION,
   DEFAULT_RESOLV_CONF,
@@ -176,9 +177,10 @@ export function planContext(options: UnboundOptions = {}, defaults: DefaultFiles
     'harden-algo-downgrade',
     yesNo(options.hardenAlgoDowngrade ?? DEFAULT_HARDEN_ALGO_DOWNGRADE, 'hardenAlgoDowngrade'),
   );
-  // Sized for bursts (libunbound as a library allows 16 sockets and 30 questions at once).
+  // Sized for bursts (libunbound as a library allows 16 sockets, 30 questions and 2 TCP streams at once).
   set('outgoing-range (default)', 'outgoing-range', String(DEFAULT_OUTGOING_RANGE));
   set('num-queries-per-thread (default)', 'num-queries-per-thread', String(DEFAULT_NUM_QUERIES_PER_THREAD));
+  set('outgoing-num-tcp (default)', 'outgoing-num-tcp', String(DEFAULT_OUTGOING_NUM_TCP));
   if (options.debugLevel !== undefined) {
     if (!Number.isInteger(options.debugLevel) || options.debugLevel < 0 || options.debugLevel > 5) {
       throw new UnboundOptionError('debugLevel', `${String(options.debugLevel)} is not an integer 0..5`);

@@ -69,6 +69,7 @@ describe('planContext, nominal', () => {
         'setOption harden-algo-downgrade | yes',
         'setOption outgoing-range | 1024',
         'setOption num-queries-per-thread | 1024',
+        'setOption outgoing-num-tcp | 10',
         'setHosts /etc/hosts',
         'setResolveConf /etc/resolv.conf',
         'addTrustAnchor . IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D',
@@ -108,6 +109,7 @@ describe('planContext, nominal', () => {
       'setOption harden-algo-downgrade | no',
       'setOption outgoing-range | 1024',
       'setOption num-queries-per-thread | 1024',
+      'setOption outgoing-num-tcp | 10',
       'setOption verbosity | 2',
       'setHosts /srv/hosts',
       'setForward 192.0.2.53',
@@ -137,6 +139,7 @@ describe('planContext, nominal', () => {
       'setOption harden-algo-downgrade | yes',
       'setOption outgoing-range | 1024',
       'setOption num-queries-per-thread | 1024',
+      'setOption outgoing-num-tcp | 10',
       'setOption module-config | iterator',
     ]);
     expect(planContext({ trustAnchorFiles: [] }).anchorSource).toBe('options');
