@@ -123,7 +123,8 @@ describe('stress: no result is lost', { timeout: 120_000 }, () => {
   it('over TCP (tcp-upstream): 300 questions at once, each answered (connect, write and read events)', async () => {
     const resolver = new UnboundResolver({
       ...options(),
-      options: { 'do-not-query-localhost': 'no', 'tcp-upstream': 'yes' },
+      // Each query waits 3 s, not its server's retransmit timeout (README: outgoing-num-tcp).
+      options: { 'do-not-query-localhost': 'no', 'tcp-upstream': 'yes', 'infra-cache-min-rtt': 400 },
     });
     const answers = await Promise.all(
       Array.from({ length: NAMES }, (_, i) =>
