@@ -50,8 +50,15 @@ interface Claim {
   settings: ProcessWideSettings;
 }
 
-/** Held weakly: a resolver dropped without close() lets go when it is collected (its contexts are freed then). */
-const claims: Claim[] = [];
+/**
+ * Held weakly: a resolver dropped without close() lets go when it is collected (its contexts
+ * are freed then). Kept on globalThis, so that two copies of this package in one process (two
+ * versions in node_modules), which share one libunbound, share the claims too.
+ */
+const CLAIMS = Symbol.for('@dnscore/resolver-unbound: process-wide claims');
+const shared = globalThis as Record<symbol, Claim[] | undefined>;
+shared[CLAIMS] ??= [];
+const claims: Claim[] = shared[CLAIMS];
 
 function liveClaims(): Claim[] {
   for (let i = claims.length - 1; i >= 0; i--) if (!claims[i]!.owner.deref()) claims.splice(i, 1);

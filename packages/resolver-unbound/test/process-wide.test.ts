@@ -112,3 +112,22 @@ describe('settings libunbound keeps for the whole process', () => {
     resolver.close();
   });
 });
+
+describe('two copies of the package in one process', () => {
+  it('share the claims, as they share one libunbound', async () => {
+    // The same file under two URLs: two module instances, as two installed copies would be.
+    const copy = (name: string) =>
+      import(/* @vite-ignore */ `../src/process-wide.js?copy=${name}`) as Promise<
+        typeof import('../src/process-wide.js')
+      >;
+    const [one, two] = await Promise.all([copy('one'), copy('two')]);
+    expect(one.checkProcessWide).not.toBe(two.checkProcessWide);
+    const owner = {};
+    one.claimProcessWide(owner, new Map([['cache-max-ttl', { value: '5', option: 'options["cache-max-ttl"]' }]]));
+    expect(() => two.checkProcessWide({}, new Map())).toThrow(
+      'libunbound keeps cache-max-ttl for the whole process, and another resolver alive in it has "5"',
+    );
+    two.releaseProcessWide(owner);
+    expect(() => one.checkProcessWide({}, new Map())).not.toThrow();
+  });
+});
