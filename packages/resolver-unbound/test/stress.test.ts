@@ -10,23 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '@dnscore/core';
 import { AbortError, makeQuery, parseMessage, type PluginAnswer } from '@dnscore/core/plugin';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
+import { aZone } from './support/a-zone.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
 import type { UnboundOptions } from '../src/options.js';
 
 const NAMES = 300;
 const address = (i: number): string => `10.9.${Math.floor(i / 250)}.${(i % 250) + 1}`;
-const zone = [
-  '$ORIGIN stress.test.',
-  '$TTL 300',
-  '@ IN SOA ns hostmaster 1 7200 900 1209600 60',
-  '  IN NS ns',
-  'ns IN A 127.0.0.1',
-  ...Array.from({ length: NAMES }, (_, i) => `n${i} IN A ${address(i)}`),
-].join('\n');
+const zone = aZone('stress.test', NAMES, address);
 
 let nsd: NsdServer;
 beforeAll(async () => {
-  nsd = await startNsd([{ name: 'stress.test', text: `${zone}\n` }]);
+  nsd = await startNsd([{ name: 'stress.test', text: zone }]);
 });
 afterAll(async () => {
   await nsd?.stop();

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeQuery, parseMessage, type PluginAnswer } from '@dnscore/core/plugin';
 import { startDnsProxy, type DnsProxy } from '../../../test/support/dns-proxy.js';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
+import { aZone } from './support/a-zone.js';
 import type { UnboundOptions } from '../src/options.js';
 import { shardOf } from '../src/shard.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
@@ -26,19 +27,12 @@ const NAMES = 1000;
 /** Asked one after another: enough for every one of 16 contexts to get several. */
 const SEQUENTIAL = 64;
 const address = (i: number): string => `10.7.${i >> 8}.${i & 255}`;
-const zone = [
-  '$ORIGIN reuse.test.',
-  '$TTL 300',
-  '@ IN SOA ns hostmaster 1 7200 900 1209600 60',
-  '  IN NS ns',
-  'ns IN A 127.0.0.1',
-  ...Array.from({ length: NAMES }, (_, i) => `n${i} IN A ${address(i)}`),
-].join('\n');
+const zone = aZone('reuse.test', NAMES, address);
 
 let nsd: NsdServer;
 let proxy: DnsProxy;
 beforeAll(async () => {
-  nsd = await startNsd([{ name: 'reuse.test', text: `${zone}\n` }]);
+  nsd = await startNsd([{ name: 'reuse.test', text: zone }]);
   proxy = await startDnsProxy(nsd);
 });
 afterAll(async () => {
