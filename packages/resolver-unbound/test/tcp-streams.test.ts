@@ -10,8 +10,9 @@
  * layout in which the worker made on the resolver thread failed: 26-56 connections here instead
  * of 16, in each of 12 rounds.
  *
- * Bursts: each stream carries up to 200 queries at once; with the 2 streams a library gets, 600
- * of 1,000 questions failed with SERVFAIL. The package asks for 10 (DEFAULT_OUTGOING_NUM_TCP).
+ * Bursts: each stream carries up to 200 queries at once, and a query that finds them all full
+ * makes libunbound close the oldest, with its queries: with the 2 streams a library gets, 600 of
+ * 1,000 questions failed with SERVFAIL. The package asks for 10 (DEFAULT_OUTGOING_NUM_TCP).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeQuery, parseMessage, type PluginAnswer } from '@dnscore/core/plugin';
