@@ -64,6 +64,8 @@ export async function probeDnssecSupport(addon: UnboundAddon): Promise<DnssecSup
     }));
     return { algorithms, digests };
   } finally {
+    // The probe's contexts logged to /dev/null, and the log is the process's (validated()).
+    reapplySettingsInForce(addon);
     await server.close();
   }
 }
@@ -81,7 +83,7 @@ async function validated(
     applySettingsInForce(context);
     // Anchors of algorithms libunbound lacks are the point here: its warnings about them (on
     // stderr, after each insecure answer of `dnscore resolve`) are not news. The log is the
-    // process's, so the settings in force are applied again below.
+    // process's, so the settings in force are applied again once the probe is done.
     context.setOption('logfile', '/dev/null');
     context.setOption('use-syslog', 'no');
     context.setOption('do-not-query-localhost', 'no');
@@ -93,7 +95,6 @@ async function validated(
   } finally {
     // Its threads joined now, not when the collector finds it.
     context.close();
-    reapplySettingsInForce(addon);
   }
 }
 
