@@ -288,10 +288,12 @@ export class NodeDnsPromiseResolver {
     const picked = (result: DnsResult): V => pick(usable(result, type, syscall, hostname));
     const dns = this.#dns;
     const options = { signal: call.signal! };
+    // c-ares asks the root for the empty name; the core refuses an empty name as a likely slip.
+    const question = name === '' ? '.' : name;
     try {
       return await (dns.resolveWith
-        ? dns.resolveWith(name, type, picked, options)
-        : dns.resolve(name, type, options).then(picked));
+        ? dns.resolveWith(question, type, picked, options)
+        : dns.resolve(question, type, options).then(picked));
     } catch (error) {
       if (error instanceof NodeDnsError) throw error;
       const code = errorCode(error);

@@ -84,6 +84,9 @@ const QUESTIONS: [string, NodeRrtype][] = [
   ['mail.node.example', 'ANY'],
   ['outside.example', 'A'], // nsd serves no such zone: REFUSED
   ['a..node.example', 'A'],
+  ['', 'A'], // c-ares asks the root, which nsd does not serve: REFUSED
+  ['', 'NS'],
+  ['.', 'SOA'],
 ];
 
 describe('NodeDnsPromiseResolver against node:dns, both asking nsd', () => {
