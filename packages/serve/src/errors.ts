@@ -85,6 +85,13 @@ export class UriTooLongError extends ServeError {
   override readonly status = 414;
 }
 
+/** An Expect header other than 100-continue (417). */
+export class ExpectationFailedError extends ServeError {
+  override name = 'ExpectationFailedError';
+  override readonly code = 'SERVE_ERR_EXPECTATION';
+  override readonly status = 417;
+}
+
 /** Over the request rate (429, with Retry-After in seconds). */
 export class RateLimitedError extends ServeError {
   override name = 'RateLimitedError';

@@ -1,7 +1,7 @@
 /** The HTTP server against what a hostile client sends, and its API against the walk-through zone. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECURITY_HEADERS, type RunningServer } from '@dnscore/serve';
-import { call, exampleServer, postJson, raw, recordingPlugin } from './support/http.js';
+import { call, exampleServer, parseRaw, postJson, raw, recordingPlugin } from './support/http.js';
 import { zoneText } from './support/zones.js';
 
 let server: RunningServer;
@@ -259,16 +259,68 @@ describe('serve: hostile requests', () => {
     expect(a).not.toContain('"name": "@dnscore/serve"');
   });
 
-  it.each(['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'])('%s is a 405 with Allow', async (method) => {
-    const path = method === 'CONNECT' ? `${host()}` : '/api/sip';
-    const a = await raw(server.port, [`${method} ${path} HTTP/1.1\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`]);
-    if (method === 'CONNECT')
-      expect(a).toBe(''); // node closes a CONNECT nobody listens for
-    else {
-      expect(a).toMatch(/^HTTP\/1\.1 405 /);
-      expect(a.toLowerCase()).toContain('allow: get, post');
-      expect(a).toContain('"code":"SERVE_ERR_METHOD"');
-    }
+  it.each(['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'])('%s is a 405 with Allow', async (method) => {
+    const a = await raw(server.port, [`${method} /api/sip HTTP/1.1\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`]);
+    expect(a).toMatch(/^HTTP\/1\.1 405 /);
+    expect(a.toLowerCase()).toContain('allow: get, post');
+    expect(a).toContain('"code":"SERVE_ERR_METHOD"');
+  });
+
+  // Answers node's parser or node itself would write (no handler runs) carry the safe headers and a JSON error too.
+  it.each([
+    [
+      'CONNECT (a tunnel)',
+      () => `CONNECT ${host()} HTTP/1.1\r\nHost: ${host()}\r\n\r\n`,
+      'HTTP/1.1 405 Method Not Allowed',
+      { code: 'SERVE_ERR_METHOD', message: 'method CONNECT is not allowed here; use GET or HEAD or POST' },
+    ],
+    [
+      'a request line that is not HTTP',
+      () => 'GET / HTTP/1.1 x\r\n\r\n',
+      'HTTP/1.1 400 Bad Request',
+      { code: 'SERVE_ERR_BAD_REQUEST', message: 'the request is not valid HTTP/1.1' },
+    ],
+    [
+      'Content-Length beside Transfer-Encoding (smuggling)',
+      () =>
+        `POST /api/sip HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\n` +
+        'Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      'HTTP/1.1 400 Bad Request',
+      { code: 'SERVE_ERR_BAD_REQUEST', message: 'the request is not valid HTTP/1.1' },
+    ],
+    [
+      'two Content-Length headers that differ',
+      () =>
+        `POST /api/sip HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\n` +
+        'Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+      'HTTP/1.1 400 Bad Request',
+      { code: 'SERVE_ERR_BAD_REQUEST', message: 'the request is not valid HTTP/1.1' },
+    ],
+    [
+      'oversized headers',
+      () => `GET / HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      'HTTP/1.1 431 Request Header Fields Too Large',
+      { code: 'SERVE_ERR_HEADERS_TOO_LARGE', message: 'headers over 8192 bytes' },
+    ],
+    [
+      'a header block that never ends',
+      () => `GET / HTTP/1.1\r\nHost: ${host()}\r\n`,
+      'HTTP/1.1 408 Request Timeout',
+      { code: 'SERVE_ERR_REQUEST_TIMEOUT', message: 'the request took too long to arrive' },
+    ],
+    [
+      'an Expect other than 100-continue',
+      () => `GET / HTTP/1.1\r\nHost: ${host()}\r\nExpect: 200-ok\r\n\r\n`,
+      'HTTP/1.1 417 Expectation Failed',
+      { code: 'SERVE_ERR_EXPECTATION', message: 'Expect "200-ok" is not supported' },
+    ],
+  ])('%s: a JSON error with the safe headers on a closing connection', async (_what, request, statusLine, error) => {
+    const a = parseRaw(await raw(server.port, [request()]));
+    expect(a.statusLine).toBe(statusLine);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(a.headers[name]).toBe(value);
+    expect(a.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(a.headers.connection).toBe('close');
+    expect(JSON.parse(a.body)).toEqual({ error: error });
   });
 
   it('oversized headers: 431, and the server goes on', async () => {

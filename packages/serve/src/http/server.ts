@@ -7,15 +7,24 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { DnsCore } from '@dnscore/core';
 import * as d from '../defaults.js';
-import { BadRequestError, MethodNotAllowedError, NotFoundError, UriTooLongError } from '../errors.js';
+import {
+  BadRequestError,
+  ExpectationFailedError,
+  MethodNotAllowedError,
+  NotFoundError,
+  UriTooLongError,
+} from '../errors.js';
 import type { Params } from '../api/question.js';
 import { loadAssets, type Asset } from './assets.js';
 import { readJson } from './body.js';
 import { checkHost, checkWrite, RateLimiter } from './guard.js';
-import { errorAnswer, send, sendJson } from './respond.js';
+import { errorAnswer, SECURITY_HEADERS, send, sendJson } from './respond.js';
 import { ROUTES, type RouteContext } from './routes.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface ServeOptions {
   /** The backends behind "live DNS" (the CLI's backend flags). Closed by the caller. */
@@ -87,6 +96,22 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (!socket.writable || socket.writableEnded) return void socket.destroy();
     socket.end(clientErrorAnswer(error.code));
   });
+  // CONNECT (a proxy tunnel): node would close the socket without a word.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    if (!socket.writable) return void socket.destroy();
+    const error = new MethodNotAllowedError(req.method ?? '', ['GET', 'HEAD', 'POST']);
+    socket.end(rawAnswer(405, 'Method Not Allowed', error.code, error.message, error.headers));
+  });
+  // An Expect other than 100-continue: node's own 417 would carry no safe header and no JSON.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('connection', 'close');
+    const answer = errorAnswer(
+      new ExpectationFailedError(`Expect "${String(req.headers.expect).slice(0, 40)}" is not supported`),
+      false,
+    );
+    send(res, answer.status, JSON_TYPE, `${JSON.stringify(answer.body)}\n`, answer.headers, req.method === 'HEAD');
+  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const controller = new AbortController();
@@ -134,14 +159,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const answer = errorAnswer(error, timedOut);
       // A body left unread would be taken as the next request: close instead.
       if (!req.complete) res.setHeader('connection', 'close');
-      send(
-        res,
-        answer.status,
-        'application/json; charset=utf-8',
-        `${JSON.stringify(answer.body)}\n`,
-        answer.headers,
-        head,
-      );
+      send(res, answer.status, JSON_TYPE, `${JSON.stringify(answer.body)}\n`, answer.headers, head);
     }
   }
 
@@ -181,11 +199,30 @@ function clientErrorAnswer(code: string | undefined): string {
       : code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', 'SERVE_ERR_REQUEST_TIMEOUT', 'the request took too long to arrive']
         : [400, 'Bad Request', 'SERVE_ERR_BAD_REQUEST', 'the request is not valid HTTP/1.1'];
-  const body = `${JSON.stringify({ error: { code: ours, message } })}\n`;
-  return (
-    `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
+  return rawAnswer(status, reason, ours, message);
+}
+
+/**
+ * An answer written straight to the socket (node's parser refused the request, or CONNECT), with
+ * the same safe headers as every other answer, and a closing connection.
+ */
+function rawAnswer(
+  status: number,
+  reason: string,
+  code: string,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): string {
+  const body = `${JSON.stringify({ error: { code, message } })}\n`;
+  const fields = {
+    ...SECURITY_HEADERS,
+    ...headers,
+    connection: 'close',
+    'content-type': JSON_TYPE,
+    'content-length': String(Buffer.byteLength(body)),
+  };
+  const head = Object.entries(fields).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${reason}\r\n${head.join('')}\r\n${body}`;
 }
 
 /** A query string as parameters: each name at most once. */

@@ -64,6 +64,18 @@ export function raw(port: number, pieces: readonly string[], gapMs = 0): Promise
   });
 }
 
+/** The first answer of a raw exchange: status line, headers (lower-case names) and body. */
+export function parseRaw(text: string): { statusLine: string; headers: Record<string, string>; body: string } {
+  const end = text.indexOf('\r\n\r\n');
+  const [statusLine = '', ...lines] = text.slice(0, end < 0 ? text.length : end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { statusLine, headers, body: end < 0 ? '' : text.slice(end + 4) };
+}
+
 /** A plugin that records every question and answers none: proof that it was never asked. */
 export function recordingPlugin(): ResolverPlugin & { readonly asked: string[] } {
   const asked: string[] = [];
