@@ -1,7 +1,7 @@
 /** The HTTP server against what a hostile client sends, and its API against the walk-through zone. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECURITY_HEADERS, type RunningServer } from '@dnscore/serve';
-import { call, exampleServer, parseRaw, postJson, raw, recordingPlugin } from './support/http.js';
+import { call, exampleServer, parseRaw, postJson, raw, recordingPlugin, withContinue } from './support/http.js';
 import { zoneText } from './support/zones.js';
 
 let server: RunningServer;
@@ -343,6 +343,41 @@ describe('serve: hostile requests', () => {
     const streamed = await call(server, 'POST', '/api/sip', { 'content-type': 'application/json' }, big);
     expect(streamed.status).toBe(413);
     expect(streamed.json().error.code).toBe('SERVE_ERR_TOO_LARGE');
+  });
+
+  it('Expect: 100-continue: a request that will be refused gets its final answer, never 100 Continue', async () => {
+    const head = (headers: string) =>
+      `POST /api/sip HTTP/1.1\r\n${headers}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
+    const json = 'Content-Type: application/json';
+    for (const [headers, statusLine, code] of [
+      [
+        `Host: ${host()}\r\n${json}\r\nContent-Length: 10000000`,
+        'HTTP/1.1 413 Payload Too Large',
+        'SERVE_ERR_TOO_LARGE',
+      ],
+      [`Host: evil.example\r\n${json}\r\nContent-Length: 20`, 'HTTP/1.1 421 Misdirected Request', 'SERVE_ERR_HOST'],
+      [
+        `Host: ${host()}\r\nContent-Type: text/plain\r\nContent-Length: 20`,
+        'HTTP/1.1 415 Unsupported Media Type',
+        'SERVE_ERR_MEDIA_TYPE',
+      ],
+    ] as const) {
+      const a = parseRaw(await withContinue(server.port, head(headers), 'x'.repeat(20)));
+      expect(a.statusLine).toBe(statusLine);
+      expect(a.headers.connection).toBe('close');
+      expect(JSON.parse(a.body).error.code).toBe(code);
+    }
+    // A request that will be read: 100 Continue, then the answer to the body sent after it.
+    const body = '{"uri":"sip:bob@biloxi.example","transports":"udp","ipv6":false}';
+    const ok = await withContinue(
+      server.port,
+      head(`Host: ${host()}\r\n${json}\r\nContent-Length: ${body.length}`),
+      body,
+    );
+    expect(ok.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
+    const answer = parseRaw(ok.slice('HTTP/1.1 100 Continue\r\n\r\n'.length));
+    expect(answer.statusLine).toBe('HTTP/1.1 200 OK');
+    expect(JSON.parse(answer.body).transport).toBe('udp');
   });
 
   it('slowloris: a header block dribbled in is cut off', async () => {

@@ -2,10 +2,16 @@
 import type { IncomingMessage } from 'node:http';
 import { BadRequestError, PayloadTooLargeError } from '../errors.js';
 
-export async function readJson(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+/** `start` runs once the body is known to be wanted (it sends 100 Continue to a client that waits for it). */
+export async function readJson(
+  req: IncomingMessage,
+  limit: number,
+  start: () => void = () => {},
+): Promise<Record<string, unknown>> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit)
     throw new PayloadTooLargeError(`the body is larger than ${limit} bytes`);
+  start();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

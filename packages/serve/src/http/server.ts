@@ -103,6 +103,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const error = new MethodNotAllowedError(req.method ?? '', ['GET', 'HEAD', 'POST']);
     socket.end(rawAnswer(405, 'Method Not Allowed', error.code, error.message, error.headers));
   });
+  // Expect: 100-continue: the request is checked first; 100 Continue only when its body will be read.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => void handle(req, res, true));
   // An Expect other than 100-continue: node's own 417 would carry no safe header and no JSON.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('connection', 'close');
@@ -113,7 +115,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     send(res, answer.status, JSON_TYPE, `${JSON.stringify(answer.body)}\n`, answer.headers, req.method === 'HEAD');
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue = false): Promise<void> {
     const controller = new AbortController();
     // One signal reaches every question of the answer (a check asks a dozen at once).
     setMaxListeners(256, controller.signal);
@@ -142,7 +144,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         let params: Params;
         if (req.method === 'POST') {
           checkWrite(req, hostHeader);
-          params = await readJson(req, maxBody);
+          params = await readJson(req, maxBody, () => expectsContinue && res.writeContinue());
         } else params = queryParams(url);
         const answer = await api.route(params, ctx, controller.signal);
         clearTimeout(deadline);

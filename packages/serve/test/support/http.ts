@@ -64,6 +64,24 @@ export function raw(port: number, pieces: readonly string[], gapMs = 0): Promise
   });
 }
 
+/**
+ * A request with `Expect: 100-continue` as a careful client sends it: the header block, then the body
+ * only after the server says 100 Continue. Collects everything the server sends until it closes.
+ */
+export function withContinue(port: number, head: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
+    let got = '';
+    socket.on('data', (d) => {
+      const first = got === '';
+      got += d.toString('latin1');
+      if (first && got.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) socket.write(body);
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got));
+  });
+}
+
 /** The first answer of a raw exchange: status line, headers (lower-case names) and body. */
 export function parseRaw(text: string): { statusLine: string; headers: Record<string, string>; body: string } {
   const end = text.indexOf('\r\n\r\n');
