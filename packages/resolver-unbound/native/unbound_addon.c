@@ -56,6 +56,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unbound-event.h>
 #include <unbound.h>
 #include <unistd.h>
@@ -125,6 +127,7 @@ typedef struct {
 
   pthread_t thread;
   int running;
+  void* stack; /* the resolver thread's stack when the addon placed it (see stack_above_heap), else NULL */
   int wake[2];
 
   /*
@@ -482,8 +485,8 @@ static void send_cancels(Context* c, CancelRequest* cancels, int count) {
  * thread left, measured: 2 contexts in 72), no stream was ever found: every TCP query opened a
  * connection and, with libunbound's 2 for a library, closed one with queries on it, which then
  * failed with SERVFAIL. Node's main thread allocates from the brk heap, below every thread's
- * stack. A worker_threads thread has an arena of its own, which may lie above: measured 16 to 50
- * connections for 16 contexts there (libunbound 1.18 and later need none of this).
+ * stack. A worker_threads thread has an arena of its own, which may lie above the resolver
+ * thread's stack: see stack_above_heap (libunbound 1.18 and later need none of this).
  */
 static void make_worker(Context* c) {
   int ignored = 0;
@@ -557,10 +560,94 @@ static void* resolver_thread(void* arg) {
   return NULL;
 }
 
-/* Starts the resolver thread once (JS thread). 0: no thread could be made. */
+#define RESOLVER_STACK_SIZE ((size_t)2 << 20) /* what libunbound asks for its own threads (PTHREADSTACKSIZE) */
+/* glibc's HEAP_MAX_SIZE on 64 bits: a thread's malloc arena grows in heaps of this size, aligned to it. */
+#define ARENA_HEAP_SIZE ((uintptr_t)64 << 20)
+
+/*
+ * The lowest free range of `size` bytes at or above `floor` in this process's address space that
+ * no stack grows into (Linux: /proc/self/maps), or 0. The main thread's stack may grow down by
+ * its rlimit, and the kernel keeps at least 128 MB under it for that: the range stays below.
+ */
+static uintptr_t free_range_above(uintptr_t floor, size_t size) {
+  FILE* maps = fopen("/proc/self/maps", "re");
+  if (!maps) return 0;
+  struct rlimit limit;
+  uintptr_t reserve = (uintptr_t)128 << 20;
+  if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur > reserve)
+    reserve = limit.rlim_cur;
+  uintptr_t found = 0, previous_end = 0, stack = 0;
+  char line[512];
+  int line_start = 1;
+  while (fgets(line, sizeof line, maps)) {
+    int whole = strchr(line, '\n') != NULL;
+    unsigned long start, end;
+    /* A line longer than the buffer comes in pieces: only a line's first piece has its range. */
+    int parsed = line_start && sscanf(line, "%lx-%lx", &start, &end) == 2;
+    line_start = whole;
+    if (!parsed) continue;
+    if (strstr(line, "[stack]")) {
+      stack = start;
+      break;
+    }
+    uintptr_t from = previous_end > floor ? previous_end : floor;
+    if (!found && start > from && start - from >= size) found = from;
+    if (end > previous_end) previous_end = end;
+  }
+  fclose(maps);
+  if (!found || !stack || stack < reserve || found + size > stack - reserve) return 0;
+  return found;
+}
+
+/*
+ * A stack for the resolver thread above the heap libunbound's worker was just made on, or NULL
+ * for the default. libunbound before 1.18 finds a TCP stream only from a thread whose stack lies
+ * above that heap (see make_worker). On Node's main thread the worker comes from the brk heap,
+ * below every mapping, so the default stack does. A worker_threads thread allocates from an arena
+ * of its own among the mappings, and a new thread's stack (often one an exited thread left) may
+ * lie below it: every TCP query then opened a connection (61 for 64 questions on 16 contexts).
+ * The stack is then placed in the lowest free range above that arena's heap; none: the default.
+ */
+static void* stack_above_heap(void) {
+#ifdef __linux__
+  void* probe = malloc(1);
+  if (!probe) return NULL;
+  uintptr_t mark = (uintptr_t)probe;
+  free(probe);
+  if (mark < (uintptr_t)sbrk(0)) return NULL; /* the brk heap */
+  uintptr_t heap_end = (mark | (ARENA_HEAP_SIZE - 1)) + 1;
+  uintptr_t at = free_range_above(heap_end, RESOLVER_STACK_SIZE);
+  if (!at) return NULL;
+  void* stack = mmap((void*)at, RESOLVER_STACK_SIZE, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (stack == MAP_FAILED) return NULL;
+  /* A kernel before 4.17 reads MAP_FIXED_NOREPLACE as a hint only. */
+  if ((uintptr_t)stack != at) {
+    munmap(stack, RESOLVER_STACK_SIZE);
+    return NULL;
+  }
+  /* The lowest page is the guard that glibc gives its own stacks. */
+  mprotect(stack, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE);
+  return stack;
+#else
+  return NULL;
+#endif
+}
+
+/* Starts the resolver thread once (JS thread, after make_worker). 0: no thread could be made. */
 static int start(Context* c) {
   if (c->running) return 1;
-  if (pthread_create(&c->thread, NULL, resolver_thread, c) != 0) return 0;
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return 0;
+  c->stack = stack_above_heap();
+  if (c->stack) pthread_attr_setstack(&attr, c->stack, RESOLVER_STACK_SIZE);
+  int made = pthread_create(&c->thread, &attr, resolver_thread, c) == 0;
+  pthread_attr_destroy(&attr);
+  if (!made) {
+    if (c->stack) munmap(c->stack, RESOLVER_STACK_SIZE);
+    c->stack = NULL;
+    return 0;
+  }
 #ifdef __linux__
   /* Named for ps, top, perf and /proc (at most 15 characters; the call differs elsewhere). */
   pthread_setname_np(c->thread, "dnscore-unbound");
@@ -593,6 +680,8 @@ static void shutdown_context(Context* c) {
     wake(c);
     pthread_join(c->thread, NULL);
     c->running = 0;
+    if (c->stack) munmap(c->stack, RESOLVER_STACK_SIZE);
+    c->stack = NULL;
   }
   /* Questions in flight are dropped (libunbound fails them into on_answer, which ignores them here). */
   if (!c->poisoned) {

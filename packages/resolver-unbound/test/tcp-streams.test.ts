@@ -8,12 +8,15 @@
  * addon makes the worker on the JS thread, whose heap (the main thread's) lies below every
  * thread's stack. Contexts made and closed first leave exited threads' malloc arenas behind, the
  * layout in which the worker made on the resolver thread failed: 26-56 connections here instead
- * of 16, in each of 12 rounds.
+ * of 16, in each of 12 rounds. A worker_threads thread allocates from an arena of its own: there
+ * the resolver thread gets a stack placed above it (29 and 35 connections for 16 without).
  *
  * Bursts: each stream carries up to 200 queries at once, and a query that finds them all full
  * makes libunbound close the oldest, with its queries: with the 2 streams a library gets, 600 of
  * 1,000 questions failed with SERVFAIL. The package asks for 10 (DEFAULT_OUTGOING_NUM_TCP).
  */
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeQuery, parseMessage, type PluginAnswer } from '@dnscore/core/plugin';
 import { startDnsProxy, type DnsProxy } from '../../../test/support/dns-proxy.js';
@@ -85,6 +88,23 @@ describe('TCP streams', () => {
     }
     expect(proxy.tcpConnections - before).toBe(shards.size);
     resolver.close();
+  });
+
+  it('and from a worker_threads thread, whose own malloc arena may lie above a new thread stack', async () => {
+    const worker = new Worker(new URL('./support/sequential-tcp-worker.mjs', import.meta.url), {
+      workerData: { address: proxy.address, port: proxy.port, sequential: SEQUENTIAL },
+      execArgv: [], // not the test runner's "source" condition: the worker loads the built packages
+    });
+    try {
+      const [churned] = await once(worker, 'message');
+      expect(churned).toEqual({ churned: true });
+      const before = proxy.tcpConnections;
+      const [{ rcodes, contexts }] = (await once(worker, 'message')) as [{ rcodes: number[]; contexts: number }];
+      expect(rcodes).toEqual(Array.from({ length: SEQUENTIAL }, () => 0));
+      expect(proxy.tcpConnections - before).toBe(contexts);
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it('1,000 distinct questions at once are each answered, over at most 10 connections', async () => {
