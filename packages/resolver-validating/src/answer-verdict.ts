@@ -167,8 +167,9 @@ async function rrsetParts(
     const zone = await chain.zoneOf(signer);
     let verdict: AnswerVerdict;
     if (zone.status === 'bogus') verdict = bogus(zone.why, zone.ede);
-    else if (zone.status === 'insecure') verdict = { status: 'insecure', whyInsecure: zone.why };
-    else if (keyOf(zone.zone) !== keyOf(signer)) {
+    else if (zone.status === 'insecure') {
+      verdict = await insecureSigner(owner, signer, `${fqdn(owner)} ${typeText(set)}`, zone.why, chain);
+    } else if (keyOf(zone.zone) !== keyOf(signer)) {
       verdict = bogus(`${fqdn(owner)} ${typeText(set)}: signed by ${fqdn(signer)}, which is not a zone apex`);
     } else {
       const checked = chain.verified.verify(set, zone.keys, signer, options);
@@ -193,6 +194,24 @@ async function unsignedPart(owner: Labels, why: string, chain: ChainOfTrust): Pr
   return { status: 'insecure', whyInsecure: zone.why };
 }
 
+/**
+ * An RRSIG whose signer lies in an insecure zone (`why`): insecure only when the owner's own
+ * zone is insecure too. A signer name is the attacker's to write: one above a trust anchor
+ * deeper than the root (no anchor covers it) must not make the data of the anchored zone insecure.
+ */
+async function insecureSigner(
+  owner: Labels,
+  signer: Labels,
+  what: string,
+  why: string,
+  chain: ChainOfTrust,
+): Promise<AnswerVerdict> {
+  const zone = await chain.zoneOf(owner);
+  if (zone.status === 'insecure') return { status: 'insecure', whyInsecure: why };
+  if (zone.status === 'bogus') return bogus(zone.why, zone.ede);
+  return bogus(`${what}: signed by ${fqdn(signer)}, outside the chain of trust of the signed zone ${fqdn(zone.zone)}`);
+}
+
 /** NXDOMAIN or NODATA for `name`: proven by the NSEC/NSEC3 records of its zone, or insecure. */
 async function denialPart(
   fetched: Fetched,
@@ -213,7 +232,7 @@ async function denialPart(
   }
   const zone = await chain.zoneOf(signer);
   if (zone.status === 'bogus') return bogus(zone.why, zone.ede);
-  if (zone.status === 'insecure') return { status: 'insecure', whyInsecure: zone.why };
+  if (zone.status === 'insecure') return insecureSigner(name, signer, what, zone.why, chain);
   if (keyOf(zone.zone) !== keyOf(signer)) return bogus(`${what}: signed by ${fqdn(signer)}, not a zone apex`);
   const input = denialInput(fetched, name, qtype, signer, zone.keys);
   const verdict = fetched.rcode === Rcode.NXDOMAIN ? proveNxdomain(input, options) : proveNodata(input, options);

@@ -5,6 +5,7 @@
  * records come back unsigned, forged or without their DS is bogus, never insecure. Chain
  * questions are asked once for many questions; negative trust anchors and requireSecure.
  */
+import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DnsCore, makeQuery, type DnsResult } from '@dnscore/core';
 import { startDnsProxy, type DnsProxy, type Rewrite } from '../../../test/support/dns-proxy.js';
@@ -190,5 +191,99 @@ describe('negative trust anchors and requireSecure', () => {
     const { core } = backend({ requireSecure: true });
     await expect(core.resolve('www.insecure.example', 'A')).rejects.toBeInstanceOf(InsecureAnswerError);
     expect(status(await core.resolve('www.secure.example', 'A'))).toBe('secure');
+  });
+});
+
+/**
+ * An RRSIG's signer name is written by whoever answers. With a trust anchor below the root
+ * (`example.` here), a signer above it (the root) lies in no chain of trust: that must not make
+ * data of the anchored, signed zone insecure (libunbound says bogus too).
+ */
+describe('an RRSIG naming a signer above the trust anchor', () => {
+  const rootSigned = (answer: Uint8Array, change: (p: dnsPacket.Packet) => void): Uint8Array => {
+    const packet = dnsPacket.decode(Buffer.from(answer));
+    change(packet);
+    return dnsPacket.encode(packet);
+  };
+
+  it('forged data whose RRSIG names the root as signer is bogus, not insecure', async () => {
+    const { core } = backend();
+    proxy.rewrite = only('www.secure.example', (q, answer) =>
+      q.type !== 1
+        ? answer
+        : rootSigned(answer, (p) => {
+            p.answers = (p.answers ?? []).map((r) =>
+              r.type === 'A'
+                ? { ...r, data: '6.6.6.6' }
+                : r.type === 'RRSIG'
+                  ? { ...r, data: { ...r.data, signersName: '.' } }
+                  : r,
+            );
+          }),
+    );
+    const result = await core.resolve('www.secure.example', 'A');
+    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+      status: 'bogus',
+      rcode: 'NOERROR',
+      records: [],
+      ede: 6,
+    });
+    expect(result.whyBogus).toBe(
+      'validation failure <www.secure.example. A IN>: www.secure.example. type 1: signed by ., ' +
+        'outside the chain of trust of the signed zone secure.example.',
+    );
+  });
+
+  it('a forged NXDOMAIN whose SOA RRSIG names the root as signer is bogus, not insecure', async () => {
+    const { core } = backend();
+    proxy.rewrite = only('www.secure.example', (q, answer) =>
+      q.type !== 1
+        ? answer
+        : rootSigned(answer, (p) => {
+            p.flags = ((p.flags ?? 0) & ~0x0f) | 3; // rcode NXDOMAIN
+            p.answers = [];
+            p.authorities = [
+              {
+                name: 'example',
+                type: 'SOA',
+                ttl: 300,
+                data: { mname: 'ns1.example', rname: 'h.example', serial: 1, minimum: 300 },
+              },
+              {
+                name: 'example',
+                type: 'RRSIG',
+                ttl: 300,
+                data: {
+                  typeCovered: 'SOA',
+                  algorithm: 13,
+                  labels: 1,
+                  originalTTL: 300,
+                  expiration: 2_000_000_000,
+                  inception: 1,
+                  keyTag: 1,
+                  signersName: '.',
+                  signature: Buffer.alloc(64),
+                },
+              },
+            ];
+          }),
+    );
+    const result = await core.resolve('www.secure.example', 'A');
+    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+      status: 'bogus',
+      rcode: 'NXDOMAIN',
+      records: [],
+      ede: 6,
+    });
+    expect(result.whyBogus).toBe(
+      'validation failure <www.secure.example. A IN>: NXDOMAIN for www.secure.example.: signed by ., ' +
+        'outside the chain of trust of the signed zone secure.example.',
+    );
+  });
+
+  it('an unsigned zone under the anchor stays insecure', async () => {
+    const { core } = backend();
+    const result = await core.resolve('www.insecure.example', 'A');
+    expect([status(result), result.rcodeName]).toEqual(['insecure', 'NOERROR']);
   });
 });
