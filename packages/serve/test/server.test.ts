@@ -477,6 +477,24 @@ describe('serve: hostile requests', () => {
     expect(none).toMatch(/^HTTP\/1\.1 421 /);
   });
 
+  it('two Host headers: 400, whichever comes first', async () => {
+    for (const [first, second] of [
+      [host(), 'evil.example'],
+      ['evil.example', host()],
+      [host(), host()],
+    ]) {
+      const a = parseRaw(
+        await raw(server.port, [
+          `GET /api/info HTTP/1.1\r\nHost: ${first}\r\nHost: ${second}\r\nConnection: close\r\n\r\n`,
+        ]),
+      );
+      expect(a.statusLine).toBe('HTTP/1.1 400 Bad Request');
+      expect(JSON.parse(a.body)).toEqual({
+        error: { code: 'SERVE_ERR_BAD_REQUEST', message: 'the Host header is given 2 times' },
+      });
+    }
+  });
+
   it('a cross-origin or non-JSON write is refused (403, 415)', async () => {
     const q = { uri: 'sip:bob@biloxi.example' };
     const other = await postJson(server, '/api/sip', q, { origin: 'http://evil.example' });

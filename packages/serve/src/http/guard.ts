@@ -5,7 +5,13 @@
  */
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import { ForbiddenHostError, ForbiddenOriginError, RateLimitedError, UnsupportedMediaTypeError } from '../errors.js';
+import {
+  BadRequestError,
+  ForbiddenHostError,
+  ForbiddenOriginError,
+  RateLimitedError,
+  UnsupportedMediaTypeError,
+} from '../errors.js';
 
 /**
  * Host must be "localhost", an IP literal, or a name in `allowed`, with the server's port. A
@@ -14,6 +20,9 @@ import { ForbiddenHostError, ForbiddenOriginError, RateLimitedError, Unsupported
 export function checkHost(req: IncomingMessage, port: number, allowed: ReadonlySet<string>): string {
   const host = req.headers.host;
   if (typeof host !== 'string' || host === '') throw new ForbiddenHostError('the Host header is missing');
+  // Node keeps the first of several Host lines; a proxy in front may have read another (RFC 9112 section 3.2).
+  const lines = req.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length;
+  if (lines > 1) throw new BadRequestError(`the Host header is given ${lines} times`);
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host);
   if (!match) throw new ForbiddenHostError('the Host header is malformed');
   const name = match[1]!.toLowerCase();
