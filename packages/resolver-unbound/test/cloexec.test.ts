@@ -8,12 +8,11 @@ import { createSocket } from 'node:dgram';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { makeQuery } from '@dnscore/core/plugin';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadUnboundBinding } from '../src/binding.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
 import { labOptions } from './support/lab.js';
+import { requiredAddon } from './support/addon.js';
 
-const binding = loadUnboundBinding();
-if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
+requiredAddon();
 
 const QUESTIONS = 12;
 /** O_CLOEXEC as /proc/PID/fdinfo shows it (octal "flags:" line). */

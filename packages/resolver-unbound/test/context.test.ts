@@ -9,12 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, quarantinedContexts } from '../src/context.js';
 import { UnboundOptionError } from '../src/errors.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
-import { loadUnboundBinding } from '../src/binding.js';
 import { planContext, type UnboundOptions } from '../src/options.js';
+import { requiredAddon } from './support/addon.js';
 
-const binding = loadUnboundBinding();
-if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
-const { addon } = binding;
+const addon = requiredAddon();
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'dnscore-context-'));

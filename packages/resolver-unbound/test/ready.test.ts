@@ -9,6 +9,7 @@ import { StateError } from '@dnscore/core/plugin';
 import { loadUnboundBinding } from '../src/binding.js';
 import type { UnboundOptions } from '../src/options.js';
 import { UnboundResolver, contextsOf, resolverOnBinding } from '../src/unbound-resolver.js';
+import { requiredAddon } from './support/addon.js';
 import { LOCAL_DATA as LOCAL } from './support/local-data.js';
 
 const closing: UnboundResolver[] = [];
@@ -69,9 +70,7 @@ describe('ready()', () => {
   });
 
   it("the addon's workerMade: false until warm() starts the thread, then true once the worker is made", async () => {
-    const binding = loadUnboundBinding();
-    if (!binding.available) throw new Error(`this test needs the libunbound addon: ${binding.reason}`);
-    const native = new binding.addon.Context(() => {});
+    const native = new (requiredAddon().Context)(() => {});
     try {
       native.setOption('do-not-query-localhost:', 'no');
       native.removeZone('nonexistent.invalid'); // finalizes, as createContext does

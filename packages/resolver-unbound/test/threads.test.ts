@@ -9,7 +9,6 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { StateError, makeQuery, parseMessage } from '@dnscore/core/plugin';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
-import { loadUnboundBinding } from '../src/binding.js';
 import { UnboundResolveError } from '../src/errors.js';
 import type { UnboundOptions } from '../src/options.js';
 import { shardOf } from '../src/shard.js';
@@ -19,10 +18,9 @@ import { children } from './support/children.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 import { labOptions } from './support/lab.js';
 import { BILOXI_QUESTIONS, rigBehindHoldProxy } from './support/rig.js';
+import { requiredAddon } from './support/addon.js';
 
-const binding = loadUnboundBinding();
-if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
-const { addon } = binding;
+const addon = requiredAddon();
 
 const NAMES = 40;
 const zone = [

@@ -9,17 +9,16 @@ import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { createContext } from '../src/context.js';
 import { LibunboundError, type UnboundContext } from '../src/unbound-context.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
-import { loadUnboundBinding, type UnboundResultRaw } from '../src/binding.js';
+import type { UnboundResultRaw } from '../src/binding.js';
 import { planContext } from '../src/options.js';
 import { children } from './support/children.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';
 import { labOptions } from './support/lab.js';
 import { BILOXI_QUESTIONS, rigBehindHoldProxy } from './support/rig.js';
 import { LOCAL_DATA as LOCAL } from './support/local-data.js';
+import { requiredAddon } from './support/addon.js';
 
-const binding = loadUnboundBinding();
-if (!binding.available) throw new Error(`these tests need the libunbound addon: ${binding.reason}`);
-const { addon } = binding;
+const addon = requiredAddon();
 
 const closing: { close(): unknown }[] = [];
 afterEach(async () => {

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DnsCore, makeQuery } from '@dnscore/core';
 import { recordQueryTraces } from '../../../test/support/query-trace.js';
-import { loadUnboundBinding } from '../src/binding.js';
 import { InsecureAnswerError } from '../src/errors.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
 import { Upstream } from '../src/upstream.js';
@@ -50,7 +49,7 @@ describe('Upstream', () => {
   });
 });
 
-describe.runIf(loadUnboundBinding().available)('the unbound backend in the query trace', () => {
+describe('the unbound backend in the query trace', () => {
   it('reports what it was set to ask, transport libunbound, with the rcode; nothing while untraced', async () => {
     const unbound = new UnboundResolver({
       hosts: false,
