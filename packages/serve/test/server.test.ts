@@ -259,6 +259,22 @@ describe('serve: hostile requests', () => {
     expect(a).not.toContain('"name": "@dnscore/serve"');
   });
 
+  it.each([
+    ['/\\evil.example/api/info'],
+    ['/\\evil.example'],
+    ['/\\/evil.example/app.js'],
+    ['/api\\info'],
+    ['/..\\..\\package.json'],
+  ])('a backslash in the path %s: 400, never the page or an API answer', async (path) => {
+    const a = parseRaw(
+      await raw(server.port, [`GET ${path} HTTP/1.1\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`]),
+    );
+    expect(a.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(a.body)).toEqual({
+      error: { code: 'SERVE_ERR_BAD_REQUEST', message: 'the request path holds a backslash (write it %5C)' },
+    });
+  });
+
   it.each(['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'])('%s is a 405 with Allow', async (method) => {
     const a = await raw(server.port, [`${method} /api/sip HTTP/1.1\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`]);
     expect(a).toMatch(/^HTTP\/1\.1 405 /);

@@ -136,6 +136,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         throw new UriTooLongError(`the request target is longer than ${d.MAX_REQUEST_TARGET_BYTES} bytes`);
       if (!target.startsWith('/') || target.startsWith('//'))
         throw new BadRequestError('the request target must be a path');
+      // The URL parser reads "\" as "/" in an http path: "/\evil.example/api/info" would be the host
+      // evil.example and the path /api/info.
+      if (target.split('?', 1)[0]!.includes('\\'))
+        throw new BadRequestError('the request path holds a backslash (write it %5C)');
       const url = new URL(target, 'http://server');
       const api = ROUTES.get(url.pathname);
       if (api) {
