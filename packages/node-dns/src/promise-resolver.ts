@@ -18,6 +18,7 @@ import {
   nodeName,
   soa,
   srv,
+  txt,
   type AnyRecord,
   type CaaRecord,
   type MxRecord,
@@ -347,7 +348,7 @@ function shape(type: NodeRrtype, result: DnsResult): ResolveRecordsMap[NodeRrtyp
     case 'SOA':
       return soa(records[0]!.data as never);
     case 'TXT':
-      return records.map((r) => [...(r.data as readonly string[])]);
+      return records.map((r) => txt(r.rdata));
     case 'CAA':
       return records.map((r) => caa(r.rdata)).filter((c): c is CaaRecord => c !== undefined);
     case 'ANY': {

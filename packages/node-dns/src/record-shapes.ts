@@ -3,7 +3,8 @@
  * documentation and c-ares's parsers): MX priority/exchange, SRV name/port/priority/weight, NAPTR
  * flags/service/regexp/replacement/order/preference, SOA nsname/hostmaster/.../minttl, CAA
  * { critical, <tag>: value }, TXT as the list of each record's strings. The root name, which
- * dnscore writes ".", is "" as c-ares writes it.
+ * dnscore writes ".", is "" as c-ares writes it. node:dns makes a string of TXT and CAA bytes one
+ * character per byte (latin1), so these come from the RDATA, not from the core's UTF-8 text.
  */
 import type { AnyTypedRecord, DnsRecord, MxData, NaptrData, SoaData, SrvData } from '@dnscore/core';
 
@@ -126,10 +127,19 @@ export function anyRecord(raw: DnsRecord): AnyRecord | undefined {
     case 'SOA':
       return { type: 'SOA', ...soa(record.data) };
     case 'TXT':
-      return { type: 'TXT', entries: [...record.data] };
+      return { type: 'TXT', entries: txt(record.rdata) };
     default:
       return raw.type === 'CAA' ? caaRecord(raw.rdata) : undefined;
   }
+}
+
+/** A TXT record's character-strings (RFC 1035 section 3.3.14), a character per byte as node:dns gives them. */
+export function txt(rdata: Uint8Array): string[] {
+  const strings: string[] = [];
+  for (let at = 0; at < rdata.length; at += 1 + rdata[at]!) {
+    strings.push(Buffer.from(rdata.subarray(at + 1, at + 1 + rdata[at]!)).toString('latin1'));
+  }
+  return strings;
 }
 
 function caaRecord(rdata: Uint8Array): AnyRecord | undefined {

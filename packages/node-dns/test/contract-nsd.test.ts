@@ -69,6 +69,8 @@ const QUESTIONS: [string, NodeRrtype][] = [
   ['nomail.node.example', 'MX'],
   ['nx.node.example', 'MX'],
   ['text.node.example', 'TXT'],
+  ['bytes.node.example', 'TXT'], // not UTF-8: node:dns gives a character per byte
+  ['bytes.node.example', 'ANY'],
   ['_sip._udp.node.example', 'SRV'],
   ['v4.node.example', 'SRV'],
   ['node.example', 'NAPTR'],
@@ -117,6 +119,7 @@ describe('NodeDnsPromiseResolver against node:dns, both asking nsd', () => {
       ['resolveSoa', (r) => r.resolveSoa('node.example')],
       ['resolveTxt', (r) => r.resolveTxt('text.node.example')],
       ['resolveTxt nx', (r) => r.resolveTxt('nx.node.example')],
+      ['resolveTxt bytes', (r) => r.resolveTxt('bytes.node.example')],
       // 127.0.0.2: c-ares reads /etc/hosts before asking, and 127.0.0.1 is in it
       ['reverse', (r) => r.reverse('127.0.0.2')],
       ['reverse ::1', (r) => r.reverse('::1')],

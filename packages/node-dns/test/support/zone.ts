@@ -21,6 +21,7 @@ bogus      IN A   127.0.0.6
 alias      IN CNAME both
 text       IN TXT "hello" "world"
 text       IN TXT "v=spf1 -all"
+bytes      IN TXT "caf\\195\\169" "\\255\\000x" ""
 mail       IN MX  10 mx1.node.example.
 mail       IN MX  20 mx2.node.example.
 nomail     IN MX  0 .
