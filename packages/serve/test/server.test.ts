@@ -217,6 +217,39 @@ describe('serve: the failover ladder', () => {
     expect(udp.requests[0].attempts[0].outcome).toBe('answered');
   });
 
+  it.each([
+    ['sip1.biloxi.example', 'down["sip1.biloxi.example"]: the key must be a target\'s IPv4 or IPv6 address'],
+    ['203.0.113.011', 'down["203.0.113.011"]: the key must be a target\'s IPv4 or IPv6 address'],
+    ['fe80::1%eth0', 'down["fe80::1%eth0"]: the key must be a target\'s IPv4 or IPv6 address'],
+  ])(
+    'a server taken down by %s, which no target can be: 400, not a ladder where nothing failed',
+    async (key, message) => {
+      const a = await postJson(server, '/api/failover', { uri: 'sip:bob@biloxi.example', down: { [key]: 'silent' } });
+      expect(a.status).toBe(400);
+      expect(a.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message });
+    },
+  );
+
+  it('an IPv6 server taken down in another spelling is the target it names', async () => {
+    const ask = (down: Record<string, string>) =>
+      postJson(server, '/api/failover', {
+        uri: 'sip:dot.example;transport=tcp',
+        zone: zoneText('dot.example'),
+        seed: 1,
+        down,
+        requests: 1,
+      });
+    const ladder = (await ask({ '2001:0DB8:0:0:0:0:0:2': '503', '192.0.2.1': '503' })).json();
+    expect(ladder.lanes.map((l: { id: string; fault: string | null }) => `${l.id} ${l.fault}`).sort()).toEqual([
+      'tcp 192.0.2.1 5060 503',
+      'tcp 2001:db8::2 5060 503',
+    ]);
+    expect(ladder.requests[0].attempts.map((t: { outcome: string }) => t.outcome)).toEqual(['503', '503']);
+    const twice = await ask({ '2001:db8::2': '503', '2001:DB8::2': 'silent' });
+    expect(twice.status).toBe(400);
+    expect(twice.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message: 'down names 2001:db8::2 twice' });
+  });
+
   it('32 s per-target timer (Timer B): six retransmissions, then the transaction bound ends the request', async () => {
     const ladder = (
       await postJson(server, '/api/failover', {

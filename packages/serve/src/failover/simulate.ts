@@ -7,7 +7,7 @@
 import type { DnsApi } from '@dnscore/core';
 import { destinationKey, SipLocator, type SipTarget, type TryOutcome } from '@dnscore/sip';
 import { T1_MS } from '../defaults.js';
-import type { FailoverQuestion, PeerFault } from '../api/question.js';
+import { canonicalAddress, type FailoverQuestion, type PeerFault } from '../api/question.js';
 
 /** Delays of the simulated network and peers, ms. */
 const ANSWER_MS = 10;
@@ -73,6 +73,8 @@ export async function simulateFailover(dns: DnsApi, q: FailoverQuestion, signal:
   const lanes = new Map<string, Lane>();
   const requests: RequestSummary[] = [];
   const rel = (): number => now - start;
+  // The question's addresses are in one spelling (canonicalAddress): the targets' are put in it too.
+  const faultOf = (address: string): PeerFault | undefined => q.down.get(canonicalAddress(address) ?? address);
   const laneOf = (t: SipTarget): string => {
     const id = destinationKey(t);
     if (!lanes.has(id)) {
@@ -81,7 +83,7 @@ export async function simulateFailover(dns: DnsApi, q: FailoverQuestion, signal:
         id,
         label: `${t.transport.toUpperCase()} ${where}`,
         host: t.host,
-        fault: q.down.get(t.address) ?? null,
+        fault: faultOf(t.address) ?? null,
       });
     }
     return id;
@@ -117,7 +119,7 @@ export async function simulateFailover(dns: DnsApi, q: FailoverQuestion, signal:
         }
         const lane = laneOf(attempt.target);
         if (attempt.penalized) event(lane, 'local', 'note', 'in the penalty box, but nothing better is left');
-        const outcome = playTry(attempt.target, attempt.timeoutMs, q.down.get(attempt.target.address), {
+        const outcome = playTry(attempt.target, attempt.timeoutMs, faultOf(attempt.target.address), {
           advance: (ms) => {
             now += ms;
           },
