@@ -287,3 +287,49 @@ describe('an RRSIG naming a signer above the trust anchor', () => {
     expect([status(result), result.rcodeName]).toEqual(['insecure', 'NOERROR']);
   });
 });
+
+/**
+ * The end of a CNAME/DNAME chain whose denial does not hold in the message that followed the
+ * link (an authoritative server may leave out part of the proof for another of its zones) is
+ * asked on its own; that answer's proof decides.
+ */
+describe('a denial for the end of a chain, incomplete in the message that followed the link', () => {
+  const withoutNsec = (answer: Uint8Array): Uint8Array => {
+    const packet = dnsPacket.decode(Buffer.from(answer));
+    packet.authorities = (packet.authorities ?? []).filter(
+      (r) => r.type !== 'NSEC' && !(r.type === 'RRSIG' && r.data.typeCovered === 'NSEC'),
+    );
+    return dnsPacket.encode(packet);
+  };
+
+  it('is asked again on its own: a complete proof there makes it secure', async () => {
+    const { core } = backend();
+    proxy.rewrite = only('to-other.secure.example', (q, answer) => (q.type === 28 ? withoutNsec(answer) : answer));
+    const result = await core.resolve('to-other.secure.example', 'AAAA');
+    expect({ status: status(result), rcode: result.rcodeName, records: result.records }).toEqual({
+      status: 'secure',
+      rcode: 'NOERROR',
+      records: [],
+    });
+    expect(proxy.queries.filter((q) => q.type === 28).map((q) => q.name)).toEqual([
+      'to-other.secure.example',
+      'www.other.example',
+    ]);
+  });
+
+  it('stays bogus when the answer asked on its own has no proof either', async () => {
+    const { core } = backend();
+    proxy.rewrite = (q, answer) => (q.type === 28 ? withoutNsec(answer) : answer);
+    const result = await core.resolve('to-other.secure.example', 'AAAA');
+    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+      status: 'bogus',
+      rcode: 'NOERROR',
+      records: [],
+      ede: 12,
+    });
+    expect(result.whyBogus).toBe(
+      'validation failure <to-other.secure.example. AAAA IN>: NODATA for www.other.example.: ' +
+        'the denial has no NSEC or NSEC3 records',
+    );
+  });
+});
