@@ -504,6 +504,35 @@ describe('serve: hostile requests', () => {
     expect(a.json().error.code).toBe(code);
   });
 
+  it.each([
+    [
+      'GET',
+      '/api/sip?uri=sip:bob@biloxi.example&transport=tcp',
+      undefined,
+      '/api/sip takes no parameter "transport"; it takes uri, transports, ipv4, ipv6, seed, zone',
+    ],
+    [
+      'POST',
+      '/api/draws',
+      { uri: 'sip:bob@biloxi.example', count: 10 },
+      '/api/draws takes no parameter "count"; it takes uri, transports, ipv4, ipv6, seed, zone, n',
+    ],
+    [
+      'POST',
+      '/api/check',
+      { target: 'biloxi.example', transports: ['tcp'] },
+      '/api/check takes no parameter "transports"; it takes target, zone',
+    ],
+    ['GET', '/api/info?verbose=1', undefined, '/api/info takes no parameter "verbose"'],
+  ])(
+    '%s %s with a parameter the path does not read: 400, not an answer without it',
+    async (method, path, body, message) => {
+      const a = method === 'GET' ? await call(server, 'GET', path) : await postJson(server, path, body);
+      expect(a.status).toBe(400);
+      expect(a.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message });
+    },
+  );
+
   it('a request target over 4096 bytes: 414', async () => {
     const a = await call(server, 'GET', `/api/sip?uri=${'a'.repeat(5000)}`);
     expect(a.status).toBe(414);

@@ -23,11 +23,21 @@ function dnsFor(ctx: RouteContext, zone: string | undefined, seed: number | unde
   return zone !== undefined ? zoneTextCore(zone, seed) : backendCore(ctx.backend, seed);
 }
 
-export const ROUTES: ReadonlyMap<string, { readonly methods: readonly string[]; readonly route: Route }> = new Map([
+const SIP_PARAMS = ['uri', 'transports', 'ipv4', 'ipv6', 'seed', 'zone'] as const;
+
+export interface ApiRoute {
+  readonly methods: readonly string[];
+  /** The parameters it reads: any other is refused, so a misspelt one is not silently left out. */
+  readonly params: readonly string[];
+  readonly route: Route;
+}
+
+export const ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRoute>([
   [
     '/api/sip',
     {
       methods: ['GET', 'POST'],
+      params: SIP_PARAMS,
       route: async (params, ctx, signal) => {
         const q = sipQuestion(params);
         return answerSip(dnsFor(ctx, q.zone, q.seed), q, signal);
@@ -38,6 +48,7 @@ export const ROUTES: ReadonlyMap<string, { readonly methods: readonly string[]; 
     '/api/draws',
     {
       methods: ['GET', 'POST'],
+      params: [...SIP_PARAMS, 'n'],
       route: async (params, ctx, signal) => {
         const q = sipQuestion(params);
         return answerDraws(dnsFor(ctx, q.zone, q.seed), q, drawCount(params), signal);
@@ -48,6 +59,7 @@ export const ROUTES: ReadonlyMap<string, { readonly methods: readonly string[]; 
     '/api/failover',
     {
       methods: ['POST'],
+      params: [...SIP_PARAMS, 'down', 'requests', 'timerMs'],
       route: async (params, ctx, signal) => {
         const q = failoverQuestion(params);
         const ladder = await simulateFailover(dnsFor(ctx, q.zone, q.seed), q, signal);
@@ -59,6 +71,7 @@ export const ROUTES: ReadonlyMap<string, { readonly methods: readonly string[]; 
     '/api/check',
     {
       methods: ['GET', 'POST'],
+      params: ['target', 'zone'],
       route: async (params, ctx, signal) => {
         const q = checkQuestion(params);
         return runCheck(dnsFor(ctx, q.zone, undefined), q.target, { signal });
@@ -69,6 +82,7 @@ export const ROUTES: ReadonlyMap<string, { readonly methods: readonly string[]; 
     '/api/info',
     {
       methods: ['GET'],
+      params: [],
       route: async (_params, ctx) => ({ backend: ctx.description, limits: ctx.limits }),
     },
   ],

@@ -150,6 +150,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           checkWrite(req, hostHeader);
           params = await readJson(req, maxBody, () => expectsContinue && res.writeContinue());
         } else params = queryParams(url);
+        const unknown = Object.keys(params).find((name) => !api.params.includes(name));
+        if (unknown !== undefined)
+          throw new BadRequestError(
+            `${url.pathname} takes no parameter ${JSON.stringify(unknown.slice(0, 40))}` +
+              (api.params.length > 0 ? `; it takes ${api.params.join(', ')}` : ''),
+          );
         const answer = await api.route(params, ctx, controller.signal);
         clearTimeout(deadline);
         return sendJson(res, 200, answer);
