@@ -107,6 +107,8 @@ export class FailoverCursor {
   readonly #skipped = new Set<string>();
   /** NAPTRs whose targets all failed in this walk, by naptrKey. */
   readonly #failedNaptrs = new Map<string, NaptrSkip>();
+  /** The resolutions of the NAPTRs this walk left, in the order it left them: their boxed targets are still due. */
+  readonly #leftNaptrs: SipResolution[] = [];
   readonly #skippedNaptrs = new Set<string>();
   readonly #transactionTimeoutMs: number;
   readonly #failoverOn: ReadonlySet<number> | undefined;
@@ -204,6 +206,10 @@ export class FailoverCursor {
         resolution = next;
         pick = this.#pick(resolution);
       }
+      // Every NAPTR of the order left: the targets not tried yet of all of them, in the order they were
+      // followed, boxed ones last; never only those of the NAPTR left last (a NAPTR is never dropped).
+      if (this.#host.naptrMemoryMode !== 'off' && (!pick || pick.penalized))
+        [pick, resolution] = this.#leftBehind(resolution) ?? [pick, resolution];
       // The boxed targets of the NAPTRs left behind were passed over too.
       if (pick && !pick.penalized && boxed.length > 0)
         pick = { ...pick, skipped: Object.freeze([...this.#once(boxed), ...pick.skipped]) };
@@ -418,6 +424,7 @@ export class FailoverCursor {
     if (!naptr) return undefined;
     const key = naptrKey(naptr.chosen);
     if (this.#failedNaptrs.has(key)) return undefined;
+    this.#leftNaptrs.push(resolution);
     const { penaltyBox, naptrMemory, naptrMemoryMode, clock } = this.#host;
     const entries = resolution.targets.map((t) => penaltyBox.get(t));
     const detail = `every target failed: ${resolution.targets.map((t, i) => this.#failure(t, entries[i])).join(', ')}`;
@@ -432,6 +439,25 @@ export class FailoverCursor {
     if (next.error || next.targets.length === 0) return undefined;
     this.#resolution = next;
     return next;
+  }
+
+  /**
+   * The first target not tried in this walk among the NAPTRs left (in the order they were left)
+   * and `current`, with its resolution: one out of the penalty box first, else a boxed one.
+   * Undefined when none is left.
+   */
+  #leftBehind(current: SipResolution): [TargetPick, SipResolution] | undefined {
+    if (this.#leftNaptrs.length === 0) return undefined;
+    let boxed: [TargetPick, SipResolution] | undefined;
+    for (const resolution of [...this.#leftNaptrs, current]) {
+      for (const target of resolution.targets) {
+        if (this.#tried.has(destinationKey(target))) continue;
+        if (!this.#host.penaltyBox.isPenalized(target))
+          return [{ target, penalized: false, pinned: false, skipped: [] }, resolution];
+        boxed ??= [{ target, penalized: true, pinned: false, skipped: [] }, resolution];
+      }
+    }
+    return boxed;
   }
 
   /** The penalty entries of the resolution's targets not tried in this walk. */

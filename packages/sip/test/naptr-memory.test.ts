@@ -128,6 +128,41 @@ describe('NAPTR memory, mode request (the default): the next NAPTR of the same o
     expect(await walk(l.cursor('sip:bob@mem.test', { method: 'INVITE' }), () => ok)).toEqual(['tls 192.0.2.61']);
   });
 
+  it('the boxed targets of the NAPTRs left are still tried, last, when the next NAPTR fails too', async () => {
+    const { locator: l } = locator();
+    await walk(l.cursor('sip:bob@mem.test', { method: 'INVITE' }), (a) => (a.startsWith('192.0.2.6') ? REFUSED : ok));
+    // TLS servers boxed; TCP and UDP fail now: the boxed TLS servers come last, never dropped.
+    const second = l.cursor('sip:bob@mem.test', { method: 'INVITE' });
+    expect(await walk(second, () => REFUSED)).toEqual([
+      'tcp 192.0.2.51',
+      'udp 192.0.2.50',
+      'tls 192.0.2.61',
+      'tls 192.0.2.62',
+    ]);
+    expect(attempts(second).map((a) => a.penalized)).toEqual([false, false, true, true]);
+    expect(second.state).toBe('exhausted');
+  });
+
+  it('every server of the order in the penalty box: each is tried, boxed, in NAPTR order', async () => {
+    const { locator: l } = locator();
+    await walk(l.cursor('sip:bob@mem.test', { method: 'INVITE' }), () => REFUSED);
+    const second = l.cursor('sip:bob@mem.test', { method: 'INVITE' });
+    expect(await walk(second, () => REFUSED)).toEqual([
+      'tls 192.0.2.61',
+      'tls 192.0.2.62',
+      'tcp 192.0.2.51',
+      'udp 192.0.2.50',
+    ]);
+    expect(attempts(second).map((a) => a.penalized)).toEqual([true, true, true, true]);
+    // A boxed server that answers ends the walk there.
+    const third = l.cursor('sip:bob@mem.test', { method: 'INVITE' });
+    expect(await walk(third, (a) => (a === '192.0.2.51' ? ok : REFUSED))).toEqual([
+      'tls 192.0.2.61',
+      'tls 192.0.2.62',
+      'tcp 192.0.2.51',
+    ]);
+  });
+
   it('a sips: URI walks to the other SIPS NAPTR of the order, never to SIP+D2U between them', async () => {
     const { locator: l } = locator();
     const cursor = l.cursor('sips:bob@sec.mem.test');
