@@ -38,6 +38,20 @@ describe('serve: nominal', () => {
     expect(Number(head.headers['content-length'])).toBeGreaterThan(1000);
   });
 
+  it("HEAD of an API path: the GET answer's status and headers, no body", async () => {
+    for (const path of ['/api/info', '/api/sip?uri=sip:bob@biloxi.example&seed=1', '/api/sip?uri=sip:']) {
+      const get = await call(server, 'GET', path);
+      const head = await call(server, 'HEAD', path);
+      expect(head.status).toBe(get.status);
+      expect(head.body).toBe('');
+      expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.body)));
+    }
+    const failover = await call(server, 'HEAD', '/api/failover');
+    expect(failover.status).toBe(405);
+    expect(failover.headers.allow).toBe('POST');
+  });
+
   it('serves the walk-through zone byte for byte as examples/ has it', async () => {
     const zone = await call(server, 'GET', '/example.zone');
     expect(zone.body).toBe(zoneText('../../../../examples/zones/biloxi.example'));
@@ -311,7 +325,7 @@ describe('serve: hostile requests', () => {
   it.each(['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'])('%s is a 405 with Allow', async (method) => {
     const a = await raw(server.port, [`${method} /api/sip HTTP/1.1\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`]);
     expect(a).toMatch(/^HTTP\/1\.1 405 /);
-    expect(a.toLowerCase()).toContain('allow: get, post');
+    expect(a.toLowerCase()).toContain('allow: get, head, post');
     expect(a).toContain('"code":"SERVE_ERR_METHOD"');
   });
 

@@ -144,7 +144,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const api = ROUTES.get(url.pathname);
       if (api) {
         limiter.take(req.socket.remoteAddress ?? '?');
-        if (!api.methods.includes(req.method ?? '')) throw new MethodNotAllowedError(req.method ?? '', api.methods);
+        // HEAD is GET without the body (RFC 9110 section 9.3.2) wherever GET is taken.
+        const allow = api.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
+        if (!allow.includes(req.method ?? '')) throw new MethodNotAllowedError(req.method ?? '', allow);
         let params: Params;
         if (req.method === 'POST') {
           checkWrite(req, hostHeader);
@@ -158,7 +160,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           );
         const answer = await api.route(params, ctx, controller.signal);
         clearTimeout(deadline);
-        return sendJson(res, 200, answer);
+        return sendJson(res, 200, answer, head);
       }
       const asset: Asset | undefined = assets.get(url.pathname);
       if (!asset) throw new NotFoundError(`nothing at ${url.pathname.slice(0, 100)}`);
