@@ -285,6 +285,7 @@ export class NodeDnsPromiseResolver {
     pick: (result: DnsResult) => V,
     hostname = name,
   ): Promise<V> {
+    if (caresRefuses(name)) throw new NodeDnsError('EBADNAME', syscall, hostname);
     const call = callSignal(this.#timeout > 0 ? this.#timeout : undefined, [this.#cancel.signal]);
     const picked = (result: DnsResult): V => pick(usable(result, type, syscall, hostname));
     const dns = this.#dns;
@@ -324,6 +325,20 @@ function usable(result: DnsResult, type: string, syscall: string, hostname: stri
   }
   if (code !== undefined) throw new NodeDnsError(code, syscall, hostname, { result });
   return result;
+}
+
+/**
+ * Whether c-ares refuses the name (EBADNAME, nothing asked), escaped or not: an ASCII control,
+ * space or punctuation other than `* - . / \\ _`. The core would ask, for NXDOMAIN.
+ */
+function caresRefuses(name: string): boolean {
+  if (/^[A-Za-z0-9*\-./\\_]*$/.test(name)) return false; // most names, at one test
+  for (let i = 0; i < name.length; i++) {
+    const code = name.charCodeAt(i);
+    if (code === 0 || code >= 0x80 || /[A-Za-z0-9*\-./\\_]/.test(name[i]!)) continue;
+    return true;
+  }
+  return false;
 }
 
 /** node:dns's order for ANY: c-ares gathers each type in turn, in this order. */

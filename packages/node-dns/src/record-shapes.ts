@@ -63,7 +63,7 @@ export function nodeName(name: string): string {
 }
 
 export function mx(data: MxData): MxRecord {
-  return { priority: data.preference, exchange: nodeName(data.exchange) };
+  return { exchange: nodeName(data.exchange), priority: data.preference };
 }
 
 export function srv(data: SrvData): SrvRecord {
@@ -106,28 +106,31 @@ export function caa(rdata: Uint8Array): CaaRecord | undefined {
   return { critical: rdata[0]!, [tag]: Buffer.from(rdata.subarray(2 + tagLength)).toString('latin1') };
 }
 
-/** One record of an ANY answer in resolveAny's shape; undefined for types node:dns does not show. */
+/**
+ * One record of an ANY answer in resolveAny's shape, `type` last as node:dns sets it; undefined
+ * for types node:dns does not show.
+ */
 export function anyRecord(raw: DnsRecord): AnyRecord | undefined {
   // A type with a typed view is never raw, so the union narrows on `type`.
   const record = raw as AnyTypedRecord;
   switch (record.type) {
     case 'A':
     case 'AAAA':
-      return { type: record.type, address: record.data, ttl: record.ttl };
+      return { address: record.data, ttl: record.ttl, type: record.type };
     case 'CNAME':
     case 'NS':
     case 'PTR':
-      return { type: record.type, value: nodeName(record.data) };
+      return { value: nodeName(record.data), type: record.type };
     case 'MX':
-      return { type: 'MX', ...mx(record.data) };
+      return { ...mx(record.data), type: 'MX' };
     case 'SRV':
-      return { type: 'SRV', ...srv(record.data) };
+      return { ...srv(record.data), type: 'SRV' };
     case 'NAPTR':
-      return { type: 'NAPTR', ...naptr(record.data) };
+      return { ...naptr(record.data), type: 'NAPTR' };
     case 'SOA':
-      return { type: 'SOA', ...soa(record.data) };
+      return { ...soa(record.data), type: 'SOA' };
     case 'TXT':
-      return { type: 'TXT', entries: txt(record.rdata) };
+      return { entries: txt(record.rdata), type: 'TXT' };
     default:
       return raw.type === 'CAA' ? caaRecord(raw.rdata) : undefined;
   }
@@ -144,5 +147,5 @@ export function txt(rdata: Uint8Array): string[] {
 
 function caaRecord(rdata: Uint8Array): AnyRecord | undefined {
   const data = caa(rdata);
-  return data ? { type: 'CAA', ...data } : undefined;
+  return data ? { ...data, type: 'CAA' } : undefined;
 }
