@@ -25,8 +25,3 @@ export function dsDigest(owner: Labels, dnskeyRdata: Uint8Array, digestType: num
   if (!digest || !isSupportedDigest(digestType)) return undefined;
   return createHash(digest.hash).update(nameWire(owner)).update(dnskeyRdata).digest();
 }
-
-/** The digest length a DS of `digestType` must have; undefined when unsupported. */
-export function digestLength(digestType: number): number | undefined {
-  return DIGESTS.get(digestType)?.length;
-}

@@ -7,7 +7,7 @@
  */
 import { Ede, type Labels, formatName, parseName } from '@dnscore/core/plugin';
 import { algorithmName, isSupportedAlgorithm } from './algorithms.js';
-import { dsDigest, digestLength, isSupportedDigest } from './ds-digest.js';
+import { dsDigest, isSupportedDigest } from './ds-digest.js';
 import { compareBytes } from './canonical-rrset.js';
 import { namesEqual } from './canonical-name.js';
 import { ownerOf } from './owner.js';
@@ -44,7 +44,8 @@ export function verifyDnskeys(
       if (record.rrtype === DnssecType.DS) {
         const ds = parseDs(record.rdata);
         if (!isSupportedAlgorithm(ds.algorithm)) unsupportedEde = Ede.UNSUPPORTED_DNSKEY_ALGORITHM;
-        else if (isSupportedDigest(ds.digestType) && ds.digest.length === digestLength(ds.digestType)) dsList.push(ds);
+        // A digest of the wrong length is no unsupported DS: it matches no key (bogus, as libunbound has it).
+        else if (isSupportedDigest(ds.digestType)) dsList.push(ds);
       } else if (record.rrtype === DnssecType.DNSKEY) {
         const key = parseDnskey(record.rdata);
         if (isSupportedAlgorithm(key.algorithm)) anchorKeys.push(record.rdata);

@@ -239,6 +239,17 @@ describe('DNSKEY RRsets and DS records', () => {
     });
   });
 
+  it('is bogus, not insecure, when a SHA-256 DS has a digest of the wrong length', () => {
+    const tag = (ds[0]!.rdata[0]! << 8) | ds[0]!.rdata[1]!;
+    for (const rdata of [ds[0]!.rdata.slice(0, -1), Uint8Array.of(...ds[0]!.rdata, 0)]) {
+      expect(verifyDnskeys(dnskeys, 'example', [{ ...ds[0]!, rdata }], options())).toEqual({
+        status: 'bogus',
+        whyBogus: `example: no DNSKEY matches a DS or trust anchor (${tag}/RSASHA256)`,
+        ede: Ede.DNSKEY_MISSING,
+      });
+    }
+  });
+
   it('ignores a SHA-1 DS beside a SHA-256 one (RFC 4509 section 3)', () => {
     const sha1 = zone.ds.get(1)!;
     const brokenSha256 = ds.map((r) => ({ ...r, rdata: Uint8Array.of(...r.rdata.slice(0, -1), r.rdata.at(-1)! ^ 1) }));
