@@ -406,7 +406,10 @@ export class SipLocator implements CursorHost {
       stale,
       ...(naptr && !error ? { naptr } : {}),
     });
-    if (rule !== undefined && !error && !stale && this.dns.current) {
+    // An SRV answer cut to maxSrvRecords kept the records of one draw only: a plan would draw among
+    // those for as long as it lives, and the others would get no request (RFC 2782 load sharing).
+    const capped = ctx.warnings.some((w) => w.code === 'srv-records-capped');
+    if (rule !== undefined && !error && !stale && !capped && this.dns.current) {
       const results = lookups.results();
       if (results !== undefined && this.dns.current(results)) {
         const keys = naptr?.candidates.map(naptrKey) ?? [];

@@ -199,6 +199,29 @@ describe('target plans: off-nominal', () => {
     expect(resolver.asked).toBeGreaterThan(asked);
   });
 
+  it('an SRV answer cut to maxSrvRecords makes no plan: every record of the priority still comes first', async () => {
+    // 6 equal records of one priority, 4 expanded: a plan would draw among the first draw's 4 only.
+    let records = '';
+    for (let i = 1; i <= 6; i++) records += `_sip._udp IN SRV 10 10 5060 s${i}\ns${i} IN A 192.0.2.${i}\n`;
+    const zone = `$ORIGIN many.test.\n$TTL 3600\n@ IN SOA ns hostmaster 1 3600 600 86400 300\n${records}`;
+    const clock = new ManualClock();
+    const core = new DnsCore([withCache(new ZoneResolver({ zones: [{ text: zone }] }), { clock })], {
+      random: seededRandom(3),
+    });
+    const resolver = counting(core);
+    const locator = new SipLocator(resolver, { clock, maxSrvRecords: 4 });
+    const plans = planCount(resolver);
+    const first = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const resolution = await plans.resolve(locator, 'sip:many.test');
+      expect(resolution.targets).toHaveLength(4);
+      expect(resolution.warnings.map((w) => w.code)).toEqual(['srv-records-capped']);
+      first.add(resolution.targets[0]!.address);
+    }
+    expect(plans.counts).toEqual({ walked: 200, planned: 0 });
+    expect([...first].sort()).toEqual(['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5', '192.0.2.6']);
+  });
+
   it('without a cache there is no plan: every resolution asks', async () => {
     const core = new DnsCore([new ZoneResolver({ files: ALL_ZONES })]);
     const resolver = counting(core);
