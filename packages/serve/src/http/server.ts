@@ -239,8 +239,27 @@ function rawAnswer(
   return `HTTP/1.1 ${status} ${reason}\r\n${head.join('')}\r\n${body}`;
 }
 
-/** A query string as parameters: each name at most once. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A query string as parameters: each name at most once, every escape well formed and UTF-8. */
 function queryParams(url: URL): Params {
+  // URLSearchParams keeps a bad escape as it is and turns bytes that are not UTF-8 into U+FFFD: the
+  // question would then be about text the client never sent.
+  for (const part of url.search.slice(1).split('&')) {
+    if (/%(?![0-9a-fA-F]{2})/.test(part))
+      throw new BadRequestError(
+        `the query string has a "%" not followed by two hex digits: ${JSON.stringify(part.slice(0, 60))}`,
+      );
+    try {
+      // url.search is ASCII (the URL parser escapes the rest), so each escape is one latin1 byte.
+      const bytes = part.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      );
+      UTF8.decode(Buffer.from(bytes, 'latin1'));
+    } catch {
+      throw new BadRequestError(`the query string is not UTF-8 once decoded: ${JSON.stringify(part.slice(0, 60))}`);
+    }
+  }
   const params: Record<string, string> = Object.create(null);
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key);
