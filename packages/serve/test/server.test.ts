@@ -628,6 +628,31 @@ describe('serve: hostile requests', () => {
     expect((await postJson(server, '/api/sip', q, { origin: `http://${host()}` })).status).toBe(200);
   });
 
+  it('a compressed body (Content-Encoding gzip): 415 naming the coding, not "the body is not UTF-8"', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const body = gzipSync(JSON.stringify({ uri: 'sip:bob@biloxi.example' }));
+    const a = await call(
+      server,
+      'POST',
+      '/api/sip',
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body,
+    );
+    expect(a.status).toBe(415);
+    expect(a.json().error).toEqual({
+      code: 'SERVE_ERR_MEDIA_TYPE',
+      message: 'the body must not be encoded (Content-Encoding gzip)',
+    });
+    const identity = await call(
+      server,
+      'POST',
+      '/api/sip',
+      { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      JSON.stringify({ uri: 'sip:bob@biloxi.example' }),
+    );
+    expect(identity.status).toBe(200);
+  });
+
   it('a zone text cannot read a file ($INCLUDE) nor make the server ask anyone', async () => {
     const text = '$ORIGIN x.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\n$INCLUDE /etc/passwd\n';
     const a = await postJson(server, '/api/sip', { uri: 'sip:x.example', zone: text });

@@ -47,6 +47,10 @@ export function checkWrite(req: IncomingMessage, host: string): void {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none')
     throw new ForbiddenOriginError(`cross-site requests are refused (Sec-Fetch-Site ${String(site).slice(0, 40)})`);
+  // A compressed body would be read as JSON text and refused as "not UTF-8" or "not JSON".
+  const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (coding !== 'identity' && coding !== '')
+    throw new UnsupportedMediaTypeError(`the body must not be encoded (Content-Encoding ${coding.slice(0, 40)})`);
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type))
     throw new UnsupportedMediaTypeError('the body must be JSON (Content-Type: application/json)');
