@@ -97,10 +97,12 @@ export async function walkAnswer(
       return { parts, end: current, links, unfinished: false };
     }
     const link = cname ?? dname;
-    if (!link || (qtype === DnssecType.CNAME && cname)) {
-      if (cname) parts.push(...(await rrsetParts(cname, current, fetched, chain, options)));
-      break;
+    if (qtype === DnssecType.CNAME && cname) {
+      // The CNAME asked for is the answer (RFC 1034 section 3.6.2): nothing is denied.
+      parts.push(...(await rrsetParts(cname, current, fetched, chain, options)));
+      return { parts, end: current, links, unfinished: false };
     }
+    if (!link) break;
     if (++links > maxLinks) {
       parts.push(bogus(`the CNAME/DNAME chain from ${fqdn(name)} is longer than ${maxLinks} links`));
       return { parts, end: current, links, unfinished: false };

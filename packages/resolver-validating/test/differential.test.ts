@@ -47,6 +47,18 @@ const CASES: readonly [string, string, string, Status, readonly string[], number
   // nsd follows the DNAME into other.example but leaves out the NSEC that covers x.other.example:
   // the end of the chain is asked again on its own, as libunbound and delv do.
   ['x.moved.secure.example', 'A', 'NXDOMAIN', 'secure', []],
+  // A question for the CNAME itself: the CNAME is the answer, no denial is needed (RFC 1034 section 3.6.2).
+  ['alias.secure.example', 'CNAME', 'NOERROR', 'secure', ['alias.secure.example CNAME www.secure.example']],
+  [
+    'to-insecure.secure.example',
+    'CNAME',
+    'NOERROR',
+    'secure',
+    ['to-insecure.secure.example CNAME www.insecure.example'],
+  ],
+  ['alias.insecure.example', 'CNAME', 'NOERROR', 'insecure', ['alias.insecure.example CNAME www.secure.example']],
+  ['x.wildalias.secure.example', 'CNAME', 'NOERROR', 'secure', ['x.wildalias.secure.example CNAME www.secure.example']],
+  ['x.wildalias.secure.example', 'A', 'NOERROR', 'secure', ['www.secure.example A 192.0.2.80']],
   ['www.iterations.example', 'A', 'NOERROR', 'secure', ['www.iterations.example A 192.0.2.17']],
   ['nothere.iterations.example', 'A', 'NXDOMAIN', 'insecure', []],
   ['www.iterations.example', 'AAAA', 'NOERROR', 'insecure', []],

@@ -4,7 +4,7 @@
  * served by one nsd. Both validators (this backend and libunbound) ask nsd directly, with the
  * same anchor, so each case is met by both in the same way:
  *
- *   secure      NSEC; CNAMEs to other, insecure and NSEC3 zones; a wildcard
+ *   secure      NSEC; CNAMEs to other, insecure and NSEC3 zones; a wildcard; a wildcard CNAME
  *   other       signed, secure -> secure across zones
  *   insecure    unsigned, no DS; CNAMEs back into signed zones
  *   nsec3       NSEC3 (no salt, 0 iterations); a wildcard
@@ -99,6 +99,7 @@ to-nsec3 IN CNAME www.nsec3.example.
 to-bogus IN CNAME www.bogus.example.
 moved IN DNAME other.example.
 *.wild IN A 192.0.2.88
+*.wildalias IN CNAME www
 sub.deep IN TXT "empty non-terminal above"
 `,
   other: 'www IN A 192.0.2.70\n',
