@@ -208,8 +208,11 @@ export class FailoverCursor {
       }
       // Every NAPTR of the order left: the targets not tried yet of all of them, in the order they were
       // followed, boxed ones last; never only those of the NAPTR left last (a NAPTR is never dropped).
-      if (this.#host.naptrMemoryMode !== 'off' && (!pick || pick.penalized))
-        [pick, resolution] = this.#leftBehind(resolution) ?? [pick, resolution];
+      if (this.#host.naptrMemoryMode !== 'off' && (!pick || pick.penalized)) {
+        const behind = this.#leftBehind(resolution);
+        // The try's NAPTR is the one its target came from: an answer forgets that one.
+        if (behind) [pick, resolution, this.#resolution] = [behind[0], behind[1], behind[1]];
+      }
       // The boxed targets of the NAPTRs left behind were passed over too.
       if (pick && !pick.penalized && boxed.length > 0)
         pick = { ...pick, skipped: Object.freeze([...this.#once(boxed), ...pick.skipped]) };

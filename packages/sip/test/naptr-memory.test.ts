@@ -47,6 +47,7 @@ tls3 IN A 192.0.2.63
 
 const TLS = '10 10 "s" "SIPS+D2T" "" _sips._tcp.mem.test.';
 const TCP = '10 20 "s" "SIP+D2T" "" _sip._tcp.mem.test.';
+const UDP = '10 30 "s" "SIP+D2U" "" _sip._udp.mem.test.';
 const REFUSED: TryOutcome = { type: 'transport-error', error: new Error('connect ECONNREFUSED') };
 const T0 = 1_700_000_000_000;
 
@@ -253,6 +254,23 @@ describe("NAPTR memory, mode 'ttl': remembered until the NAPTR's TTL ends", () =
     expect(attempts(after)[0]!.skippedNaptrs).toEqual([]);
   });
 
+  it('a boxed server of a remembered NAPTR, reached after the others failed: its answer forgets it', async () => {
+    const { locator: l } = locator({ naptrMemory: 'ttl' });
+    const down = (a: string) => (a === '192.0.2.50' ? ok : REFUSED);
+    await walk(l.cursor('sip:bob@mem.test', { method: 'INVITE' }), down);
+    expect(l.naptrMemory.entries().map((e) => e.record)).toEqual([TLS, TCP]);
+    // UDP fails now; the TLS and TCP servers are boxed: the walk goes back to TLS first, which answers.
+    const second = l.cursor('sip:bob@mem.test', { method: 'INVITE' });
+    expect(await walk(second, (a) => (a === '192.0.2.61' ? ok : REFUSED))).toEqual([
+      'udp 192.0.2.50',
+      'tls 192.0.2.61',
+    ]);
+    expect(attempts(second).map((a) => a.penalized)).toEqual([false, true]);
+    expect(second.resolution!.naptr!.chosen.record).toBe(TLS);
+    // TLS answered: forgotten; TCP stays remembered, and UDP (its server boxed now) joins it.
+    expect(l.naptrMemory.entries().map((e) => e.record)).toEqual([TCP, UDP]);
+  });
+
   it('remembers only when the penalty box holds every target: non-INVITE timeouts box nothing', async () => {
     const { locator: l } = locator({ naptrMemory: 'ttl' });
     const cursor = l.cursor('sip:bob@mem.test', { method: 'OPTIONS' });
@@ -284,7 +302,7 @@ describe("NAPTR memory, mode 'ttl': remembered until the NAPTR's TTL ends", () =
     // TLS answered: forgotten; TCP and UDP refused with every target boxed: remembered.
     expect(l.naptrMemory.entries().map((e) => [e.record, e.until])).toEqual([
       [TCP, T0 + 600_000],
-      ['10 30 "s" "SIP+D2U" "" _sip._udp.mem.test.', T0 + 600_000],
+      [UDP, T0 + 600_000],
     ]);
   });
 
