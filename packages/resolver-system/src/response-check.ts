@@ -31,7 +31,13 @@ export type Verdict =
   /** Our ID and question, but not the case we sent (0x20): a forgery, or a server that does not echo case. */
   | { readonly kind: 'case-mismatch' }
   /** Our ID, but the question or a later section cannot be read. */
-  | { readonly kind: 'malformed'; readonly error: WireError };
+  | { readonly kind: 'malformed'; readonly error: WireError }
+  /**
+   * Our ID and question with TC set, but the records after the question cannot be read: a server
+   * that cut the message at the size limit without fixing the counts (RFC 2181 section 9 lets a
+   * truncated message hold partial data). Asked again over TCP, as for any TC answer.
+   */
+  | { readonly kind: 'truncated'; readonly error: WireError };
 
 const GARBAGE: Verdict = { kind: 'garbage' };
 const WRONG_ID: Verdict = { kind: 'wrong-id' };
@@ -74,13 +80,13 @@ export function inspectResponse(packet: Uint8Array, id: number, query: DnsQuery,
   }
 }
 
-/** Checked whole (scanMessage throws WireError on a malformed message). */
+/** Checked whole (scanMessage throws WireError on a malformed message); the question was checked before. */
 function accepted(packet: Uint8Array): Verdict {
   try {
     return { kind: 'accept', packet, summary: scanMessage(packet) };
   } catch (error) {
-    if (error instanceof WireError) return { kind: 'malformed', error };
-    throw error;
+    if (!(error instanceof WireError)) throw error;
+    return (packet[2]! << 8) & Flag.TC ? { kind: 'truncated', error } : { kind: 'malformed', error };
   }
 }
 

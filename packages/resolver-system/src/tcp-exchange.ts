@@ -52,9 +52,10 @@ export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
         finish(() => resolve({ kind: 'answer', packet: message, summary: verdict.summary }));
         return;
       }
-      countDropped(stats, verdict.kind);
+      // Over TCP nothing is cut for size: TC with records that cannot be read is malformed.
+      countDropped(stats, verdict.kind === 'truncated' ? 'malformed' : verdict.kind);
       dropped++;
-      if (verdict.kind === 'malformed') {
+      if (verdict.kind === 'malformed' || verdict.kind === 'truncated') {
         const error = new MalformedAnswerError(
           `${where}: the answer is malformed: ${verdict.error.message}`,
           verdict.error.offset,

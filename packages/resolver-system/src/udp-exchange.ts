@@ -90,6 +90,12 @@ class UdpTry implements UdpWaiter {
       return;
     }
     const verdict = inspectResponse(message, this.#id, context.query, context.sentName);
+    if (verdict.kind === 'truncated') {
+      // TC, our question, then records cut short: it did not fit; ask over TCP.
+      stats.truncated++;
+      if (this.#finish()) this.settle.settled(TRUNCATED);
+      return;
+    }
     if (verdict.kind !== 'accept') {
       countDropped(stats, verdict.kind);
       this.#dropped++;

@@ -80,6 +80,17 @@ describe('inspectResponse, off-nominal', () => {
     expect(inspectResponse(loop, 4242, query).kind).toBe('malformed');
   });
 
+  it('calls TC with records cut after our question truncated, not malformed', () => {
+    const cut = Buffer.from(response());
+    cut[2] = cut[2]! | 0x02; // TC
+    cut.writeUInt16BE(3, 6); // ANCOUNT 3: one record is there
+    const verdict = inspectResponse(cut, 4242, query);
+    expect(verdict.kind).toBe('truncated');
+    if (verdict.kind === 'truncated') expect(verdict.error.message).toMatch(/answer record owner runs past the end/);
+    cut[2] = cut[2]! & ~0x02;
+    expect(inspectResponse(cut, 4242, query).kind).toBe('malformed');
+  });
+
   it('calls an unreadable question malformed', () => {
     const packet = Buffer.from(response());
     packet[12] = 0xc0; // a pointer in the question that points forward

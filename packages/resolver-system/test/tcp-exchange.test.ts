@@ -78,6 +78,28 @@ describe('tcpExchange, hostile', () => {
     );
     expect(context.stats.malformed).toBe(1);
   });
+  it('fails with MalformedAnswerError on TC with records cut after our question: TCP cuts nothing', async () => {
+    server.setPlan({
+      tcp: [
+        {
+          raw: (q) => {
+            const packet = Buffer.from(q.packet.subarray(0, q.packet.length - 11)); // without the OPT record
+            packet.writeUInt16BE(0x8380, 2); // QR, TC, RD, RA
+            packet.writeUInt16BE(2, 6); // ANCOUNT 2, no records
+            packet.writeUInt16BE(0, 10);
+            return packet;
+          },
+        },
+      ],
+    });
+    const context = exchangeContext(server.endpoint);
+    const outcome = await tcpExchange(context);
+    expect(outcome.kind).toBe('failed');
+    if (outcome.kind !== 'failed') return;
+    expect(outcome.error).toBeInstanceOf(MalformedAnswerError);
+    expect(outcome.error.message).toMatch(/the answer is malformed: answer record owner runs past the end/);
+    expect(context.stats).toMatchObject({ malformed: 1, truncated: 0 });
+  });
 });
 
 describe('tcpExchange, off-nominal', () => {
