@@ -110,6 +110,12 @@ export interface LocatorTarget {
   readonly uri: string;
   /** Set when the transport came from elsewhere than the URI: the NAPTR walk runs over it alone. */
   readonly only?: SipTransport;
+  /**
+   * Set when the type has IPV6 (an IPv6 transport) and the host is not an IPv6 literal: IPv6 addresses only, as
+   * pjsip_resolve() takes AF_INET6 for such a type and asks AAAA alone; an IPv4 address could not
+   * be reached over that transport.
+   */
+  readonly ipv6Only?: true;
 }
 
 /**
@@ -135,14 +141,17 @@ export function locatorTarget(info: PjsipHostInfo): LocatorTarget {
     );
   const port = info.addr.port > 0 ? `:${info.addr.port}` : '';
   const host = formatHost(parsed.host);
+  // An IPv6 literal is IPv6 already; a name or an IPv4 literal with an IPv6 type is held to IPv6.
+  const family: { ipv6Only?: true } =
+    (info.type & Type.IPV6) !== 0 && parsed.host.kind !== 'ipv6' ? { ipv6Only: true } : {};
   if (transport === undefined) {
-    if ((info.flag & Flag.SECURE) !== 0) return { uri: `sips:${host}${port}` };
+    if ((info.flag & Flag.SECURE) !== 0) return { uri: `sips:${host}${port}`, ...family };
     return (info.flag & Flag.RELIABLE) !== 0
-      ? { uri: `sip:${host}${port}`, only: 'tcp' }
-      : { uri: `sip:${host}${port}` };
+      ? { uri: `sip:${host}${port}`, only: 'tcp', ...family }
+      : { uri: `sip:${host}${port}`, ...family };
   }
-  if (info.flag === 0) return { uri: `sip:${host}${port}`, only: transport };
+  if (info.flag === 0) return { uri: `sip:${host}${port}`, only: transport, ...family };
   // SECURE on a type without it is TLS, as pjsip_get_dest_info() makes such a pair (pjproject#1319).
-  if (transport === 'tls' || (info.flag & Flag.SECURE) !== 0) return { uri: `sips:${host}${port}` };
-  return { uri: `sip:${host}${port};transport=${transport}` };
+  if (transport === 'tls' || (info.flag & Flag.SECURE) !== 0) return { uri: `sips:${host}${port}`, ...family };
+  return { uri: `sip:${host}${port};transport=${transport}`, ...family };
 }

@@ -8,6 +8,7 @@
  */
 import { InvalidArgumentError, checkNonNegativeNumber, checkPositiveInteger, type DnsApi } from '@dnscore/core';
 import {
+  AddressFamilyError,
   SipLocator,
   UnsupportedTransportError,
   isSipTransport,
@@ -64,21 +65,32 @@ export function createPjsipAdapter(dns: DnsApi, options: PjsipAdapterOptions = {
   // bogus answer ends it early), which is what PJSIP needs before its pool is freed.
   const locator = new SipLocator(dns, locatorOptions);
   const { penaltyBox } = locator;
-  // A walk over the one transport a PJSIP transport selector fixed: a locator of that transport
-  // alone, made when first needed, sharing the penalty box's store (one setServerFailed for all).
-  const narrowed = new Map<SipTransport, SipLocator>();
-  const locatorOf = (only: SipTransport | undefined): SipLocator => {
-    if (only === undefined || (locator.client.transports.size === 1 && locator.client.transports.has(only)))
-      return locator;
-    if (!locator.client.transports.has(only))
+  // A walk over the one transport a PJSIP transport selector fixed, or over IPv6 alone for an
+  // IPv6 type: a locator of that transport and family, made when first needed, sharing the
+  // penalty box's store (one setServerFailed for all).
+  const narrowed = new Map<string, SipLocator>();
+  const locatorOf = (only: SipTransport | undefined, ipv6Only: boolean): SipLocator => {
+    const { client } = locator;
+    if (ipv6Only && !client.ipv6)
+      throw new AddressFamilyError('the host info has an IPv6 type but IPv6 is off in this adapter');
+    if (only !== undefined && !client.transports.has(only))
       throw new UnsupportedTransportError(
         `the transport selector's ${only.toUpperCase()} is not among this adapter's transports`,
         only,
       );
-    let one = narrowed.get(only);
+    const sameTransports = only === undefined || (client.transports.size === 1 && client.transports.has(only));
+    const sameFamilies = !ipv6Only || !client.ipv4;
+    if (sameTransports && sameFamilies) return locator;
+    const key = `${sameTransports ? '*' : only} ${sameFamilies ? '*' : '6'}`;
+    let one = narrowed.get(key);
     if (one === undefined) {
-      one = new SipLocator(dns, { ...locatorOptions, transports: [only], penaltyStore: penaltyBox.store });
-      narrowed.set(only, one);
+      one = new SipLocator(dns, {
+        ...locatorOptions,
+        ...(sameTransports ? {} : { transports: [only] }),
+        ...(sameFamilies ? {} : { ipv4: false, ipv6: true }),
+        penaltyStore: penaltyBox.store,
+      });
+      narrowed.set(key, one);
     }
     return one;
   };
@@ -97,8 +109,8 @@ export function createPjsipAdapter(dns: DnsApi, options: PjsipAdapterOptions = {
   /** Resolves one host info; never throws: every failure is a status. */
   const lookup = async (target: PjsipHostInfo): Promise<{ status: number; addresses: PjsipServerAddresses | null }> => {
     try {
-      const { uri, only } = locatorTarget(checkHostInfo(target));
-      const resolution = await locatorOf(only).resolve(uri);
+      const { uri, only, ipv6Only } = locatorTarget(checkHostInfo(target));
+      const resolution = await locatorOf(only, ipv6Only === true).resolve(uri);
       if (resolution.error) return { status: statusOfError(resolution.error), addresses: null };
       // PJSIP's failed servers come last; the locator's order is kept otherwise.
       const open = resolution.targets.filter((t) => !penaltyBox.isPenalized(t));

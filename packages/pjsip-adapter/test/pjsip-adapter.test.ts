@@ -219,6 +219,26 @@ describe('createPjsipAdapter: which RFC 3263 walk a host info gets', () => {
     ]);
   });
 
+  it('an IPv6 type (an IPv6 transport selector, UDP6/TCP6) gets IPv6 addresses only, as pjsip_resolve()', async () => {
+    const zone =
+      '$ORIGIN v.example.\n$TTL 60\n@ IN SOA ns h 1 2 3 4 5\n_sip._udp IN SRV 10 0 5060 dual\n' +
+      '_sip._tcp IN SRV 10 0 5060 dual\ndual IN A 192.0.2.1\ndual IN AAAA 2001:db8::1\n';
+    const adapter = createPjsipAdapter(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })]));
+    const at = (type: number, flag: number, host = 'v.example', port = 0) =>
+      where(adapter, { type, flag, addr: { host, port } });
+    expect(await at(Type.UDP6, 0)).toEqual([`${Type.UDP6} 2001:db8::1:5060`]);
+    expect(await at(Type.TCP6, 0)).toEqual([`${Type.TCP6} 2001:db8::1:5060`]);
+    expect(await at(Type.UDP6, Flag.DATAGRAM, 'dual.v.example', 5070)).toEqual([`${Type.UDP6} 2001:db8::1:5070`]);
+    // An IPv4 type (no IPV6 bit) keeps both families.
+    expect(await at(Type.UDP, 0)).toEqual([`${Type.UDP6} 2001:db8::1:5060`, `${Type.UDP} 192.0.2.1:5060`]);
+    // An IPv4 literal cannot go over an IPv6 transport; nor anything when the adapter has IPv6 off.
+    const v4 = await call(adapter, { type: Type.UDP6, flag: 0, addr: { host: '192.0.2.5', port: 5060 } });
+    expect([v4.status, v4.addresses, v4.calls]).toEqual([PjStatus.PJ_EAFNOTSUP, null, 1]);
+    const off = createPjsipAdapter(new DnsCore([new ZoneResolver({ zones: [{ text: zone }] })]), { ipv6: false });
+    const none = await call(off, { type: Type.UDP6, flag: 0, addr: { host: 'v.example', port: 0 } });
+    expect([none.status, none.addresses, none.calls]).toEqual([PjStatus.PJ_EAFNOTSUP, null, 1]);
+  });
+
   it('a selector transport the adapter was not given is refused as before', async () => {
     const { status } = await call(pool({ transports: ['udp'] }), host(Type.TCP, 0));
     expect(status).toBe(PjStatus.PJSIP_EUNSUPTRANSPORT);
