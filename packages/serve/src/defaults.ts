@@ -26,7 +26,10 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 20_000;
 /** An idle keep-alive connection is closed after this long, ms. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-/** Most connections at once. */
+/**
+ * Most connections served at once: a request on one more is answered 503 (with Retry-After); past
+ * twice as many, a new connection is closed before it is read.
+ */
 export const MAX_CONNECTIONS = 64;
 /** Most draws of one share chart. */
 export const MAX_DRAWS = 10_000;

@@ -92,6 +92,14 @@ export class ExpectationFailedError extends ServeError {
   override readonly status = 417;
 }
 
+/** More connections at once than the server serves (503, with Retry-After in seconds). */
+export class ServiceUnavailableError extends ServeError {
+  override name = 'ServiceUnavailableError';
+  override readonly code = 'SERVE_ERR_BUSY';
+  override readonly status = 503;
+  override readonly headers: Readonly<Record<string, string>> = { 'retry-after': '1' };
+}
+
 /** Over the request rate (429, with Retry-After in seconds). */
 export class RateLimitedError extends ServeError {
   override name = 'RateLimitedError';

@@ -699,6 +699,37 @@ describe('serve: limits of its own', () => {
     }
   });
 
+  it('over its connections: a request on one more is a 503 with Retry-After, then served again', async () => {
+    const { connect } = await import('node:net');
+    const { server: s, backend } = await exampleServer({ maxConnections: 2 });
+    const idle = await Promise.all(
+      [1, 2].map(
+        () =>
+          new Promise<import('node:net').Socket>((resolve) => {
+            const socket = connect(s.port, '127.0.0.1', () => resolve(socket));
+          }),
+      ),
+    );
+    try {
+      const hostLine = `Host: 127.0.0.1:${s.port}`;
+      const a = parseRaw(await raw(s.port, [`GET /api/info HTTP/1.1\r\n${hostLine}\r\n\r\n`]));
+      expect(a.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
+      expect(a.headers['retry-after']).toBe('1');
+      expect(a.headers.connection).toBe('close');
+      expect(a.headers['x-content-type-options']).toBe('nosniff');
+      expect(JSON.parse(a.body)).toEqual({
+        error: { code: 'SERVE_ERR_BUSY', message: 'more than 2 connections at once: try again in a second' },
+      });
+      await Promise.all(idle.map((socket) => new Promise<void>((resolve) => socket.end(() => resolve()))));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await call(s, 'GET', '/api/info')).status).toBe(200);
+    } finally {
+      for (const socket of idle) socket.destroy();
+      await s.close();
+      await backend.close();
+    }
+  });
+
   it('a zone text never reaches the backend, even one that is tried first', async () => {
     const { server: s, backend } = await exampleServer({}, [recorder]);
     try {

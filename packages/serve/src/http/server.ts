@@ -15,6 +15,7 @@ import {
   ExpectationFailedError,
   MethodNotAllowedError,
   NotFoundError,
+  ServiceUnavailableError,
   UriTooLongError,
 } from '../errors.js';
 import type { Params } from '../api/question.js';
@@ -43,6 +44,8 @@ export interface ServeOptions {
   readonly requestTimeoutMs?: number;
   readonly apiTimeoutMs?: number;
   readonly maxBodyBytes?: number;
+  /** Connections served at once (default MAX_CONNECTIONS); twice as many are held open to say 503. */
+  readonly maxConnections?: number;
 }
 
 export interface RunningServer {
@@ -89,7 +92,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     },
     (req, res) => void handle(req, res),
   );
-  server.maxConnections = d.MAX_CONNECTIONS;
+  // Over maxConnections a request gets a 503 that says so; node itself would close the socket without
+  // a word, which it still does past twice as many.
+  const maxConnections = options.maxConnections ?? d.MAX_CONNECTIONS;
+  server.maxConnections = 2 * maxConnections;
+  let open = 0;
+  const overLimit = new WeakSet<object>();
+  server.on('connection', (socket: Duplex) => {
+    open += 1;
+    if (open > maxConnections) overLimit.add(socket);
+    socket.once('close', () => {
+      open -= 1;
+    });
+  });
   server.maxRequestsPerSocket = 100;
   // A socket that errs (a reset mid-request) must never take the server down.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -130,6 +145,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
     const head = req.method === 'HEAD';
     try {
+      if (overLimit.has(req.socket))
+        throw new ServiceUnavailableError(`more than ${maxConnections} connections at once: try again in a second`);
       const hostHeader = checkHost(req, port, allowed);
       const target = req.url ?? '';
       if (target.length > d.MAX_REQUEST_TARGET_BYTES)
@@ -172,7 +189,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       clearTimeout(deadline);
       const answer = errorAnswer(error, timedOut);
       // A body left unread would be taken as the next request: close instead.
-      if (!req.complete) res.setHeader('connection', 'close');
+      // A connection over the limit is closed too, so that it counts no more.
+      if (!req.complete || overLimit.has(req.socket)) res.setHeader('connection', 'close');
       send(res, answer.status, JSON_TYPE, `${JSON.stringify(answer.body)}\n`, answer.headers, head);
     }
   }
