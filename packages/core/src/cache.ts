@@ -348,7 +348,7 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     const entry = new Entry(this, answer, now, expiresAt);
     this.#entries.set(key, entry);
     this.#storedFrom.set(given, entry);
-    this.#evict();
+    this.#evict(entry);
   }
 
   stored(answer: PluginAnswer): CacheEntry | undefined {
@@ -358,12 +358,13 @@ class CachedResolver implements CachingPlugin, AnswerCache {
 
   /**
    * Beyond maxEntries, the least recently used go (CLOCK: a hit only sets a flag; eviction
-   * sends an entry hit since it last looked to the end of the Map's order, once).
+   * sends an entry hit since it last looked to the end of the Map's order, once). `added`, the
+   * entry just stored, is never the one to go: the entries sent on behind it were used before it.
    */
-  #evict(): void {
+  #evict(added: Entry): void {
     while (this.#entries.size > this.#max) {
       const [oldest, entry] = this.#entries.entries().next().value!;
-      if (entry.used && !entry.retired) {
+      if (entry === added || (entry.used && !entry.retired)) {
         entry.used = false;
         this.#entries.delete(oldest);
         this.#entries.set(oldest, entry);

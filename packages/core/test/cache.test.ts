@@ -139,6 +139,29 @@ describe('cache: nominal', () => {
     expect(inner.calls).toHaveLength(4);
   });
 
+  it('never evicts the answer it has just stored, even when every other entry was hit', async () => {
+    const inner = fakePlugin({ answer: (q) => positive(q) });
+    const cached = withCache(inner, { maxEntries: 2 });
+    const core = new DnsCore([cached]);
+    await core.resolve('a.feathers');
+    await core.resolve('b.feathers');
+    await core.resolve('a.feathers');
+    await core.resolve('b.feathers'); // both hit: a is the least recently used
+    const c = await core.resolve('c.feathers');
+    expect(c.cacheEntry?.current()).toBe(true);
+    expect(cached.stats.size).toBe(2);
+    await core.resolve('c.feathers');
+    await core.resolve('b.feathers');
+    expect(inner.calls.map((call) => call.query.name)).toEqual(['a.feathers', 'b.feathers', 'c.feathers']);
+    await core.resolve('a.feathers');
+    expect(inner.calls.map((call) => call.query.name)).toEqual([
+      'a.feathers',
+      'b.feathers',
+      'c.feathers',
+      'a.feathers',
+    ]);
+  });
+
   it('keys on name, type and class', async () => {
     const inner = fakePlugin({ answer: (q) => positive(q) });
     const core = new DnsCore([withCache(inner)]);
