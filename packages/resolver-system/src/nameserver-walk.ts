@@ -57,8 +57,14 @@ export interface WalkSettings {
   readonly caseEcho?: CaseEchoMemory;
 }
 
+/**
+ * BADVERS (RFC 6891 section 6.1.3, the extended rcode 16): the server does not implement the
+ * EDNS version of the query. Ours is 0, so it does not speak EDNS at all: asked again without.
+ */
+const BADVERS = 16;
+
 /** Rcodes after which the next nameserver is asked (glibc: SERVFAIL, NOTIMP, REFUSED). */
-const TRY_NEXT = new Set<number>([Rcode.SERVFAIL, Rcode.NOTIMP, Rcode.REFUSED, Rcode.FORMERR]);
+const TRY_NEXT = new Set<number>([Rcode.SERVFAIL, Rcode.NOTIMP, Rcode.REFUSED, Rcode.FORMERR, BADVERS]);
 
 type Answered = Extract<ExchangeOutcome, { kind: 'answer' }>;
 
@@ -207,10 +213,10 @@ class NameserverWalk implements ExchangeContext, TrySettle {
       step !== Step.NoEdnsUdp &&
       outcome.kind === 'answer' &&
       this.udpPayloadSize !== undefined &&
-      outcome.summary.rcode === Rcode.FORMERR &&
-      !outcome.summary.edns
+      ((outcome.summary.rcode === Rcode.FORMERR && !outcome.summary.edns) || outcome.summary.rcode === BADVERS)
     ) {
-      // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT.
+      // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT;
+      // BADVERS to a version 0 query says the same (section 6.1.3).
       this.stats.ednsFallbacks++;
       this.udpPayloadSize = undefined;
       this.sentName = undefined;

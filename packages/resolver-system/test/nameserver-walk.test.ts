@@ -11,7 +11,12 @@ import {
   systemTimers,
   type DnsQuery,
 } from '@dnscore/core/plugin';
-import { startHostileServer, type HostileServer, type Plan } from '../../../test/support/hostile-server.js';
+import {
+  startHostileServer,
+  type HostileServer,
+  type Plan,
+  type ReceivedQuery,
+} from '../../../test/support/hostile-server.js';
 import { walkNameservers, type WalkSettings } from '../src/nameserver-walk.js';
 import { parseServerAddress } from '../src/server-address.js';
 import { emptyStats } from '../src/stats.js';
@@ -202,6 +207,40 @@ describe('walkNameservers, EDNS', () => {
     const before = counts();
     const answer = await walkNameservers(www, settings(), 0, never);
     expect(answer.rcode).toBe(0);
+    expect(asked(before)).toEqual([2, 1]);
+  });
+});
+
+describe('walkNameservers, BADVERS to our EDNS version 0 (RFC 6891 section 6.1.3)', () => {
+  /** A response with RCODE BADVERS: rcode 0 in the header, extended rcode 1 in an OPT record. */
+  const badvers = (q: ReceivedQuery): Buffer => {
+    const hasOpt = q.udpPayloadSize !== undefined;
+    const packet = Buffer.concat([
+      q.packet,
+      hasOpt ? Buffer.alloc(0) : Buffer.from([0, 0, 41, 4, 208, 0, 0, 0, 0, 0, 0]),
+    ]);
+    packet.writeUInt16BE(0x8180, 2); // QR, RD, RA, rcode 0
+    packet.writeUInt16BE(1, 10);
+    packet[packet.length - 6] = 1; // the OPT TTL's extended rcode: 1 << 4 | 0 = 16
+    return packet;
+  };
+
+  it('asks the same server again without EDNS, as after FORMERR without OPT', async () => {
+    one.setPlan({ udp: (q) => (q.udpPayloadSize === undefined ? ['answer'] : [{ raw: badvers }]) });
+    const before = one.received.length;
+    const s = settings();
+    const answer = await walkNameservers(www, s, 0, never);
+    expect(answer.rcode).toBe(Rcode.NOERROR);
+    expect(buildResult(www, answer).records.map((r) => r.data)).toEqual(['192.0.2.80']);
+    expect(one.received.slice(before).map((q) => q.udpPayloadSize)).toEqual([1232, undefined]);
+    expect(s.stats.ednsFallbacks).toBe(1);
+  });
+
+  it('moves on to the next server when BADVERS comes back without EDNS too', async () => {
+    plans([{ raw: badvers }], ['answer']);
+    const before = counts();
+    const answer = await walkNameservers(www, settings(), 0, never);
+    expect(answer.rcode).toBe(Rcode.NOERROR);
     expect(asked(before)).toEqual([2, 1]);
   });
 });
