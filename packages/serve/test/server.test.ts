@@ -617,6 +617,26 @@ describe('serve: hostile requests', () => {
     }
   });
 
+  it('an absolute-form target (RFC 9112 section 3.2.2): its authority is checked in place of Host', async () => {
+    const ask = (target: string, hostHeader: string) =>
+      raw(server.port, [`GET ${target} HTTP/1.1\r\nHost: ${hostHeader}\r\nConnection: close\r\n\r\n`]).then(parseRaw);
+    const info = await ask(`http://${host()}/api/info`, 'evil.example');
+    expect(info.statusLine).toBe('HTTP/1.1 200 OK');
+    expect(JSON.parse(info.body).backend).toBe('zone');
+    expect((await ask(`HTTP://localhost:${server.port}`, host())).statusLine).toBe('HTTP/1.1 200 OK');
+    for (const target of [`http://evil.example:${server.port}/api/info`, `http://user@${host()}/api/info`]) {
+      const refused = await ask(target, host());
+      expect(refused.statusLine).toBe('HTTP/1.1 421 Misdirected Request');
+      expect(JSON.parse(refused.body).error.code).toBe('SERVE_ERR_HOST');
+    }
+    const other = await ask(`https://${host()}/api/info`, host());
+    expect(other.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(other.body).error).toEqual({
+      code: 'SERVE_ERR_BAD_REQUEST',
+      message: 'the request target must be a path, or http://host:port/ and a path',
+    });
+  });
+
   it('a cross-origin or non-JSON write is refused (403, 415)', async () => {
     const q = { uri: 'sip:bob@biloxi.example' };
     const other = await postJson(server, '/api/sip', q, { origin: 'http://evil.example' });

@@ -14,15 +14,22 @@ import {
 } from '../errors.js';
 
 /**
- * Host must be "localhost", an IP literal, or a name in `allowed`, with the server's port. A
+ * Host (or the authority of an absolute-form target) must be "localhost", an IP literal, or a name
+ * in `allowed`, with the server's port. A
  * rebinding attack needs a name of its own in Host, so an IP literal is safe to accept.
  */
-export function checkHost(req: IncomingMessage, port: number, allowed: ReadonlySet<string>): string {
-  const host = req.headers.host;
-  if (typeof host !== 'string' || host === '') throw new ForbiddenHostError('the Host header is missing');
+export function checkHost(
+  req: IncomingMessage,
+  port: number,
+  allowed: ReadonlySet<string>,
+  authority?: string,
+): string {
   // Node keeps the first of several Host lines; a proxy in front may have read another (RFC 9112 section 3.2).
   const lines = req.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length;
   if (lines > 1) throw new BadRequestError(`the Host header is given ${lines} times`);
+  // An absolute-form target names the host itself, in place of the Host header (RFC 9112 section 3.2.2).
+  const host = authority ?? req.headers.host;
+  if (typeof host !== 'string' || host === '') throw new ForbiddenHostError('the Host header is missing');
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host);
   if (!match) throw new ForbiddenHostError('the Host header is malformed');
   const name = match[1]!.toLowerCase();

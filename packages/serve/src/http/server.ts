@@ -147,12 +147,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     try {
       if (overLimit.has(req.socket))
         throw new ServiceUnavailableError(`more than ${maxConnections} connections at once: try again in a second`);
-      const hostHeader = checkHost(req, port, allowed);
-      const target = req.url ?? '';
+      let target = req.url ?? '';
       if (target.length > d.MAX_REQUEST_TARGET_BYTES)
         throw new UriTooLongError(`the request target is longer than ${d.MAX_REQUEST_TARGET_BYTES} bytes`);
+      // The absolute form (http://127.0.0.1:8053/api/info), which a server must take (RFC 9112 section 3.2.2).
+      const absolute = /^http:\/\/([^/?#]*)(.*)$/is.exec(target);
+      if (absolute) target = absolute[2]!.startsWith('/') ? absolute[2]! : `/${absolute[2]}`;
+      const hostHeader = checkHost(req, port, allowed, absolute?.[1]);
       if (!target.startsWith('/') || target.startsWith('//'))
-        throw new BadRequestError('the request target must be a path');
+        throw new BadRequestError('the request target must be a path, or http://host:port/ and a path');
       // The URL parser reads "\" as "/" in an http path: "/\evil.example/api/info" would be the host
       // evil.example and the path /api/info.
       if (target.split('?', 1)[0]!.includes('\\'))
