@@ -101,6 +101,11 @@ export class BridgeTry {
     );
   }
 
+  /** The Via branch of this try's client transaction ('' when it was not sent). */
+  get branch(): string {
+    return this.#handle?.branch ?? '';
+  }
+
   /** The final outcome after a provisional response. */
   final(): Promise<FinalOutcome> {
     return this.#final ? Promise.resolve(this.#final) : new Promise((resolve) => (this.#onFinal = resolve));

@@ -60,6 +60,8 @@ export class SipBridge {
   readonly #serverName: 'domain' | 'target';
   readonly #timerF: number;
   readonly #onError: (error: unknown) => void;
+  /** The walks of INVITEs in progress, by the branch of each of their tries: a CANCEL stops its walk. */
+  readonly #walks = new Map<string, { cancelled: boolean; readonly stop: AbortController }>();
 
   private constructor(
     /** The `sip` stack pieces: transport, transactions, our stream connections. */
@@ -152,9 +154,19 @@ export class SipBridge {
       remainingMs: () => cursor.remainingMs,
     };
     const tries = new Map<SipAttempt, BridgeTry>();
+    // A CANCEL of this INVITE (by the branch of any of its tries) lets the current try end as it
+    // will, and starts no other: a new branch after a CANCEL would place the call the application
+    // gave up (RFC 3261 section 16.10: no new branches once a CANCEL came).
+    const walk = { cancelled: false, stop: new AbortController() };
+    const walkSignal = AbortSignal.any([this.#abort.signal, walk.stop.signal]);
     const sendTry = (attempt: SipAttempt, signal: AbortSignal): Promise<TryOutcome> => {
+      if (walk.cancelled) {
+        queueMicrotask(() => walk.stop.abort(new Error('the INVITE was cancelled')));
+        return new Promise<TryOutcome>(() => {});
+      }
       const one = new BridgeTry(context, attempt, this.#tryTarget(attempt.target, hop), signal);
       tries.set(attempt, one);
+      if (request.method === 'INVITE' && one.branch !== '') this.#walks.set(one.branch, walk);
       return one.first;
     };
 
@@ -164,9 +176,20 @@ export class SipBridge {
     for (;;) {
       let ran: { readonly attempt: SipAttempt; readonly outcome: TryOutcome };
       try {
-        ran = await cursor.run(sendTry, { signal: this.#abort.signal });
+        ran = await cursor.run(sendTry, { signal: walkSignal });
       } catch (caught) {
         if (!(caught instanceof DnsError)) throw caught; // a bug, not an outcome
+        if (isAbortError(caught) && !this.#abort.signal.aborted && walk.cancelled) {
+          // Cancelled: what the tries got is the answer (a 408 after silence), as when targets run out.
+          const cancelled = new TargetsExhaustedError(
+            `the INVITE to ${hop.uri.text} was cancelled after ${tries.size} tries; no other target was tried`,
+            tries.size,
+          );
+          error = cancelled;
+          response = this.#closingResponse(request, [...tries.values()], cancelled);
+          context.deliver(response);
+          break;
+        }
         if (isAbortError(caught)) {
           error = new BridgeClosedError('the bridge was closed during the request', { cause: caught });
           break;
@@ -204,7 +227,10 @@ export class SipBridge {
       context.deliver(response);
       break;
     }
-    for (const one of tries.values()) one.dispose();
+    for (const one of tries.values()) {
+      one.dispose();
+      this.#walks.delete(one.branch);
+    }
     const attempts = Object.freeze([...tries.values()].map((one) => Object.freeze({ ...one.record })));
     return Object.freeze({ hop, attempts, answeredBy, response, ...(error ? { error } : {}) });
   }
@@ -273,6 +299,8 @@ export class SipBridge {
         ? (this.locator.transactions.lookup(branch) as BoundTarget | undefined)
         : undefined;
     if (!bound || !top) throw new UnknownTransactionError(String(branch ?? ''));
+    const walk = this.#walks.get(branch as string);
+    if (walk) walk.cancelled = true;
     // RFC 3261 section 9.1: one Via, the request's own; it goes where the request went, no failover.
     request.headers.via = [top];
     const hop = nextHop(this.endpoint.stack, request);

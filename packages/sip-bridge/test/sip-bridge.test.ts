@@ -317,6 +317,36 @@ describe('SipBridge: what stays on the target that took the request', () => {
     expect(methods).toEqual(['INVITE true', 'CANCEL true', 'ACK true']);
   });
 
+  it('a CANCEL sent while the INVITE waits on a silent target ends the walk: no later target gets it', async () => {
+    const b = await bridge();
+    const invite = request(`sip:bob@cancel.${ORIGIN}`, 'INVITE');
+    const before = peers.cancel!.requests.length;
+    const statuses: number[] = [];
+    const walk = b.send(invite, (rs) => statuses.push(rs.status));
+    // The first try is out (its branch is in the request) to the silent target: nothing listens there.
+    while (!invite.headers.via?.[0]?.params.branch) await new Promise((r) => setTimeout(r, 5));
+    const cancel: SipRequest = {
+      method: 'CANCEL',
+      uri: invite.uri,
+      headers: {
+        via: [invite.headers.via![0]!],
+        to: invite.headers.to,
+        from: invite.headers.from,
+        'call-id': invite.headers['call-id'],
+        cseq: { method: 'CANCEL', seq: 1 },
+      },
+    };
+    void b.send(cancel); // the silent target never answers it; the bridge's close ends it
+    const report = await walk;
+    expect(tries(report)).toEqual([`udp ${A.silent} timeout -`]);
+    expect([report.response?.status, statuses, report.error instanceof TargetsExhaustedError]).toEqual([
+      408,
+      [408],
+      true,
+    ]);
+    expect(peers.cancel!.requests.slice(before)).toEqual([]);
+  }, 5000);
+
   it(
     'the ACK of a 2xx is a new transaction that follows the route set: Request-URI target, or the loose ' + 'Route',
     async () => {
