@@ -20,7 +20,8 @@ import {
 } from '@dnscore/core/plugin';
 import type { SystemResolver } from '@dnscore/resolver-system';
 import { keyOf } from './names.js';
-import { groupRrsets, uncompressedRecord, type Rr, type SignedRrset } from './validate/index.js';
+import { DnssecType, groupRrsets, uncompressedRecord, type Rr, type SignedRrset } from './validate/index.js';
+import { serialDiff } from './validate/time.js';
 
 /** A message with its sections as the engine reads them. */
 export interface Fetched {
@@ -113,7 +114,16 @@ export class Upstream {
 
   #keep(key: string, fetched: Fetched): void {
     if (fetched.rcode !== Rcode.NOERROR && fetched.rcode !== Rcode.NXDOMAIN) return;
-    const ttls = [...fetched.answer, ...fetched.authority].map((r) => r.ttl);
+    const records = [...fetched.answer, ...fetched.authority];
+    const ttls = records.map((r) => r.ttl);
+    // Not past an RRSIG's expiration (RFC 4035 section 5.3.3): a zone re-signed since must be
+    // asked again, not judged by the signatures that expired (kept, they would make it bogus).
+    const now = Math.floor(this.#clock.now() / 1000) >>> 0;
+    for (const record of records) {
+      if (record.rrtype !== DnssecType.RRSIG || record.rdata.length < 12) continue;
+      const expiration = new DataView(record.rdata.buffer, record.rdata.byteOffset + 8, 4).getUint32(0);
+      ttls.push(Math.max(0, serialDiff(expiration, now)));
+    }
     const ttl = Math.min(MAX_KEEP_S, ttls.length > 0 ? Math.min(...ttls) : EMPTY_KEEP_S);
     if (ttl <= 0) return;
     if (this.#kept.size >= this.#maxKept) {
