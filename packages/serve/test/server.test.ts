@@ -750,6 +750,28 @@ describe('serve: limits of its own', () => {
     }
   });
 
+  it("a GET of the API from another site's page: 403, and it spends none of the user's rate", async () => {
+    const { server: s, backend } = await exampleServer({ ratePerSecond: 1, rateBurst: 2 });
+    try {
+      for (const headers of [
+        { 'sec-fetch-site': 'cross-site' } as Record<string, string>,
+        { 'sec-fetch-site': 'same-site' },
+        { origin: 'http://evil.example' },
+        { 'sec-fetch-site': 'cross-site' },
+      ]) {
+        const a = await call(s, 'GET', '/api/check?target=biloxi.example', headers);
+        expect(a.status).toBe(403);
+        expect(a.json().error.code).toBe('SERVE_ERR_ORIGIN');
+      }
+      const own = { 'sec-fetch-site': 'same-origin' };
+      expect((await call(s, 'GET', '/api/info', own)).status).toBe(200);
+      expect((await call(s, 'GET', '/api/info')).status).toBe(200);
+    } finally {
+      await s.close();
+      await backend.close();
+    }
+  });
+
   it('a zone text never reaches the backend, even one that is tried first', async () => {
     const { server: s, backend } = await exampleServer({}, [recorder]);
     try {

@@ -44,16 +44,24 @@ export function checkHost(
 }
 
 /**
- * A write (POST) must come from this server's own page: same origin, and JSON (which a page of
- * another origin can only send after a CORS preflight this server never grants).
+ * An API request must not come from another site's page, GET included: it could not read the answer,
+ * but it would spend the user's rate (every tab of 127.0.0.1 shares one bucket) and the DNS backend.
+ * Browsers say where a request comes from (Sec-Fetch-Site, Origin); other clients send neither.
  */
-export function checkWrite(req: IncomingMessage, host: string): void {
+export function checkSite(req: IncomingMessage, host: string): void {
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== `http://${host}`)
     throw new ForbiddenOriginError(`cross-origin requests are refused (Origin ${String(origin).slice(0, 100)})`);
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none')
     throw new ForbiddenOriginError(`cross-site requests are refused (Sec-Fetch-Site ${String(site).slice(0, 40)})`);
+}
+
+/**
+ * A write (POST) must be JSON, which a page of another origin can only send after a CORS preflight
+ * this server never grants (its origin is checkSite's).
+ */
+export function checkWrite(req: IncomingMessage): void {
   // A compressed body would be read as JSON text and refused as "not UTF-8" or "not JSON".
   const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (coding !== 'identity' && coding !== '')

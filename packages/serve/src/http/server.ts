@@ -21,7 +21,7 @@ import {
 import type { Params } from '../api/question.js';
 import { loadAssets, type Asset } from './assets.js';
 import { readJson } from './body.js';
-import { checkHost, checkWrite, RateLimiter } from './guard.js';
+import { checkHost, checkSite, checkWrite, RateLimiter } from './guard.js';
 import { errorAnswer, SECURITY_HEADERS, send, sendJson } from './respond.js';
 import { ROUTES, type RouteContext } from './routes.js';
 
@@ -163,13 +163,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const url = new URL(target, 'http://server');
       const api = ROUTES.get(url.pathname);
       if (api) {
+        // Before the rate: a request refused here spends no token of the user's own page.
+        checkSite(req, hostHeader);
         limiter.take(req.socket.remoteAddress ?? '?');
         // HEAD is GET without the body (RFC 9110 section 9.3.2) wherever GET is taken.
         const allow = api.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
         if (!allow.includes(req.method ?? '')) throw new MethodNotAllowedError(req.method ?? '', allow);
         let params: Params;
         if (req.method === 'POST') {
-          checkWrite(req, hostHeader);
+          checkWrite(req);
           params = await readJson(req, maxBody, () => expectsContinue && res.writeContinue());
         } else params = queryParams(url);
         const unknown = Object.keys(params).find((name) => !api.params.includes(name));
