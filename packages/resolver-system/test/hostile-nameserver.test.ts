@@ -3,7 +3,7 @@
  * DnsCore: each case is a defect once found, and what the resolver must do instead.
  */
 import { describe, expect, it } from 'vitest';
-import { DnsCore } from '@dnscore/core';
+import { DnsCore, MalformedAnswerError } from '@dnscore/core';
 import type { HostileServer, ReceivedQuery } from '../../../test/support/hostile-server.js';
 import { SystemResolver } from '../src/system-resolver.js';
 import { useHostileServer } from './helpers.js';
@@ -41,6 +41,37 @@ describe('a truncated UDP answer whose records were cut without fixing the count
       expect(result.rcodeName).toBe('NOERROR');
       expect(result.records.map((r) => r.data)).toEqual(['192.0.2.80']);
       expect(system.stats).toMatchObject({ udpSent: 1, tcpSent: 1, truncated: 1, malformed: 0, timeouts: 0 });
+    } finally {
+      await core.close();
+    }
+  });
+});
+
+describe('an OPT record in the answer section (RFC 6891 section 6.1.1: only in the additional section)', () => {
+  it('is a malformed answer, not an answer whose OPT is taken for a record', async () => {
+    // The question, then an OPT record as the one answer record.
+    const misplaced = (q: ReceivedQuery): Buffer => {
+      const packet = Buffer.from(q.packet);
+      packet.writeUInt16BE(0x8180, 2);
+      packet.writeUInt16BE(1, 6);
+      packet.writeUInt16BE(0, 10);
+      return packet;
+    };
+    server.setPlan({ tcp: [{ raw: misplaced }] });
+    const system = new SystemResolver(
+      { nameservers: [server.endpoint], resolvConf: '/dev/null' },
+      { timeoutMs: 1000, attempts: 1, forceTcp: true },
+    );
+    const core = new DnsCore([system]);
+    try {
+      const error = await core.resolve('www.hostile.example', 'A').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(MalformedAnswerError);
+      expect((error as MalformedAnswerError).code).toBe('DNS_ERR_MALFORMED_ANSWER');
+      expect((error as Error).message).toMatch(/an OPT record in the answer section/);
+      expect(system.stats).toMatchObject({ tcpSent: 1, malformed: 1, answers: 0 });
     } finally {
       await core.close();
     }

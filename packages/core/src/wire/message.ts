@@ -120,6 +120,8 @@ interface SectionWords {
   readonly ttl: string;
   readonly rdlength: string;
   readonly rdataPast: string;
+  /** An OPT record here (answer and authority: RFC 6891 section 6.1.1 puts it in the additional section). */
+  readonly misplacedOpt: string;
 }
 
 function sectionWords(section: string): SectionWords {
@@ -130,6 +132,7 @@ function sectionWords(section: string): SectionWords {
     ttl: `${section} record TTL`,
     rdlength: `${section} record RDLENGTH`,
     rdataPast: `${section} record RDATA of %d bytes runs past the end of the packet`,
+    misplacedOpt: `an OPT record in the ${section} section (RFC 6891: only in the additional section)`,
   };
 }
 
@@ -157,6 +160,7 @@ function readSection(reader: WireReader, count: number, words: SectionWords, opt
     const rdlength = rdlengthOf(reader, words);
     const rdataOffset = reader.offset;
     reader.offset += rdlength;
+    if (opt === undefined && type === RRType.OPT) throw new WireError(words.misplacedOpt, at);
     if (opt !== undefined && type === RRType.OPT) {
       // Every record is read before a second OPT is refused: a cut packet says so first.
       if (opt.at >= 0) secondOpt = secondOpt < 0 ? rdataOffset : secondOpt;
@@ -281,11 +285,13 @@ export function scanMessage(packet: Uint8Array): MessageSummary {
 
 function skipSection(reader: WireReader, count: number, words: SectionWords): void {
   for (let i = 0; i < count; i++) {
+    const at = reader.offset;
     reader.skipName(words.owner);
-    reader.u16(words.type);
+    const type = reader.u16(words.type);
     reader.u16(words.class);
     reader.u32(words.ttl);
     const rdlength = rdlengthOf(reader, words);
     reader.offset += rdlength;
+    if (type === RRType.OPT) throw new WireError(words.misplacedOpt, at);
   }
 }

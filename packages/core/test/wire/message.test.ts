@@ -124,10 +124,14 @@ describe('parseMessage: off-nominal', () => {
       answerPacket({ additionals: [opt, opt] }),
       // Two OPTs, then a record cut short: the cut record is what both report.
       withThirdAdditional(answerPacket({ additionals: [opt, opt] })),
+      answerPacket({ answers: [{ type: 1, ttl: 60, rdata: new Uint8Array(4) }, opt] }),
+      answerPacket({ authorities: [opt] }),
     ];
     const messages = packets.map((packet) => refusedAlike(packet).message);
     expect(messages[8]).toBe('more than one OPT record');
     expect(messages[9]).toBe('additional record type needs 2 bytes, 0 left');
+    expect(messages[10]).toBe('an OPT record in the answer section (RFC 6891: only in the additional section)');
+    expect(messages[11]).toBe('an OPT record in the authority section (RFC 6891: only in the additional section)');
   });
 
   /** ARCOUNT one higher, and only the owner (the root) of that record. */
@@ -186,6 +190,16 @@ describe('parseMessage: off-nominal', () => {
 
   it('refuses counts that promise more records than the packet holds', () => {
     expect(() => parseMessage(bytes(header(1, 3), domain('a'), u16(1), u16(1)))).toThrow(WireError);
+  });
+
+  it('refuses an OPT record in the answer or authority section (RFC 6891 section 6.1.1)', () => {
+    const opt = { name: '.', type: 41, class: 512, ttl: 0, rdata: new Uint8Array(0) };
+    const a = { type: 1, ttl: 60, rdata: new Uint8Array([192, 0, 2, 1]) };
+    expect(() => parseMessage(answerPacket({ answers: [a, opt] }))).toThrow(/an OPT record in the answer section/);
+    expect(() => parseMessage(answerPacket({ answers: [a], authorities: [opt] }))).toThrow(
+      /an OPT record in the authority section/,
+    );
+    expect(parseMessage(answerPacket({ answers: [a], additionals: [opt] })).edns?.udpPayloadSize).toBe(512);
   });
 
   it('refuses two OPT records', () => {
