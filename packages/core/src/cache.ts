@@ -244,7 +244,8 @@ class CachedResolver implements CachingPlugin, AnswerCache {
    * failure becomes the expired answer when one may still be served (RFC 8767 section 4).
    */
   staleAfterAnswer(key: string, query: DnsQuery, answer: PluginAnswer): PluginAnswer {
-    if (answer.rcode !== Rcode.SERVFAIL) return answer;
+    // A validating backend may say SERVFAIL for a bogus answer: that is its verdict, not a failure.
+    if (answer.rcode !== Rcode.SERVFAIL || answer.bogus === true) return answer;
     const fallback = this.#staleEntry(key);
     return fallback ? this.#serveStale(query, fallback, true, answer.servers) : answer;
   }
@@ -333,11 +334,19 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     this.#store(key, query, answer);
   }
 
-  /** An answer that cannot be cached (SERVFAIL, TTL 0, ...) leaves the entry there as it was. */
+  /**
+   * An answer that cannot be cached (SERVFAIL, TTL 0, ...) leaves a fresh entry there as it was.
+   * An expired one goes when the backend did answer (NOERROR, NXDOMAIN, bogus): serve-stale is for
+   * a backend that cannot answer (RFC 8767 section 4), never data its own answer has replaced.
+   */
   #store(key: string, query: DnsQuery, given: PluginAnswer): void {
     // Checked again where it is stored: NaN or Infinity here would be an entry that never expires.
     const lifetime = clampLifetime(answerLifetime(query, given, this.#limits), this.#limits.maxTtl);
-    if (lifetime === 0) return;
+    if (lifetime === 0) {
+      const old = this.#entries.get(key);
+      if (old !== undefined && !old.current() && answered(given)) this.#drop(key, old);
+      return;
+    }
     // The servers of this one query belong to its trace, not to the hits that follow.
     const answer = given.servers !== undefined ? { ...given, servers: undefined } : given;
     const now = this.#clock.now();
@@ -418,6 +427,11 @@ class StaleFallback implements AnswerSink<PluginAnswer> {
     if (stale) this.sink.answer(stale);
     else this.sink.fail(error);
   }
+}
+
+/** The backend answered the question (a bogus verdict included), as opposed to failing to. */
+function answered(answer: PluginAnswer): boolean {
+  return answer.bogus === true || answer.rcode === Rcode.NOERROR || answer.rcode === Rcode.NXDOMAIN;
 }
 
 /** The cached answer with its age: its TTLs are presented that much lower. */

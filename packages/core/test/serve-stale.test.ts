@@ -179,6 +179,45 @@ describe('serve-stale: off-nominal', () => {
     expect(await core.resolve('b.feathers')).toMatchObject({ bogus: true, stale: false, records: [] });
   });
 
+  it('a bogus verdict said as SERVFAIL without a packet is the answer, not a failure to serve stale over', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky();
+    const core = new DnsCore([withCache(plugin, { clock, serveStale: true })]);
+    await core.resolve('goose.feathers');
+    clock.advance(61);
+    state.failure = { rcode: 2, bogus: true, whyBogus: 'signature expired', ede: 7 };
+    expect(await core.resolve('goose.feathers')).toMatchObject({
+      rcode: 2,
+      bogus: true,
+      secure: false,
+      whyBogus: 'signature expired',
+      ede: 7,
+      stale: false,
+      records: [],
+    });
+    // The backend's verdict replaced the expired data: a timeout after it serves nothing stale.
+    state.failure = new TimeoutError('timeout');
+    await expect(core.resolve('goose.feathers')).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('an answer it cannot cache (NXDOMAIN without SOA, TTL 0) replaces the expired data served stale', async () => {
+    const clock = fakeClock();
+    const { plugin, state } = flaky();
+    const core = new DnsCore([withCache(plugin, { clock, serveStale: true })]);
+    await core.resolve('gone.feathers');
+    await core.resolve('zero.feathers');
+    clock.advance(61);
+    state.failure = { rcode: 3, answer: answerPacket({ rcode: 3, question: { name: 'gone.feathers', type: 1 } }) };
+    expect(await core.resolve('gone.feathers')).toMatchObject({ rcode: 3, stale: false, records: [] });
+    state.failure = positive(makeQuery('zero.feathers', 'A'), [0]);
+    const zero = await core.resolve('zero.feathers');
+    expect(zero.records.map((r) => [r.data, r.ttl])).toEqual([['192.0.2.1', 0]]);
+    expect(zero.stale).toBe(false);
+    state.failure = new TimeoutError('timeout');
+    await expect(core.resolve('gone.feathers')).rejects.toBeInstanceOf(TimeoutError);
+    await expect(core.resolve('zero.feathers')).rejects.toBeInstanceOf(TimeoutError);
+  });
+
   it('never serves a bogus entry stale', async () => {
     const clock = fakeClock();
     const { plugin, state } = flaky((q) => ({ ...positive(q), bogus: true, whyBogus: 'no signature' }));
