@@ -5,7 +5,14 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DnsCore, InvalidArgumentError, ZoneResolver, seededRandom, type Clock } from '@dnscore/core';
+import {
+  DnsCore,
+  InvalidArgumentError,
+  ZoneResolver,
+  seededRandom,
+  type Clock,
+  type ResolverPlugin,
+} from '@dnscore/core';
 import { hostInfoFromUri } from '../src/host-info.js';
 import { createPjsipAdapter, type PjsipAdapterOptions, type PjsipAdapter } from '../src/pjsip-adapter.js';
 import {
@@ -249,6 +256,31 @@ describe('createPjsipAdapter: off-nominal', () => {
   it('nothing found: PJLIB_UTIL_EDNSNOANSWERREC, no addresses, once', async () => {
     const { status, addresses, calls } = await call(biloxi(), hostInfoFromUri('sip:bob@nowhere.biloxi.example'));
     expect([status, addresses, calls]).toEqual([PjStatus.PJLIB_UTIL_EDNSNOANSWERREC, null, 1]);
+  });
+
+  it('nothing found because a server said SERVFAIL: PJLIB_UTIL_EDNS_SERVFAIL, as PJSIP says an rcode 2', async () => {
+    const zone = new ZoneResolver({ files: [BILOXI] });
+    const plugin: ResolverPlugin = {
+      name: 'servfail-for-broken',
+      priority: 1,
+      available: () => true,
+      close: () => zone.close(),
+      resolve: (query, signal) =>
+        query.name.endsWith('broken.example') || (query.name === 'biloxi.example' && query.type === 35)
+          ? Promise.resolve({ rcode: 2 })
+          : zone.resolve(query, signal),
+    };
+    const adapter = createPjsipAdapter(new DnsCore([plugin]));
+    // Two calls at once: the SERVFAIL of one is not the other's.
+    const [broken, missing] = await Promise.all([
+      call(adapter, hostInfoFromUri('sip:bob@broken.example')),
+      call(adapter, hostInfoFromUri('sip:bob@nowhere.biloxi.example')),
+    ]);
+    expect([broken.status, broken.addresses, broken.calls]).toEqual([PjStatus.PJLIB_UTIL_EDNS_SERVFAIL, null, 1]);
+    expect([missing.status, missing.addresses, missing.calls]).toEqual([PjStatus.PJLIB_UTIL_EDNSNOANSWERREC, null, 1]);
+    // A SERVFAIL that the walk got past (NAPTR, then SRV found targets) is no failure.
+    const found = await call(adapter, hostInfoFromUri('sip:bob@biloxi.example'));
+    expect([found.status, found.addresses?.count]).toEqual([PjStatus.PJ_SUCCESS, 9]);
   });
 
   it('no adapter could answer: PJ_ERESOLVE', async () => {
