@@ -107,8 +107,9 @@ export function parseSipUri(text: string): SipUri {
     pos = end;
   }
 
-  // uri-parameters
+  // uri-parameters, and where each one's value starts (for the checks below)
   const params = new Map<string, string | undefined>();
+  const valueAt = new Map<string, number>();
   while (text[pos] === ';') {
     const end = findEnd(text, pos + 1, ';?');
     const param = text.slice(pos + 1, end);
@@ -124,6 +125,7 @@ export function parseSipUri(text: string): SipUri {
     const key = name.toLowerCase();
     if (params.has(key)) fail(`the parameter "${key}" appears twice`, pos + 1);
     params.set(key, value);
+    valueAt.set(key, value === undefined ? pos + 1 : pos + 2 + name.length);
     pos = end;
   }
 
@@ -151,8 +153,8 @@ export function parseSipUri(text: string): SipUri {
     hostKind: host.kind,
     port,
     params,
-    transport: checkParams(params, fail),
-    maddr: maddrOf(params, fail),
+    transport: checkParams(params, valueAt, fail),
+    maddr: maddrOf(params, valueAt, fail),
     headers: Object.freeze(headers.map((h) => Object.freeze(h))),
   });
 }
@@ -193,36 +195,50 @@ function checkChars(part: string, allowed: RegExp, offset: number, what: string,
   }
 }
 
-function percentDecode(value: string, name: string, fail: Fail): string {
+function percentDecode(value: string, name: string, at: number | undefined, fail: Fail): string {
   try {
     return decodeURIComponent(value);
   } catch {
-    return fail(`the value of parameter "${name}" has an escape that is not UTF-8`);
+    return fail(`the value of parameter "${name}" has an escape that is not UTF-8`, at);
   }
 }
 
 /** Checks ttl, user and method; returns the transport parameter, unescaped and lowercased. */
-function checkParams(params: ReadonlyMap<string, string | undefined>, fail: Fail): string | undefined {
+function checkParams(
+  params: ReadonlyMap<string, string | undefined>,
+  valueAt: ReadonlyMap<string, number>,
+  fail: Fail,
+): string | undefined {
   const ttl = params.get('ttl');
   if (params.has('ttl') && (ttl === undefined || !/^[0-9]{1,3}$/.test(ttl) || Number(ttl) > 255)) {
-    fail(`the ttl parameter "${ttl ?? ''}" is not 0..255`);
+    fail(`the ttl parameter "${ttl ?? ''}" is not 0..255`, valueAt.get('ttl'));
   }
   for (const name of ['user', 'method', 'transport']) {
     if (!params.has(name)) continue;
     const raw = params.get(name);
-    if (raw === undefined) fail(`the ${name} parameter needs a value`);
-    const value = percentDecode(raw!, name, fail);
-    if (!isSipToken(value)) fail(`the ${name} parameter "${value}" is not a token`);
+    if (raw === undefined) fail(`the ${name} parameter needs a value`, valueAt.get(name));
+    const value = percentDecode(raw!, name, valueAt.get(name), fail);
+    if (!isSipToken(value)) fail(`the ${name} parameter "${value}" is not a token`, valueAt.get(name));
   }
   const transport = params.get('transport');
-  return transport === undefined ? undefined : percentDecode(transport, 'transport', fail).toLowerCase();
+  return transport === undefined
+    ? undefined
+    : percentDecode(transport, 'transport', valueAt.get('transport'), fail).toLowerCase();
 }
 
-function maddrOf(params: ReadonlyMap<string, string | undefined>, fail: Fail): SipHost | undefined {
+function maddrOf(
+  params: ReadonlyMap<string, string | undefined>,
+  valueAt: ReadonlyMap<string, number>,
+  fail: Fail,
+): SipHost | undefined {
   if (!params.has('maddr')) return undefined;
   const raw = params.get('maddr');
-  if (raw === undefined) return fail('the maddr parameter needs a value');
-  const parsed = parseHost(percentDecode(raw, 'maddr', fail));
-  if (!parsed.ok) return fail(`maddr: ${parsed.reason}`);
+  const at = valueAt.get('maddr');
+  if (raw === undefined) return fail('the maddr parameter needs a value', at);
+  const value = percentDecode(raw, 'maddr', at, fail);
+  // maddr is a host (RFC 3261 section 19.1.1): a port goes after the URI's host, not here.
+  if (/^[^:[\]]+:[0-9]*$/.test(value)) return fail(`maddr "${value}" has a port: maddr takes a host only`, at);
+  const parsed = parseHost(value);
+  if (!parsed.ok) return fail(`maddr: ${parsed.reason}`, at);
   return parsed.host;
 }

@@ -148,6 +148,8 @@ describe('parseSipUri: off-nominal', () => {
     ['sip:bob@biloxi.example;maddr', 'the maddr parameter needs a value'],
     ['sip:bob@biloxi.example;ttl=256', 'the ttl parameter "256" is not 0..255'],
     ['sip:bob@biloxi.example;ttl=x', 'is not 0..255'],
+    ['sip:bob@biloxi.example;maddr=192.0.2.1:5070', 'maddr "192.0.2.1:5070" has a port: maddr takes a host only'],
+    ['sip:bob@biloxi.example;maddr=proxy.example:5070', 'maddr "proxy.example:5070" has a port'],
     ['sip:bob@biloxi.example;transport=%FF', 'not UTF-8'],
     ['sip:bob@biloxi.example?subject', 'the header "subject" is not name=value'],
     ['sip:bob@biloxi.example?a=b c', 'a header value holds white space'],
@@ -180,6 +182,17 @@ describe('parseSipUri: off-nominal', () => {
     expect(error?.message).toBe(
       'invalid SIP URI "sip:bob@biloxi.example:99999": the port 99999 is outside 1..65535 (at offset 23)',
     );
+  });
+
+  it.each([
+    ['sip:bob@biloxi.example;lr;ttl=256', 30],
+    ['sip:bob@biloxi.example;transport=u%20p', 33],
+    ['sip:bob@biloxi.example;user', 23],
+    ['sip:bob@biloxi.example;method=%FF', 30],
+    ['sip:bob@biloxi.example;maddr=bad_host', 29],
+    ['sip:bob@biloxi.example;maddr=192.0.2.1:5070', 29],
+  ])('says where a parameter value breaks: %j at offset %d', (text, offset) => {
+    expect(() => parseSipUri(text)).toThrow(expect.objectContaining({ position: offset }));
   });
 
   it('refuses a non-string and an over-long URI without work', () => {
