@@ -469,6 +469,17 @@ describe('serve: hostile requests', () => {
     expect(a.json().error.message).toContain(message);
   });
 
+  it('ipv4/ipv6 as the JSON numbers 1 and 0, which the error message offers, are true and false', async () => {
+    const q = { uri: 'sip:bob@biloxi.example', transports: ['udp'] };
+    const off = await postJson(server, '/api/sip', { ...q, ipv4: 1, ipv6: 0 });
+    expect(off.status).toBe(200);
+    expect(off.json().targets.map((t: { family: number }) => t.family)).toEqual([4, 4, 4]);
+    const both = await postJson(server, '/api/sip', { ...q, ipv4: 0, ipv6: 0 });
+    expect(both.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message: 'ipv4 and ipv6 cannot both be off' });
+    const two = await postJson(server, '/api/sip', { ...q, ipv4: 2 });
+    expect(two.json().error).toEqual({ code: 'SERVE_ERR_BAD_REQUEST', message: 'ipv4 must be true or false (1 or 0)' });
+  });
+
   it('JSON nested 40,000 deep: 400, no stack overflow', async () => {
     const body = `{"uri": ${'['.repeat(40_000)}${']'.repeat(40_000)}}`;
     const a = await call(server, 'POST', '/api/sip', { 'content-type': 'application/json' }, body);

@@ -126,8 +126,9 @@ function transportList(value: unknown): SipTransport[] {
 function flag(params: Params, name: string, fallback: boolean): boolean {
   const value = params[name];
   if (value === undefined || value === null || value === '') return fallback;
-  if (value === true || value === '1' || value === 'true') return true;
-  if (value === false || value === '0' || value === 'false') return false;
+  // The message offers 1 or 0: as JSON numbers too, not only in a query string.
+  if (value === true || value === 1 || value === '1' || value === 'true') return true;
+  if (value === false || value === 0 || value === '0' || value === 'false') return false;
   throw new BadRequestError(`${name} must be true or false (1 or 0)`);
 }
 
