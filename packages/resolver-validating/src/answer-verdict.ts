@@ -83,6 +83,13 @@ export async function walkAnswer(
       }
     }
     const data = qtype === DnssecType.CNAME || qtype === ANY ? undefined : findSet(fetched, current, qtype);
+    if (data && findSet(fetched, current, DnssecType.CNAME)) {
+      // The core follows a CNAME before it looks for data: validating the data alone would vouch
+      // for the chain an unsigned CNAME beside it leads to. A CNAME has no other data beside it
+      // (RFC 2181 section 10.1).
+      parts.push(bogus(`${fqdn(current)} has a CNAME and ${typeText(data)} data beside it`));
+      return { parts, end: current, links, unfinished: false };
+    }
     if (data) {
       parts.push(...(await rrsetParts(data, current, fetched, chain, options)));
       return { parts, end: current, links, unfinished: false };

@@ -333,3 +333,33 @@ describe('a denial for the end of a chain, incomplete in the message that follow
     );
   });
 });
+
+/**
+ * The core follows a CNAME at a name before it looks for the data there: an unsigned CNAME put
+ * beside a signed RRset must not lead it, under the signed RRset's verdict, to forged data.
+ */
+describe('a CNAME beside the data asked for', () => {
+  it('makes the answer bogus: the chain it starts is neither validated nor handed on as secure', async () => {
+    const { core } = backend();
+    proxy.rewrite = only('www.secure.example', (q, answer) => {
+      if (q.type !== 1) return answer;
+      const packet = dnsPacket.decode(Buffer.from(answer));
+      packet.answers = [
+        { name: 'www.secure.example', type: 'CNAME', ttl: 300, class: 'IN', data: 'evil.insecure.example' },
+        ...(packet.answers ?? []),
+        { name: 'evil.insecure.example', type: 'A', ttl: 300, class: 'IN', data: '6.6.6.6' },
+      ];
+      return dnsPacket.encode(packet);
+    });
+    const result = await core.resolve('www.secure.example', 'A');
+    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+      status: 'bogus',
+      rcode: 'NOERROR',
+      records: [],
+      ede: 6,
+    });
+    expect(result.whyBogus).toBe(
+      'validation failure <www.secure.example. A IN>: www.secure.example. has a CNAME and type 1 data beside it',
+    );
+  });
+});
