@@ -191,10 +191,6 @@ class NameserverWalk implements ExchangeContext, TrySettle {
   settled(outcome: ExchangeOutcome): void {
     const step = this.#step;
     if (this.#log) this.#log.push(serverAttempt(this.#at, step === Step.Tcp ? 'tcp' : 'udp', outcome));
-    if (step === Step.Tcp) {
-      this.#served(outcome);
-      return;
-    }
     if (
       step === Step.Udp &&
       this.#caseKey !== undefined &&
@@ -210,26 +206,25 @@ class NameserverWalk implements ExchangeContext, TrySettle {
       return;
     }
     if (
-      step !== Step.NoEdnsUdp &&
       outcome.kind === 'answer' &&
       this.udpPayloadSize !== undefined &&
       ((outcome.summary.rcode === Rcode.FORMERR && !outcome.summary.edns) || outcome.summary.rcode === BADVERS)
     ) {
       // RFC 6891 section 7: a server that does not know EDNS may answer FORMERR without OPT;
-      // BADVERS to a version 0 query says the same (section 6.1.3).
+      // BADVERS to a version 0 query says the same (section 6.1.3). Over TCP too: a question
+      // remembered for TCP goes there first.
       this.stats.ednsFallbacks++;
       this.udpPayloadSize = undefined;
       this.sentName = undefined;
-      this.#send(Step.NoEdnsUdp);
+      this.#send(step === Step.Tcp ? Step.Tcp : Step.NoEdnsUdp);
       return;
     }
-    if (outcome.kind !== 'truncated') {
+    if (step === Step.Tcp || outcome.kind !== 'truncated') {
       this.#served(outcome);
       return;
     }
     this.settings.tcpMemory.remember(tcpKey(this.query));
-    // TCP as first asked (EDNS included), in the name's own case.
-    this.udpPayloadSize = this.settings.udpPayloadSize;
+    // TCP as the last UDP try asked (without EDNS when this server refused it), in the name's own case.
     this.sentName = undefined;
     this.#send(Step.Tcp);
   }

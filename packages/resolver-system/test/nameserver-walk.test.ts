@@ -13,6 +13,7 @@ import {
 } from '@dnscore/core/plugin';
 import {
   startHostileServer,
+  type Behaviour,
   type HostileServer,
   type Plan,
   type ReceivedQuery,
@@ -208,6 +209,43 @@ describe('walkNameservers, EDNS', () => {
     const answer = await walkNameservers(www, settings(), 0, never);
     expect(answer.rcode).toBe(0);
     expect(asked(before)).toEqual([2, 1]);
+  });
+});
+
+describe('walkNameservers, a server without EDNS and an answer too large for UDP', () => {
+  /** What a server that does not know EDNS answers: FORMERR without OPT to a query with one. */
+  const oldServer =
+    (fits: Behaviour): Plan =>
+    (q: ReceivedQuery): Behaviour[] =>
+      q.udpPayloadSize === undefined ? [fits] : ['formerr'];
+
+  it('asks over TCP without EDNS after the plain UDP answer came back truncated', async () => {
+    one.setPlan({ udp: oldServer('truncate'), tcp: oldServer('answer') });
+    const before = one.received.length;
+    const s = settings({}, [one.endpoint]);
+    const answer = await walkNameservers(www, s, 0, never);
+    expect(answer.rcode).toBe(Rcode.NOERROR);
+    expect(addresses(www, answer)).toEqual(['192.0.2.80']);
+    expect(one.received.slice(before).map((q) => [q.transport, q.udpPayloadSize])).toEqual([
+      ['udp', 1232],
+      ['udp', undefined],
+      ['tcp', undefined],
+    ]);
+    expect(s.stats).toMatchObject({ ednsFallbacks: 1, truncated: 1 });
+  });
+
+  it('asks over TCP again without EDNS when FORMERR without OPT comes back over TCP', async () => {
+    one.setPlan({ tcp: oldServer('answer') });
+    const before = one.received.length;
+    const s = settings({ forceTcp: true }, [one.endpoint]);
+    const answer = await walkNameservers(www, s, 0, never);
+    expect(answer.rcode).toBe(Rcode.NOERROR);
+    expect(addresses(www, answer)).toEqual(['192.0.2.80']);
+    expect(one.received.slice(before).map((q) => [q.transport, q.udpPayloadSize])).toEqual([
+      ['tcp', 1232],
+      ['tcp', undefined],
+    ]);
+    expect(s.stats.ednsFallbacks).toBe(1);
   });
 });
 
