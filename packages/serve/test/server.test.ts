@@ -1,5 +1,6 @@
 /** The HTTP server against what a hostile client sends, and its API against the walk-through zone. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResolverPlugin } from '@dnscore/core';
 import { SECURITY_HEADERS, type RunningServer } from '@dnscore/serve';
 import { call, exampleServer, parseRaw, postJson, raw, recordingPlugin, withContinue } from './support/http.js';
 import { zoneText } from './support/zones.js';
@@ -777,6 +778,71 @@ describe('serve: limits of its own', () => {
       const own = { 'sec-fetch-site': 'same-origin' };
       expect((await call(s, 'GET', '/api/info', own)).status).toBe(200);
       expect((await call(s, 'GET', '/api/info')).status).toBe(200);
+    } finally {
+      await s.close();
+      await backend.close();
+    }
+  });
+
+  it('a client that goes away mid-resolution: every question is aborted, no unhandled rejection', async () => {
+    const { connect } = await import('node:net');
+    const log: string[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const hanging = {
+      name: 'hanging',
+      priority: 1,
+      available: () => true,
+      close: () => {},
+      resolve: (q: { name: string; type: number }, signal: AbortSignal) =>
+        new Promise((_resolve, reject) => {
+          log.push(`ask ${q.name} ${q.type}`);
+          signal.addEventListener('abort', () => {
+            log.push(`abort ${q.name} ${q.type}`);
+            reject(signal.reason);
+          });
+        }),
+    } as unknown as ResolverPlugin;
+    const { server: s, backend } = await exampleServer({}, [hanging]);
+    try {
+      const socket = connect(s.port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(`GET /api/check?target=slow.example HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\n\r\n`);
+      await expect.poll(() => log.filter((l) => l.startsWith('ask ')).length).toBeGreaterThan(5);
+      socket.destroy();
+      const asked = () => log.filter((l) => l.startsWith('ask ')).map((l) => l.slice(4));
+      await expect.poll(() => log.filter((l) => l.startsWith('abort ')).length).toBe(asked().length);
+      expect(
+        log
+          .filter((l) => l.startsWith('abort '))
+          .map((l) => l.slice(6))
+          .sort(),
+      ).toEqual(asked().sort());
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect((await call(s, 'GET', '/api/info')).status).toBe(200);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await s.close();
+      await backend.close();
+    }
+  });
+
+  it('an answer that takes longer than apiTimeoutMs: 504, and the questions are aborted', async () => {
+    const deaf = {
+      name: 'deaf',
+      priority: 1,
+      available: () => true,
+      close: () => {},
+      resolve: () => new Promise(() => {}),
+    } as unknown as ResolverPlugin;
+    const { server: s, backend } = await exampleServer({ apiTimeoutMs: 200 }, [deaf]);
+    try {
+      const a = await call(s, 'GET', '/api/sip?uri=sip:bob@slow.example');
+      expect(a.status).toBe(504);
+      expect(a.json().error).toEqual({ code: 'SERVE_ERR_TIMEOUT', message: 'the DNS did not answer in time' });
+      expect(a.headers['x-content-type-options']).toBe('nosniff');
     } finally {
       await s.close();
       await backend.close();
