@@ -1,6 +1,6 @@
 /**
  * Which URI decides where a request goes (RFC 3261 section 8.1.2): the first Route value when
- * it is a loose route (`;lr`), else the Request-URI. A strict first route is applied as section
+ * it is a loose route (`;lr`; as sips: under a sips: Request-URI), else the Request-URI. A strict first route is applied as section
  * 12.2.1.1 says: it becomes the Request-URI (without parameters a Request-URI may not carry),
  * and the old Request-URI goes last in the Route set. Nothing else rewrites the Request-URI.
  */
@@ -79,7 +79,12 @@ export function nextHop(stack: SipStack, request: SipRequest): NextHop {
   const first = routes[0];
   if (!first) return { uri: sipUri(stack, request.uri, 'the Request-URI'), from: 'request-uri' };
   const hop = sipUri(stack, first.uri, 'the first Route');
-  if (hop.params.has('lr')) return { uri: hop, from: 'loose-route' };
+  if (hop.params.has('lr')) {
+    // A sips: Request-URI asks for TLS on every hop up to its domain (RFC 3261 section 26.2.2):
+    // a sip: loose route is resolved as sips:, never as a downgrade to UDP or TCP.
+    const secure = hop.scheme === 'sip' && /^sips:/i.test(stack.stringifyUri(request.uri));
+    return { uri: secure ? parseSipUri(formatSipUri({ ...hop, scheme: 'sips' })) : hop, from: 'loose-route' };
+  }
   // Strict router (RFC 2543 style): it gets the request with itself as the Request-URI.
   const remoteTarget = request.uri;
   const params = new Map([...hop.params].filter(([name]) => !NOT_IN_REQUEST_URI.has(name)));

@@ -36,6 +36,18 @@ describe('nextHop: nominal', () => {
     expect(rq.headers.route).toHaveLength(2);
   });
 
+  it('a sips: Request-URI makes a sip: loose Route a sips: hop (RFC 3261 26.2.2); the Route is left as given', () => {
+    const rq = request('sips:bob@biloxi.example', [{ uri: 'sip:proxy.atlanta.example:5070;lr' }]);
+    expect(nextHop(sip, rq)).toMatchObject({
+      from: 'loose-route',
+      uri: { scheme: 'sips', host: 'proxy.atlanta.example', port: 5070, text: 'sips:proxy.atlanta.example:5070;lr' },
+    });
+    expect(rq.headers.route).toEqual([{ uri: 'sip:proxy.atlanta.example:5070;lr' }]);
+    // A sip: Request-URI leaves a sip: Route as it is.
+    const plain = request('sip:bob@biloxi.example', [{ uri: 'sip:proxy.atlanta.example;lr' }]);
+    expect(nextHop(sip, plain).uri.scheme).toBe('sip');
+  });
+
   it('a Route header given as text is parsed in place, as `sip` does', () => {
     const rq = request('sip:bob@biloxi.example', '<sip:proxy.atlanta.example;lr>;foo=bar, <sip:p2.example;lr>');
     expect(nextHop(sip, rq).uri.host).toBe('proxy.atlanta.example');

@@ -425,6 +425,25 @@ describe('SipBridge: what stays on the target that took the request', () => {
     expect(tries(await target.send(request(`sips:svc@tls.${ORIGIN}`)))).toEqual([`tls ${A.tls} response 200`]);
     expect(peers.tls!.serverNames).toEqual([`tls.${ORIGIN}`, `tls-target.${ORIGIN}`]);
   });
+
+  it('a sips: Request-URI keeps TLS through a sip: loose Route (RFC 3261 26.2.2): never UDP to the proxy', async () => {
+    const b = await bridge();
+    const names = peers.tls!.serverNames.length;
+    const requests = peers.tls!.requests.length;
+    const rq = request(`sips:bob@elsewhere.${ORIGIN}`, 'OPTIONS', {
+      route: [{ uri: `sip:tls-target.${ORIGIN}:${port};lr` }],
+    });
+    const report = await b.send(rq);
+    expect(tries(report)).toEqual([`tls ${A.tls} response 200`]);
+    expect([report.hop.from, report.hop.uri.text]).toEqual(['loose-route', `sips:tls-target.${ORIGIN}:${port};lr`]);
+    expect(peers.tls!.serverNames.slice(names)).toEqual([`tls-target.${ORIGIN}`]);
+    const seen = peers.tls!.requests.slice(requests);
+    expect(seen.map((r) => r.uri)).toEqual([`sips:bob@elsewhere.${ORIGIN}`]);
+    // The Route header is sent as the application gave it.
+    expect(sip.stringifyUri((seen[0]!.headers.route as { uri: never }[])[0]!.uri)).toBe(
+      `sip:tls-target.${ORIGIN}:${port};lr`,
+    );
+  });
 });
 
 describe('SipBridge: off-nominal', () => {
