@@ -47,7 +47,8 @@ export function answerLifetime(query: DnsQuery, answer: PluginAnswer, limits: Li
   }
   const age = finiteOr0(answer.age);
   const ttl = packetTtl(message, query, answer.rcode, limits);
-  const lifetime = answer.bogus ? Math.min(limits.maxBogusTtl, ttl > 0 ? ttl : limits.maxBogusTtl) : ttl;
+  // A bogus answer lives briefly, never past its own TTL (TTL 0: not at all); maxBogusTtl when it has none.
+  const lifetime = answer.bogus ? Math.min(limits.maxBogusTtl, ttl ?? limits.maxBogusTtl) : (ttl ?? 0);
   return clampLifetime(lifetime - age, limits.maxTtl);
 }
 
@@ -57,10 +58,11 @@ export function clampLifetime(seconds: number, max: number): number {
   return Math.min(seconds, max);
 }
 
-function packetTtl(message: WireMessage, query: DnsQuery, rcode: number, limits: LifetimeLimits): number {
-  if (rcode !== Rcode.NXDOMAIN && rcode !== Rcode.NOERROR) return 0;
+/** The TTL the packet gives its answer to the question, or undefined when it gives none. */
+function packetTtl(message: WireMessage, query: DnsQuery, rcode: number, limits: LifetimeLimits): number | undefined {
+  if (rcode !== Rcode.NXDOMAIN && rcode !== Rcode.NOERROR) return undefined;
   const chain = cnameChain(message, query);
-  if (!chain) return 0;
+  if (!chain) return undefined;
   const chainTtl = Math.min(limits.maxTtl, ...chain.links.map((r) => r.ttl));
   // A record the result builder drops (its RDATA breaks a rule) answers nothing either.
   const answering = message.answers.filter(
@@ -77,7 +79,7 @@ function packetTtl(message: WireMessage, query: DnsQuery, rcode: number, limits:
   if (negative !== undefined) return Math.min(chainTtl, negative);
   // A chain whose end the server did not give (it lies in another zone): the links hold for
   // their TTL, so a repeat does not walk them again.
-  return rcode === Rcode.NOERROR && chain.links.length > 0 ? chainTtl : 0;
+  return rcode === Rcode.NOERROR && chain.links.length > 0 ? chainTtl : undefined;
 }
 
 /**

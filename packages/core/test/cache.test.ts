@@ -114,6 +114,26 @@ describe('cache: nominal', () => {
     expect(inner.calls).toHaveLength(3);
   });
 
+  it('never keeps a bogus answer past its own TTL: TTL 10 lives 10 s, TTL 0 is not cached', async () => {
+    const clock = fakeClock();
+    const inner = fakePlugin({
+      answer: (q) => ({ ...positive(q, [q.name === 'zero.feathers' ? 0 : 10]), bogus: true, whyBogus: 'bad sig' }),
+    });
+    const cached = withCache(inner, { clock });
+    const core = new DnsCore([cached]);
+    expect(await core.resolve('zero.feathers')).toMatchObject({ bogus: true, whyBogus: 'bad sig', records: [] });
+    expect(cached.stats.size).toBe(0);
+    await core.resolve('zero.feathers');
+    expect(inner.calls).toHaveLength(2);
+    await core.resolve('ten.feathers');
+    clock.advance(9);
+    expect(await core.resolve('ten.feathers')).toMatchObject({ bogus: true, secure: false, whyBogus: 'bad sig' });
+    expect(inner.calls).toHaveLength(3);
+    clock.advance(1);
+    await core.resolve('ten.feathers');
+    expect(inner.calls).toHaveLength(4);
+  });
+
   it('caps lifetimes (maxTtl, maxNegativeTtl)', async () => {
     const clock = fakeClock();
     const inner = fakePlugin({ answer: (q) => positive(q, [999_999]) });
