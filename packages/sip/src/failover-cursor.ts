@@ -7,9 +7,10 @@
  * it, and no try starts once it has run out. Failures go to the locator's penalty box as the
  * failover policy says, which every cursor of that locator reads: boxed targets are handed out
  * last. A Call-ID pinned by affinity is tried first when the resolution lists it. An expired
- * target list is resolved again before the next try. When every target of the NAPTR the
- * resolution followed has failed (tried, or in the penalty box), the walk goes on with the next
- * NAPTR of the same order (NAPTR memory, naptr-memory.ts), never another order or service.
+ * target list is resolved again before the next try (and kept, should that fail). When every
+ * target of the NAPTR the resolution followed has failed (tried, or in the penalty box), the walk
+ * goes on with the next NAPTR of the same order (NAPTR memory, naptr-memory.ts), never another
+ * order or service.
  */
 import { AbortError, InvalidArgumentError, StateError, optionError, type Clock, type Timers } from '@dnscore/core';
 import { failoverChannel } from '@dnscore/core/diagnostics';
@@ -105,6 +106,8 @@ export class FailoverCursor {
   readonly #options: FailoverCursorOptions;
   readonly #tried = new Set<string>();
   readonly #skipped = new Set<string>();
+  /** Resolving the expired list again failed: the walk goes on with the list it has. */
+  #keepList = false;
   /** NAPTRs whose targets all failed in this walk, by naptrKey. */
   readonly #failedNaptrs = new Map<string, NaptrSkip>();
   /** The resolutions of the NAPTRs this walk left, in the order it left them: their boxed targets are still due. */
@@ -398,12 +401,21 @@ export class FailoverCursor {
     });
   }
 
-  /** The current list, resolved again when expired. */
+  /**
+   * The current list, resolved again when expired. When that fails (a timeout, SERVFAIL, a bogus
+   * or negative answer), the walk keeps the list it has for the rest of its transaction: those
+   * servers are the best it knows, and asking again before each try would spend the bound on DNS.
+   * A cancel still ends the walk.
+   */
   async #fresh(): Promise<SipResolution> {
     const now = this.#host.clock.now();
-    if (this.#resolution && now < this.#resolution.expires) return this.#resolution;
+    if (this.#resolution && (this.#keepList || now < this.#resolution.expires)) return this.#resolution;
     const resolution = await this.#resolve();
-    if (resolution.error) throw resolution.error;
+    if (resolution.error) {
+      if (!this.#resolution || resolution.error instanceof AbortError) throw resolution.error;
+      this.#keepList = true;
+      return this.#resolution;
+    }
     this.#resolution = resolution;
     return resolution;
   }

@@ -3,7 +3,15 @@
  * zone resolver.
  */
 import { describe, expect, it } from 'vitest';
-import { DnsCore, ZoneResolver, seededRandom, withCache } from '@dnscore/core';
+import {
+  AbortError,
+  DnsCore,
+  TimeoutError,
+  ZoneResolver,
+  seededRandom,
+  withCache,
+  type ResolverPlugin,
+} from '@dnscore/core';
 import { drawFirstTargets } from '../src/draws.js';
 import { NoTargetsError, RequestTooLargeError } from '../src/errors.js';
 import { SipLocator } from '../src/locator.js';
@@ -306,5 +314,48 @@ describe('target lifetime: each target carries expires; a cursor re-resolves an 
     expect(plugin.asked.length).toBe(asked * 2);
     // The first target was tried already: the new list goes on with the next one.
     expect(second!.target.address).toBe('2001:db8::1');
+  });
+
+  it('an expired list that cannot be resolved again is kept for the rest of the walk; a cancel ends it', async () => {
+    const clock = new ManualClock();
+    const zones = new ZoneResolver({ files: ALL_ZONES });
+    let failing = false;
+    const flaky: ResolverPlugin = {
+      name: 'flaky',
+      priority: zones.priority,
+      available: () => zones.available(),
+      close: () => zones.close(),
+      resolve: (query, signal) =>
+        failing ? Promise.reject(new TimeoutError('no answer (test)')) : zones.resolve(query, signal),
+    };
+    const locator = new SipLocator(new DnsCore([flaky], { random: seededRandom(1) }), { clock });
+    const walk = () => locator.cursor('sip:bob@nonaptr.cases.example', { transactionTimeoutMs: 120_000 });
+    const cursor = walk();
+    const first = await cursor.next();
+    cursor.report(first!, { type: 'timeout' });
+    clock.advance(60_000); // the list's life (t1's A record)
+    failing = true;
+    const second = await cursor.next();
+    expect(cursor.resolutions).toBe(2);
+    cursor.report(second!, { type: 'timeout' });
+    // The list the walk had, without asking again before each try.
+    const third = await cursor.next();
+    cursor.report(third!, { type: 'timeout' });
+    expect(cursor.resolutions).toBe(2);
+    expect([first, second, third].map((a) => a!.target.address)).toEqual(['192.0.2.2', '2001:db8::1', '192.0.2.1']);
+    expect(await cursor.next()).toBeUndefined();
+    expect(cursor.state).toBe('exhausted');
+
+    failing = false;
+    const cancel = new AbortController();
+    const cancelled = locator.cursor('sip:bob@nonaptr.cases.example', {
+      transactionTimeoutMs: 120_000,
+      signal: cancel.signal,
+    });
+    cancelled.report((await cancelled.next())!, { type: 'timeout' });
+    clock.advance(60_000);
+    failing = true;
+    cancel.abort();
+    await expect(cancelled.next()).rejects.toBeInstanceOf(AbortError);
   });
 });
