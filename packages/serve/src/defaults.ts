@@ -31,6 +31,8 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
  * twice as many, a new connection is closed before it is read.
  */
 export const MAX_CONNECTIONS = 64;
+/** Requests on one keep-alive connection: the last is answered with Connection: close. */
+export const MAX_REQUESTS_PER_CONNECTION = 100;
 /** Most draws of one share chart. */
 export const MAX_DRAWS = 10_000;
 /** Draws of a share chart unless asked. */

@@ -444,6 +444,15 @@ describe('serve: hostile requests', () => {
     expect(JSON.parse(answer.body).transport).toBe('udp');
   });
 
+  it('102 requests pipelined on one connection: 100 answers, the last closing it, never a bare 503', async () => {
+    const one = `GET /style.css HTTP/1.1\r\nHost: ${host()}\r\n\r\n`;
+    const all = await raw(server.port, [one.repeat(102)]);
+    const answers = all.split(/(?=HTTP\/1\.1 \d{3} )/).map(parseRaw);
+    expect(answers.map((a) => a.statusLine)).toEqual(Array(100).fill('HTTP/1.1 200 OK'));
+    expect(answers.map((a) => a.headers.connection)).toEqual([...Array(99).fill('keep-alive'), 'close']);
+    expect(answers[99]!.headers['x-content-type-options']).toBe('nosniff');
+  });
+
   it('slowloris: a header block dribbled in is cut off', async () => {
     const pieces = [
       'GET / HTTP/1.1\r\n',

@@ -105,7 +105,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       open -= 1;
     });
   });
-  server.maxRequestsPerSocket = 100;
+  // Node's own maxRequestsPerSocket answers the requests past it with a bare 503 (no safe header, no
+  // JSON) and leaves the connection open: the last one allowed closes the connection here instead.
+  const served = new WeakMap<object, number>();
   // A socket that errs (a reset mid-request) must never take the server down.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || socket.writableEnded) return void socket.destroy();
@@ -144,6 +146,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       controller.abort();
     });
     const head = req.method === 'HEAD';
+    const count = (served.get(req.socket) ?? 0) + 1;
+    served.set(req.socket, count);
+    if (count >= d.MAX_REQUESTS_PER_CONNECTION) res.setHeader('connection', 'close');
     try {
       if (overLimit.has(req.socket))
         throw new ServiceUnavailableError(`more than ${maxConnections} connections at once: try again in a second`);
