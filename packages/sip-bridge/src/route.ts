@@ -1,8 +1,9 @@
 /**
  * Which URI decides where a request goes (RFC 3261 section 8.1.2): the first Route value when
- * it is a loose route (`;lr`; as sips: under a sips: Request-URI), else the Request-URI. A strict first route is applied as section
- * 12.2.1.1 says: it becomes the Request-URI (without parameters a Request-URI may not carry),
- * and the old Request-URI goes last in the Route set. Nothing else rewrites the Request-URI.
+ * it is a loose route (`;lr`; as sips: under a sips: Request-URI), else the Request-URI. A strict
+ * first route is applied as section 12.2.1.1 says: it becomes the Request-URI (without parameters
+ * a Request-URI may not carry), and the old Request-URI goes last in the Route set. Nothing else
+ * rewrites the Request-URI.
  */
 import { formatSipUri, parseSipUri, type SipUri } from '@dnscore/sip';
 import { InvalidSipMessageError } from './errors.js';
