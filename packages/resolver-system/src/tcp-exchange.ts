@@ -24,7 +24,11 @@ export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
     frame.set(packet, 2);
     const where = `${describeQuery(query)} over TCP to ${formatServerAddress(server)}`;
     const socket = connect({ host: server.address, port: server.port, noDelay: true });
-    let pending: Buffer = Buffer.alloc(0);
+    // What came in and is not a whole message yet: chunks put together only once a message is
+    // whole (or its length prefix is split). A server that sends a byte per segment would
+    // otherwise have each byte copy all before it: 2 GB copied, seconds of CPU, for 64 KB.
+    const chunks: Buffer[] = [];
+    let buffered = 0;
     let done = false;
     let dropped = 0;
 
@@ -72,12 +76,18 @@ export function tcpExchange(context: ExchangeContext): Promise<ExchangeOutcome> 
     socket.on('error', (error) => fail(error.message, error));
     socket.on('close', () => fail('the server closed the connection without an answer'));
     socket.on('data', (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (!done && pending.length >= 2) {
-        const length = pending.readUInt16BE(0);
-        if (pending.length < 2 + length) break;
-        take(Buffer.from(pending.subarray(2, 2 + length))); // a copy: the answer outlives the stream buffer
-        pending = pending.subarray(2 + length);
+      chunks.push(chunk);
+      buffered += chunk.length;
+      while (!done && buffered >= 2) {
+        if (chunks[0]!.length < 2) chunks.splice(0, chunks.length, Buffer.concat(chunks, buffered));
+        const length = chunks[0]!.readUInt16BE(0);
+        if (buffered < 2 + length) break;
+        const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, buffered);
+        take(Buffer.from(whole.subarray(2, 2 + length))); // a copy: the answer outlives the stream buffer
+        const rest = whole.subarray(2 + length);
+        chunks.length = 0;
+        buffered = rest.length;
+        if (buffered > 0) chunks.push(rest);
       }
     });
     stats.tcpSent++;

@@ -49,6 +49,23 @@ describe('tcpExchange, nominal', () => {
     }
   });
 
+  it('puts an answer sent a byte at a time together without copying what came before at each byte', async () => {
+    const trickle = await byteAtATimeServer();
+    // Buffer.concat is how bytes are put together here (and once by the test server, for its frame).
+    const concat = vi.spyOn(Buffer, 'concat');
+    try {
+      const outcome = await tcpExchange(exchangeContext(trickle.endpoint));
+      expect(outcome.kind).toBe('answer');
+      if (outcome.kind !== 'answer') return;
+      const copied = concat.mock.results.reduce((sum, r) => sum + (r.value as Buffer).length, 0);
+      // The frame once by the server, the answer at most once here: linear, where each byte copied all before it.
+      expect(copied).toBeLessThanOrEqual(2 * (2 + outcome.packet.length));
+    } finally {
+      concat.mockRestore();
+      await new Promise((resolve) => trickle.server.close(resolve));
+    }
+  });
+
   it('takes the answer of an oversized packet over TCP: size is no concern there', async () => {
     server.setPlan({ tcp: ['oversized'] });
     const outcome = await tcpExchange(exchangeContext(server.endpoint));
