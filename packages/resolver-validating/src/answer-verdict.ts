@@ -46,6 +46,18 @@ export interface Walked {
    * server does not follow a CNAME into another zone): the end must be asked on its own.
    */
   readonly unfinished: boolean;
+  /**
+   * The CNAMEs followed from a DNAME that the message did not carry (RFC 6672 section 3.2: the
+   * resolver synthesizes them): the core follows CNAMEs only, so the packet it gets needs them.
+   */
+  readonly synthesized: readonly SynthesizedCname[];
+}
+
+/** A CNAME synthesized from a validated DNAME (owner of the DNAME, the name, its target). */
+export interface SynthesizedCname {
+  readonly dnameOwner: Labels;
+  readonly owner: Labels;
+  readonly target: Labels;
 }
 
 const SECURE: AnswerVerdict = { status: 'secure' };
@@ -64,6 +76,7 @@ export async function walkAnswer(
   maxLinks: number,
 ): Promise<Walked> {
   const parts: AnswerVerdict[] = [];
+  const synthesized: SynthesizedCname[] = [];
   let current = name;
   let links = linksSoFar;
   const seen = new Set<string>();
@@ -71,7 +84,7 @@ export async function walkAnswer(
     const key = keyOf(current);
     if (seen.has(key)) {
       parts.push(bogus(`the CNAME/DNAME chain loops at ${fqdn(current)}`));
-      return { parts, end: current, links, unfinished: false };
+      return { parts, end: current, links, unfinished: false, synthesized };
     }
     seen.add(key);
     if (qtype === ANY) {
@@ -79,7 +92,7 @@ export async function walkAnswer(
       const all = fetched.answerSets.filter((set) => set.records.length > 0 && keyOf(ownerOf(set.records[0]!)) === key);
       if (all.length > 0) {
         for (const set of all) parts.push(...(await rrsetParts(set, current, fetched, chain, options)));
-        return { parts, end: current, links, unfinished: false };
+        return { parts, end: current, links, unfinished: false, synthesized };
       }
     }
     const data = qtype === DnssecType.CNAME || qtype === ANY ? undefined : findSet(fetched, current, qtype);
@@ -88,11 +101,11 @@ export async function walkAnswer(
       // for the chain an unsigned CNAME beside it leads to. A CNAME has no other data beside it
       // (RFC 2181 section 10.1).
       parts.push(bogus(`${fqdn(current)} has a CNAME and ${typeText(data)} data beside it`));
-      return { parts, end: current, links, unfinished: false };
+      return { parts, end: current, links, unfinished: false, synthesized };
     }
     if (data) {
       parts.push(...(await rrsetParts(data, current, fetched, chain, options)));
-      return { parts, end: current, links, unfinished: false };
+      return { parts, end: current, links, unfinished: false, synthesized };
     }
     // A DNAME's synthesized CNAME is unsigned (RFC 6672 section 5.3.1): the DNAME is validated
     // and the CNAME must say what the DNAME says.
@@ -101,39 +114,40 @@ export async function walkAnswer(
     const cname = dname && signedCname?.rrsigs.length === 0 ? undefined : signedCname;
     if (dname && !cname && signedCname && !sameName(targetOf(signedCname), dnameTarget(dname, current))) {
       parts.push(bogus(`the CNAME at ${fqdn(current)} is not the one its DNAME synthesizes`));
-      return { parts, end: current, links, unfinished: false };
+      return { parts, end: current, links, unfinished: false, synthesized };
     }
     const link = cname ?? dname;
     if (qtype === DnssecType.CNAME && cname) {
       // The CNAME asked for is the answer (RFC 1034 section 3.6.2): nothing is denied.
       parts.push(...(await rrsetParts(cname, current, fetched, chain, options)));
-      return { parts, end: current, links, unfinished: false };
+      return { parts, end: current, links, unfinished: false, synthesized };
     }
     if (!link) break;
     if (++links > maxLinks) {
       parts.push(bogus(`the CNAME/DNAME chain from ${fqdn(name)} is longer than ${maxLinks} links`));
-      return { parts, end: current, links, unfinished: false };
+      return { parts, end: current, links, unfinished: false, synthesized };
     }
     parts.push(...(await rrsetParts(link, current, fetched, chain, options)));
     const target = cname ? targetOf(cname) : dnameTarget(dname!, current);
     if (!target) {
       parts.push(bogus(`the ${cname ? 'CNAME' : 'DNAME'} at ${fqdn(current)} has no usable target`));
-      return { parts, end: current, links, unfinished: false };
+      return { parts, end: current, links, unfinished: false, synthesized };
     }
+    if (!cname && !signedCname) synthesized.push({ dnameOwner: ownerOf(dname!.records[0]!), owner: current, target });
     current = target;
   }
   // The chain ends at `current` without the data.
   const asked = keyOf(current) === keyOf(name);
   const denied = asked || hasDenialFor(fetched, current);
-  if (!denied && fetched.rcode === Rcode.NOERROR) return { parts, end: current, links, unfinished: true };
+  if (!denied && fetched.rcode === Rcode.NOERROR) return { parts, end: current, links, unfinished: true, synthesized };
   const denial = await denialPart(fetched, current, qtype, chain, options);
   // A denial for a link's target that does not hold in this message is not the target zone's
   // last word: an authoritative server that follows a DNAME or CNAME into another of its zones
   // may leave out a record of the proof (nsd does). The end is asked on its own, as libunbound
   // and BIND do; what that answer proves is the verdict, so nothing is taken on trust.
-  if (denial.status === 'bogus' && !asked) return { parts, end: current, links, unfinished: true };
+  if (denial.status === 'bogus' && !asked) return { parts, end: current, links, unfinished: true, synthesized };
   parts.push(denial);
-  return { parts, end: current, links, unfinished: false };
+  return { parts, end: current, links, unfinished: false, synthesized };
 }
 
 /**

@@ -16,7 +16,12 @@ const QR_RD_RA = 0x8180;
 /** RRSIG, NSEC, NSEC3: the proofs, checked here and left out of the packet the core reads. */
 const PROOF_TYPES: ReadonlySet<number> = new Set([46, 47, 50]);
 
-export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint8Array {
+/** `synthesized`: CNAMEs the messages did not carry (from a DNAME), put after their answers. */
+export function joinAnswers(
+  query: DnsQuery,
+  messages: readonly Fetched[],
+  synthesized: readonly Rr[] = [],
+): Uint8Array {
   const last = messages[messages.length - 1]!;
   const seen = new Set<string>();
   const answers: Rr[] = [];
@@ -31,6 +36,7 @@ export function joinAnswers(query: DnsQuery, messages: readonly Fetched[]): Uint
       answers.push(record);
     }
   }
+  answers.push(...synthesized);
   const authority = last.authority.filter(kept);
   const additional = last.additional.filter(kept);
   const records = [...answers, ...authority, ...additional];

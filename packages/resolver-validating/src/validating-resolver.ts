@@ -26,10 +26,17 @@ import {
   type ServerAttempt,
   serversOf,
   withServers,
+  wireName,
 } from '@dnscore/core/plugin';
 import { queryChannel } from '@dnscore/core/diagnostics';
 import { SystemResolver } from '@dnscore/resolver-system';
-import { additionalValidated, weakest, walkAnswer, type AnswerVerdict } from './answer-verdict.js';
+import {
+  additionalValidated,
+  weakest,
+  walkAnswer,
+  type AnswerVerdict,
+  type SynthesizedCname,
+} from './answer-verdict.js';
 import { ChainOfTrust } from './chain-of-trust.js';
 import {
   ANSWER_CACHE_SOURCE,
@@ -47,12 +54,13 @@ import { InsecureAnswerError, UpstreamNotValidatingError, ValidatingOptionError 
 import { checkOptions, type ValidatingResolverConfig, type ValidatingResolverOptions } from './options.js';
 import { joinAnswers } from './packet.js';
 import { probeUpstream, type ProbeOutcome } from './upstream-probe.js';
-import { fqdn } from './names.js';
+import { fqdn, keyOf } from './names.js';
 import { closestAnchor, loadAnchors, type AnchorSet } from './trust-anchors.js';
 import { Upstream, type Fetched } from './upstream.js';
 import { ValidatedAnswers, type Validated } from './validated-answers.js';
 import { boundTtls } from './validated-ttl.js';
-import { DEFAULT_CLOCK_SKEW_SECONDS, DnssecType } from './validate/index.js';
+import { DEFAULT_CLOCK_SKEW_SECONDS, DnssecType, ownerOf, type Rr } from './validate/index.js';
+import { knownOwner } from './validate/owner.js';
 
 /** "sip1.biloxi.example. A IN", as libunbound writes the question in its reasons. */
 function questionText(query: DnsQuery): string {
@@ -265,6 +273,7 @@ export class ValidatingResolver implements ResolverPlugin {
     const messages: Fetched[] = [first];
     let walked = await walkAnswer(first, query.labels, query.type, this.#chain, options, 0, this.#maxLinks);
     const parts: AnswerVerdict[] = [...walked.parts];
+    const synthesized: SynthesizedCname[] = [...walked.synthesized];
     while (walked.unfinished) {
       // The upstream did not follow the chain (an authoritative server): its end is asked here.
       const end = makeQuery(formatName(walked.end), query.type, query.class);
@@ -274,6 +283,7 @@ export class ValidatingResolver implements ResolverPlugin {
       messages.push(next);
       walked = await walkAnswer(next, walked.end, query.type, this.#chain, options, walked.links, this.#maxLinks);
       parts.push(...walked.parts);
+      synthesized.push(...walked.synthesized);
     }
     const verdict = weakest(parts);
     // Signed additional addresses (an SRV answer's targets) validated too: no question of their own.
@@ -296,7 +306,7 @@ export class ValidatingResolver implements ResolverPlugin {
           ? { whyBogus: `validation failure <${questionText(query)}>: ${verdict.whyBogus}`, ede: verdict.ede ?? 6 }
           : {}),
         ...(additionalSecure ? { additionalSecure } : {}),
-        answer: joinAnswers(query, bounded.messages),
+        answer: joinAnswers(query, bounded.messages, synthesizedCnames(synthesized, bounded.messages, query.class)),
       },
       ...(verdict.status === 'insecure' ? { whyInsecure: verdict.whyInsecure ?? 'not validated' } : {}),
     };
@@ -362,6 +372,31 @@ export class ValidatingResolver implements ResolverPlugin {
         this.#upstream.chain(ancestor, type, this.#closing.signal).catch(() => {});
     }
   }
+}
+
+/**
+ * The CNAME records of `synthesized` (RFC 6672 section 3.2), each with its DNAME's TTL as
+ * bounded in `messages` (its RRSIGs' original TTL and expiration counted).
+ */
+function synthesizedCnames(
+  synthesized: readonly SynthesizedCname[],
+  messages: readonly Fetched[],
+  rrclass: number,
+): Rr[] {
+  return synthesized.map(({ dnameOwner, owner, target }) => {
+    const key = keyOf(dnameOwner);
+    let ttl = Number.POSITIVE_INFINITY;
+    for (const message of messages) {
+      for (const record of message.answer) {
+        if (record.rrtype === DnssecType.DNAME && keyOf(ownerOf(record)) === key) ttl = Math.min(ttl, record.ttl);
+      }
+    }
+    if (!Number.isFinite(ttl)) ttl = 0;
+    return knownOwner(
+      { name: formatName(owner), rrtype: DnssecType.CNAME, class: rrclass, ttl, rdata: wireName(target) },
+      owner,
+    );
+  });
 }
 
 /** A validation shared by the identical questions in flight. */
