@@ -598,10 +598,21 @@ describe('serve: hostile requests', () => {
     expect(e.json().error.message).toContain('"é.example" is not a domain');
   });
 
-  it('a request target over 4096 bytes: 414', async () => {
-    const a = await call(server, 'GET', `/api/sip?uri=${'a'.repeat(5000)}`);
+  it.each([5000, 9000, 70_000])('a request target of %i bytes: 414, also past the 8 KB of headers', async (n) => {
+    const a = await call(server, 'GET', `/api/sip?uri=${'a'.repeat(n)}`);
     expect(a.status).toBe(414);
-    expect(a.json().error.code).toBe('SERVE_ERR_URI_TOO_LONG');
+    expect(a.json().error).toEqual({
+      code: 'SERVE_ERR_URI_TOO_LONG',
+      message: 'the request target is longer than 4096 bytes',
+    });
+    expect(a.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('a header over 8 KB that arrives in pieces is still a 431, not taken for a long target', async () => {
+    const header = parseRaw(
+      await raw(server.port, [`GET / HTTP/1.1\r\nHost: ${host()}\r\nX-Big: `, 'a'.repeat(6000), 'a'.repeat(6000)], 20),
+    );
+    expect(header.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
   });
 
   it('DNS rebinding: a Host that is not this server is refused (421); no Host at all too', async () => {

@@ -111,7 +111,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // A socket that errs (a reset mid-request) must never take the server down.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || socket.writableEnded) return void socket.destroy();
-    socket.end(clientErrorAnswer(error.code));
+    socket.end(clientErrorAnswer(error.code, (error as { rawPacket?: Buffer }).rawPacket));
   });
   // CONNECT (a proxy tunnel): node would close the socket without a word.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
@@ -229,19 +229,40 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /** What node's parser refused, as a typed JSON error on a closing connection. */
-function clientErrorAnswer(code: string | undefined): string {
+function clientErrorAnswer(code: string | undefined, packet: Buffer | undefined): string {
   const [status, reason, ours, message] =
-    code === 'HPE_HEADER_OVERFLOW'
+    code === 'HPE_HEADER_OVERFLOW' && isLongRequestLine(packet)
       ? [
-          431,
-          'Request Header Fields Too Large',
-          'SERVE_ERR_HEADERS_TOO_LARGE',
-          `headers over ${d.MAX_HEADER_BYTES} bytes`,
+          414,
+          'URI Too Long',
+          'SERVE_ERR_URI_TOO_LONG',
+          `the request target is longer than ${d.MAX_REQUEST_TARGET_BYTES} bytes`,
         ]
-      : code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'SERVE_ERR_REQUEST_TIMEOUT', 'the request took too long to arrive']
-        : [400, 'Bad Request', 'SERVE_ERR_BAD_REQUEST', 'the request is not valid HTTP/1.1'];
+      : code === 'HPE_HEADER_OVERFLOW'
+        ? [
+            431,
+            'Request Header Fields Too Large',
+            'SERVE_ERR_HEADERS_TOO_LARGE',
+            `headers over ${d.MAX_HEADER_BYTES} bytes`,
+          ]
+        : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', 'SERVE_ERR_REQUEST_TIMEOUT', 'the request took too long to arrive']
+          : [400, 'Bad Request', 'SERVE_ERR_BAD_REQUEST', 'the request is not valid HTTP/1.1'];
   return rawAnswer(status, reason, ours, message);
+}
+
+/**
+ * Node's parser counts the request line into its header limit, so a request target over 8 KB is
+ * a header overflow to it. The bytes it was parsing say which: a first line that is the request
+ * line (a method first, or the version last) and over the target limit.
+ */
+function isLongRequestLine(packet: Buffer | undefined): boolean {
+  if (!packet) return false;
+  const end = packet.indexOf('\r\n');
+  const line = packet.subarray(0, end < 0 ? packet.length : end).toString('latin1');
+  return (
+    line.length > d.MAX_REQUEST_TARGET_BYTES && (/^[A-Z]+ [^ ]/.test(line) || (end >= 0 && / HTTP\/\d\.\d$/.test(line)))
+  );
 }
 
 /**
