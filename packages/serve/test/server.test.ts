@@ -631,6 +631,20 @@ describe('serve: hostile requests', () => {
     expect(none).toMatch(/^HTTP\/1\.1 421 /);
   });
 
+  it('HTTP/1.1 without Host, or with an empty one: 400 (RFC 9112 section 3.2); HTTP/1.0 without: 421', async () => {
+    for (const request of ['GET /api/info HTTP/1.1\r\nConnection: close\r\n\r\n', 'GET / HTTP/1.1\r\nHost:\r\n\r\n']) {
+      const a = parseRaw(await raw(server.port, [request]));
+      expect(a.statusLine).toBe('HTTP/1.1 400 Bad Request');
+      expect(a.headers['x-content-type-options']).toBe('nosniff');
+      expect(JSON.parse(a.body)).toEqual({
+        error: { code: 'SERVE_ERR_BAD_REQUEST', message: 'the Host header is missing or empty (HTTP/1.1 requires it)' },
+      });
+    }
+    const old = parseRaw(await raw(server.port, ['GET / HTTP/1.0\r\n\r\n']));
+    expect(old.statusLine).toBe('HTTP/1.1 421 Misdirected Request');
+    expect(JSON.parse(old.body)).toEqual({ error: { code: 'SERVE_ERR_HOST', message: 'the Host header is missing' } });
+  });
+
   it('two Host headers: 400, whichever comes first', async () => {
     for (const [first, second] of [
       [host(), 'evil.example'],

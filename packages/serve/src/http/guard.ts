@@ -29,7 +29,12 @@ export function checkHost(
   if (lines > 1) throw new BadRequestError(`the Host header is given ${lines} times`);
   // An absolute-form target names the host itself, in place of the Host header (RFC 9112 section 3.2.2).
   const host = authority ?? req.headers.host;
-  if (typeof host !== 'string' || host === '') throw new ForbiddenHostError('the Host header is missing');
+  if (typeof host !== 'string' || host === '') {
+    // HTTP/1.1 makes Host mandatory (RFC 9112 section 3.2: 400); HTTP/1.0 does not, but this server does.
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1)
+      throw new BadRequestError('the Host header is missing or empty (HTTP/1.1 requires it)');
+    throw new ForbiddenHostError('the Host header is missing');
+  }
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host);
   if (!match) throw new ForbiddenHostError('the Host header is malformed');
   const name = match[1]!.toLowerCase();

@@ -89,6 +89,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       requestTimeout: options.requestTimeoutMs ?? d.REQUEST_TIMEOUT_MS,
       keepAliveTimeout: d.KEEP_ALIVE_TIMEOUT_MS,
       connectionsCheckingInterval: 250,
+      // Node's own 400 for HTTP/1.1 without Host carries no safe header and no JSON: checkHost answers.
+      requireHostHeader: false,
     },
     (req, res) => void handle(req, res),
   );
