@@ -92,6 +92,7 @@ export async function walkAnswer(
       const all = fetched.answerSets.filter((set) => set.records.length > 0 && keyOf(ownerOf(set.records[0]!)) === key);
       if (all.length > 0) {
         for (const set of all) parts.push(...(await rrsetParts(set, current, fetched, chain, options)));
+        parts.push(...nameErrorWithData(fetched, current));
         return { parts, end: current, links, unfinished: false, synthesized };
       }
     }
@@ -105,6 +106,7 @@ export async function walkAnswer(
     }
     if (data) {
       parts.push(...(await rrsetParts(data, current, fetched, chain, options)));
+      parts.push(...nameErrorWithData(fetched, current));
       return { parts, end: current, links, unfinished: false, synthesized };
     }
     // A DNAME's synthesized CNAME is unsigned (RFC 6672 section 5.3.1): the DNAME is validated
@@ -120,6 +122,7 @@ export async function walkAnswer(
     if (qtype === DnssecType.CNAME && cname) {
       // The CNAME asked for is the answer (RFC 1034 section 3.6.2): nothing is denied.
       parts.push(...(await rrsetParts(cname, current, fetched, chain, options)));
+      parts.push(...nameErrorWithData(fetched, current));
       return { parts, end: current, links, unfinished: false, synthesized };
     }
     if (!link) break;
@@ -148,6 +151,15 @@ export async function walkAnswer(
   if (denial.status === 'bogus' && !asked) return { parts, end: current, links, unfinished: true, synthesized };
   parts.push(denial);
   return { parts, end: current, links, unfinished: false, synthesized };
+}
+
+/**
+ * The rcode is not signed: NXDOMAIN beside the data that answers the question (the name
+ * exists) is a forged or broken answer, bogus, never a secure NXDOMAIN (libunbound agrees).
+ */
+function nameErrorWithData(fetched: Fetched, name: Labels): AnswerVerdict[] {
+  if (fetched.rcode !== Rcode.NXDOMAIN) return [];
+  return [bogus(`NXDOMAIN, but the answer holds data of ${fqdn(name)}`)];
 }
 
 /**

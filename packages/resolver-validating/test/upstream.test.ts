@@ -363,3 +363,26 @@ describe('a CNAME beside the data asked for', () => {
     );
   });
 });
+
+/** The rcode is not signed: NXDOMAIN put on a signed answer does not make a secure NXDOMAIN. */
+describe('NXDOMAIN beside the data asked for', () => {
+  it('is bogus, with no records', async () => {
+    const { core } = backend();
+    proxy.rewrite = only('www.secure.example', (q, answer) => {
+      if (q.type !== 1) return answer;
+      const out = Uint8Array.from(answer);
+      out[3] = (out[3]! & 0xf0) | 3; // rcode NXDOMAIN
+      return out;
+    });
+    const result = await core.resolve('www.secure.example', 'A');
+    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+      status: 'bogus',
+      rcode: 'NXDOMAIN',
+      records: [],
+      ede: 6,
+    });
+    expect(result.whyBogus).toBe(
+      'validation failure <www.secure.example. A IN>: NXDOMAIN, but the answer holds data of www.secure.example.',
+    );
+  });
+});
