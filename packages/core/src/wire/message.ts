@@ -147,6 +147,16 @@ function rdlengthOf(reader: WireReader, words: SectionWords): number {
   return rdlength;
 }
 
+/** RFC 6891 section 6.1.2: the OPT record's owner MUST be the root. */
+const OPT_OWNER = 'an OPT record whose owner is not the root (RFC 6891 section 6.1.2)';
+
+/** True when the name at `at` (already walked, so its pointers are known to point back) is the root. */
+function isRootAt(packet: Uint8Array, at: number): boolean {
+  let position = at;
+  while ((packet[position]! & 0xc0) === 0xc0) position = ((packet[position]! & 0x3f) << 8) | packet[position + 1]!;
+  return packet[position] === 0;
+}
+
 /** A section's records; in the additional section, the OPT record goes to `opt` (a second one is a WireError). */
 function readSection(reader: WireReader, count: number, words: SectionWords, opt?: OptRecord): WireRecord[] {
   const records: WireRecord[] = [];
@@ -162,6 +172,7 @@ function readSection(reader: WireReader, count: number, words: SectionWords, opt
     reader.offset += rdlength;
     if (opt === undefined && type === RRType.OPT) throw new WireError(words.misplacedOpt, at);
     if (opt !== undefined && type === RRType.OPT) {
+      if (name !== '.') throw new WireError(OPT_OWNER, at);
       // Every record is read before a second OPT is refused: a cut packet says so first.
       if (opt.at >= 0) secondOpt = secondOpt < 0 ? rdataOffset : secondOpt;
       else {
@@ -262,12 +273,14 @@ export function scanMessage(packet: Uint8Array): MessageSummary {
   // parseMessage reads every record before it refuses a second OPT: so does this.
   let secondOpt: number | undefined;
   for (let i = 0; i < additionals; i++) {
+    const at = reader.offset;
     reader.skipName(ADDITIONAL.owner);
     const type = reader.u16(ADDITIONAL.type);
     reader.u16(ADDITIONAL.class);
     const ttl = reader.u32(ADDITIONAL.ttl);
     const rdlength = rdlengthOf(reader, ADDITIONAL);
     if (type === RRType.OPT) {
+      if (!isRootAt(packet, at)) throw new WireError(OPT_OWNER, at);
       if (edns) secondOpt ??= reader.offset;
       edns = true;
       if (secondOpt === undefined) extendedRcode = ttl >>> 24;

@@ -126,12 +126,14 @@ describe('parseMessage: off-nominal', () => {
       withThirdAdditional(answerPacket({ additionals: [opt, opt] })),
       answerPacket({ answers: [{ type: 1, ttl: 60, rdata: new Uint8Array(4) }, opt] }),
       answerPacket({ authorities: [opt] }),
+      answerPacket({ additionals: [{ ...opt, name: 'goose.feathers' }] }),
     ];
     const messages = packets.map((packet) => refusedAlike(packet).message);
     expect(messages[8]).toBe('more than one OPT record');
     expect(messages[9]).toBe('additional record type needs 2 bytes, 0 left');
     expect(messages[10]).toBe('an OPT record in the answer section (RFC 6891: only in the additional section)');
     expect(messages[11]).toBe('an OPT record in the authority section (RFC 6891: only in the additional section)');
+    expect(messages[12]).toBe('an OPT record whose owner is not the root (RFC 6891 section 6.1.2)');
   });
 
   /** ARCOUNT one higher, and only the owner (the root) of that record. */
@@ -200,6 +202,16 @@ describe('parseMessage: off-nominal', () => {
       /an OPT record in the authority section/,
     );
     expect(parseMessage(answerPacket({ answers: [a], additionals: [opt] })).edns?.udpPayloadSize).toBe(512);
+  });
+
+  it('refuses an OPT record whose owner is not the root (RFC 6891 section 6.1.2), even through a pointer', () => {
+    const written = { name: 'goose.feathers', type: 41, class: 512, ttl: 0, rdata: new Uint8Array(0) };
+    const pointer = { type: 41, class: 512, ttl: 0, rdata: new Uint8Array(0) }; // owner: a pointer to the question
+    for (const opt of [written, pointer]) {
+      const packet = answerPacket({ additionals: [opt] });
+      expect(() => parseMessage(packet)).toThrow(/OPT record whose owner is not the root/);
+      expect(() => scanMessage(packet)).toThrow(/OPT record whose owner is not the root/);
+    }
   });
 
   it('refuses two OPT records', () => {
