@@ -31,7 +31,8 @@ export interface FinalOutcome {
   readonly response?: SipResponse;
 }
 
-type Phase = 'waiting' | 'provisional' | 'chosen' | 'dropped';
+/** `late`: an INVITE whose timer ran out; its transaction lives on for a late final response. */
+type Phase = 'waiting' | 'provisional' | 'chosen' | 'late' | 'dropped';
 
 export class BridgeTry {
   readonly record: { -readonly [K in keyof BridgeAttempt]: BridgeAttempt[K] };
@@ -93,8 +94,14 @@ export class BridgeTry {
       'abort',
       () => {
         if (this.#phase !== 'waiting') return;
-        this.#phase = 'dropped';
         this.#settle('timeout', null);
+        if (ctx.request.method === 'INVITE') {
+          // The server may still answer: its transaction ACKs a late non-2xx, and a late 2xx goes
+          // to the application, whose core must ACK it (and may BYE it) (RFC 3261 13.2.2.4).
+          this.#phase = 'late';
+          return;
+        }
+        this.#phase = 'dropped';
         this.#handle?.stop();
       },
       { once: true },
@@ -118,6 +125,11 @@ export class BridgeTry {
 
   #onEvent(event: TryEvent): void {
     if (this.#phase === 'dropped') return;
+    if (this.#phase === 'late') {
+      const late = event.type === 'response' ? event.response : undefined;
+      if (late && late.status >= 200 && late.status < 300) this.#ctx.deliver(late);
+      return;
+    }
     if (event.type === 'transport-error') {
       if (this.#phase === 'chosen') return;
       const first = this.#phase === 'waiting';

@@ -44,6 +44,9 @@ const A = {
   quiet: [PEER(23), PEER(24), PEER(25), PEER(26), PEER(27), PEER(28)],
   tlsRefused: [PEER(29), PEER(30)],
   udpDowngrade: PEER(31),
+  /** Answer an INVITE only after the per-target timer ran out: 200, or 486. */
+  late200: PEER(32),
+  late486: PEER(33),
 };
 
 let port: number;
@@ -75,6 +78,12 @@ _sip._udp.cluster IN SRV 10 0 ${port} live
 _sip._udp.cluster IN SRV 20 0 ${port} busy
 _sips._tcp.tls IN SRV 10 0 ${port} tls-target
 _sip._udp.err500 IN SRV 10 0 ${port} error500
+_sip._udp.late200 IN SRV 10 0 ${port} late200
+_sip._udp.late200 IN SRV 20 0 ${port} live
+_sip._udp.late486 IN SRV 10 0 ${port} late486
+_sip._udp.late486 IN SRV 20 0 ${port} live
+late200 IN A ${A.late200}
+late486 IN A ${A.late486}
 _sip._udp.err500 IN SRV 20 0 ${port} live
 ${A.quiet.map((_, i) => `_sip._udp.quiet IN SRV ${10 + i} 0 ${port} quiet${i}`).join('\n')}
 _sip._udp.busyquiet IN SRV 10 0 ${port} busy
@@ -131,6 +140,9 @@ tls-target IN A ${A.tls}
   await start('tls', A.tls, answer(200), 'tls');
   await start('error500', A.error500, answer(500));
   await start('udpDowngrade', A.udpDowngrade, answer(200));
+  // 600 ms: after the 300 ms per-target timer, so the walk has moved on.
+  await start('late200', A.late200, (rq) => (rq.method === 'INVITE' ? [{ status: 200, delayMs: 600 }] : []));
+  await start('late486', A.late486, (rq) => (rq.method === 'INVITE' ? [{ status: 486, delayMs: 600 }] : []));
 });
 
 afterAll(async () => {
@@ -345,6 +357,33 @@ describe('SipBridge: what stays on the target that took the request', () => {
       true,
     ]);
     expect(peers.cancel!.requests.slice(before)).toEqual([]);
+  }, 5000);
+
+  it('an INVITE answered after its timer: a late 2xx goes to the application, a late 486 is ACKed', async () => {
+    const b = await bridge();
+    const received: string[] = [];
+    const invite = request(`sip:bob@late200.${ORIGIN}`, 'INVITE');
+    const report = await b.send(invite, (rs) => received.push(`${rs.status} ${rs.headers.via?.[0]?.params.branch}`));
+    expect(tries(report)).toEqual([`udp ${A.late200} timeout -`, `udp ${A.live} response 200`]);
+    const first = peers.late200!.requests.find((r) => r.headers['call-id'] === invite.headers['call-id'])!;
+    const lateBranch = first.headers.via[0]!.params.branch;
+    // RFC 3261 13.2.2.4: every 2xx of an INVITE reaches the UAC core, which ACKs it (and may BYE it).
+    while (received.length < 2) await new Promise((r) => setTimeout(r, 5));
+    expect(received).toEqual([`200 ${invite.headers.via![0]!.params.branch}`, `200 ${lateBranch}`]);
+
+    const busy: number[] = [];
+    const other = request(`sip:bob@late486.${ORIGIN}`, 'INVITE');
+    const moved = await b.send(other, (rs) => busy.push(rs.status));
+    expect(tries(moved)).toEqual([`udp ${A.late486} timeout -`, `udp ${A.live} response 200`]);
+    const at486 = () => peers.late486!.requests.filter((r) => r.headers['call-id'] === other.headers['call-id']);
+    // The transaction of the try that was left ACKs its non-2xx (RFC 3261 17.1.1.3); the application never sees it.
+    while (!at486().some((r) => r.method === 'ACK')) await new Promise((r) => setTimeout(r, 5));
+    // (the INVITE may have been retransmitted meanwhile: its transaction lives on)
+    expect([...new Set(at486().map((r) => `${r.method} ${r.headers.via[0]!.params.branch}`))]).toEqual([
+      `INVITE ${at486()[0]!.headers.via[0]!.params.branch}`,
+      `ACK ${at486()[0]!.headers.via[0]!.params.branch}`,
+    ]);
+    expect(busy).toEqual([200]);
   }, 5000);
 
   it(
