@@ -182,8 +182,10 @@ export class ResultBuilder {
   #bogus(answer: PluginAnswer, packet: Uint8Array, age: number): DnsResult {
     let canonical = this.query.name;
     try {
-      if (answer.canonical !== undefined && answer.canonical !== '')
-        canonical = formatName(parseName(answer.canonical));
+      if (answer.canonical !== undefined && answer.canonical !== '') {
+        const named = formatName(parseName(answer.canonical));
+        if (!sameNameText(named, this.#queryName)) canonical = named;
+      }
     } catch {
       // An unreadable canonical name of a bogus answer is one more thing not to trust.
     }
@@ -244,7 +246,9 @@ export class ResultBuilder {
     const sections: ParsedSections = {
       key,
       chainEnd,
-      canonical: answer.canonical ?? chainEnd,
+      // Without a chain the canonical name is the question's, as this question spells it: a cached
+      // answer's canonical name is in the spelling of the question that filled the cache.
+      canonical: answer.canonical !== undefined && chainEnd !== this.#queryName ? answer.canonical : chainEnd,
       records: this.#answerRecords(message, chainEnd, 0),
       authority: this.#section(message, message.authorities, 'authority', 0),
       additional: this.#section(message, this.#inBailiwick(message.additionals, chainEnd), 'additional', 0),

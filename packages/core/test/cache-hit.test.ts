@@ -51,6 +51,26 @@ describe('DnsCore hit path: nominal', () => {
     expect(inner.calls).toHaveLength(1);
   });
 
+  it('a hit asked in another spelling gets its canonical name in that spelling', async () => {
+    let bogus = false;
+    const inner = fakePlugin({
+      answer: (q) => ({
+        ...positive(q),
+        canonical: q.name,
+        ...(bogus ? { bogus: true, whyBogus: 'no signature' } : {}),
+      }),
+    });
+    const core = new DnsCore([withCache(inner)]);
+    expect((await core.resolve('Goose.Feathers')).canonical).toBe('Goose.Feathers');
+    const hit = await core.resolve('goose.feathers');
+    expect(hit).toMatchObject({ canonical: 'goose.feathers', query: { name: 'goose.feathers' } });
+    expect(hit.records.map((r) => r.data)).toEqual(['192.0.2.1']);
+    bogus = true;
+    expect((await core.resolve('Bad.Feathers')).canonical).toBe('Bad.Feathers');
+    expect(await core.resolve('BAD.feathers')).toMatchObject({ bogus: true, canonical: 'BAD.feathers', records: [] });
+    expect(inner.calls).toHaveLength(2);
+  });
+
   it('current() holds while every entry is the one served, by the plugin that answers first', async () => {
     const clock = fakeClock();
     const cache = withCache(fakePlugin({ answer: (q) => positive(q, 10) }), { clock });
