@@ -285,7 +285,10 @@ export class SipBridge {
     }
     // The ACK of a 2xx is a transaction of its own (RFC 3261 section 13.2.2.4): one Via, a new branch, the route set.
     request.headers.via = [{ params: { branch: newBranch() } }];
-    const attempt = await this.locator.cursor(hop.uri, { callId: String(request.headers['call-id']) }).next();
+    // The 1300-byte rule holds for it too (RFC 3261 section 18.1.1): an ACK with an SDP answer can be large.
+    const attempt = await this.locator
+      .cursor(hop.uri, { callId: String(request.headers['call-id']), messageSize: this.#size(request, []) })
+      .next();
     if (!attempt) throw new TargetsExhaustedError(`no target for the ACK to ${hop.uri.text}`, 0);
     this.endpoint.sendStateless(request, this.#tryTarget(attempt.target, hop));
     return Object.freeze({ hop, attempts: [], answeredBy: null, response: null, sentTo: attempt.target });

@@ -441,6 +441,31 @@ describe('SipBridge: what stays on the target that took the request', () => {
     expect(last(peers.liveTcp!).headers.via[0]).toMatchObject({ protocol: 'TCP' });
   });
 
+  it('the ACK of a 2xx over 1300 bytes (an SDP answer) for a UDP target goes over TCP too', async () => {
+    const b = await bridge();
+    const invite = request(`sip:bob@live.${ORIGIN}`, 'INVITE');
+    const ok = await b.send(invite);
+    const before = peers.liveTcp!.requests.length;
+    const ack: SipRequest = {
+      method: 'ACK',
+      uri: `sip:bob@live.${ORIGIN}`,
+      headers: {
+        to: ok.response!.headers.to,
+        from: invite.headers.from,
+        'call-id': invite.headers['call-id'],
+        cseq: { method: 'ACK', seq: 1 },
+        'content-type': 'application/sdp',
+      },
+      content: 'a=x\r\n'.repeat(300),
+    };
+    const sent = await b.send(ack);
+    expect([sent.sentTo?.transport, sent.sentTo?.address]).toEqual(['tcp', A.live]);
+    while (peers.liveTcp!.requests.length === before) await new Promise((r) => setTimeout(r, 5));
+    expect(peers.liveTcp!.requests.slice(before).map((r) => `${r.method} ${r.headers.via[0]!.protocol}`)).toEqual([
+      'ACK TCP',
+    ]);
+  });
+
   it('Call-ID affinity sends a dialog to its pinned server, but never overrides an IP literal', async () => {
     const b = await bridge();
     b.locator.dialogs.learnIncoming('dialog-1', { transport: 'udp', address: A.busy, port });
