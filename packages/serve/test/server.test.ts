@@ -453,6 +453,28 @@ describe('serve: hostile requests', () => {
     expect(answers[99]!.headers['x-content-type-options']).toBe('nosniff');
   });
 
+  it('a request, then garbage on its connection: the answer to the request, not the 400 of the garbage', async () => {
+    const request = `GET /api/sip?uri=sip:bob@biloxi.example&transports=udp HTTP/1.1\r\nHost: ${host()}\r\n\r\n`;
+    const all = await raw(server.port, [`${request}NOT HTTP AT ALL\r\n\r\n`]);
+    const first = parseRaw(all);
+    expect(first.statusLine).toBe('HTTP/1.1 200 OK');
+    expect(first.headers.connection).toBe('close');
+    expect(JSON.parse(first.body.slice(0, Number(first.headers['content-length']))).transport).toBe('udp');
+  });
+
+  it('a body that stops coming: 408, and the connection is closed', async () => {
+    const a = parseRaw(
+      await raw(server.port, [
+        `POST /api/sip HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\n`,
+        'Content-Length: 100\r\n\r\n{"uri":',
+      ]),
+    );
+    expect(a.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(a.body)).toEqual({
+      error: { code: 'SERVE_ERR_REQUEST_TIMEOUT', message: 'the request took too long to arrive' },
+    });
+  });
+
   it('slowloris: a header block dribbled in is cut off', async () => {
     const pieces = [
       'GET / HTTP/1.1\r\n',

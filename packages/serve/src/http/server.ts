@@ -110,9 +110,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // Node's own maxRequestsPerSocket answers the requests past it with a bare 503 (no safe header, no
   // JSON) and leaves the connection open: the last one allowed closes the connection here instead.
   const served = new WeakMap<object, number>();
+  /** The response a connection is waiting for, while its handler runs. */
+  const answering = new WeakMap<object, ServerResponse>();
   // A socket that errs (a reset mid-request) must never take the server down.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || socket.writableEnded) return void socket.destroy();
+    // A request before the broken one is still being answered: that answer goes out first, as the
+    // last on the connection; the client would otherwise read the 400 as the answer to it.
+    // (A request still arriving is the broken one itself: it gets the error.)
+    const pending = answering.get(socket);
+    if (pending && !pending.writableFinished && pending.req.complete) {
+      if (!pending.headersSent) pending.setHeader('connection', 'close');
+      pending.once('close', () => socket.end());
+      return;
+    }
     socket.end(clientErrorAnswer(error.code, (error as { rawPacket?: Buffer }).rawPacket));
   });
   // CONNECT (a proxy tunnel): node would close the socket without a word.
@@ -148,6 +159,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       controller.abort();
     });
     const head = req.method === 'HEAD';
+    answering.set(req.socket, res);
+    res.once('close', () => {
+      if (answering.get(req.socket) === res) answering.delete(req.socket);
+    });
     const count = (served.get(req.socket) ?? 0) + 1;
     served.set(req.socket, count);
     if (count >= d.MAX_REQUESTS_PER_CONNECTION) res.setHeader('connection', 'close');
