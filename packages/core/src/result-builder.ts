@@ -41,6 +41,8 @@ interface Sections {
   readonly canonical: string;
   /** Where the answer's CNAME chain ends, as formatName() writes it (the query's name without one). */
   readonly chainEnd: string;
+  /** The smallest TTL of the chain's CNAMEs (not aged); undefined without a chain. */
+  readonly chainTtl?: number;
   readonly records: readonly DnsRecord[];
   readonly authority: readonly DnsRecord[];
   readonly additional: readonly DnsRecord[];
@@ -152,6 +154,9 @@ export class ResultBuilder {
     const stale = answer.stale === true;
     const records = aged(sections.records, age, stale);
     const authority = aged(sections.authority, age, stale);
+    const negative = negativeTtlOf(this.query, answer.rcode, records, authority, sections.chainEnd, stale ? 0 : age);
+    const chainTtl =
+      sections.chainTtl === undefined ? undefined : stale ? STALE_TTL : Math.max(0, sections.chainTtl - age);
     return new DnsResult({
       query: this.query,
       resolver: this.options.resolver ?? 'unknown',
@@ -167,7 +172,9 @@ export class ResultBuilder {
       additional: aged(sections.additional, age, stale),
       additionalSecure: answer.additionalSecure === true,
       dropped: this.#dropped,
-      negativeTtl: negativeTtlOf(this.query, answer.rcode, records, authority, sections.chainEnd, stale ? 0 : age),
+      // A negative answer for the chain's end holds no longer than the chain that led there.
+      negativeTtl: chainTtl === undefined ? negative : Math.min(negative, chainTtl),
+      chainTtl,
       age,
       stale,
       cacheEntry: this.options.cacheEntry,
@@ -236,7 +243,7 @@ export class ResultBuilder {
       return cached;
     }
     const message = this.#parse(packet);
-    const chainEnd = this.#followCnames(message);
+    const { end: chainEnd, ttl: chainTtl } = this.#followCnames(message);
     if (answer.canonical !== undefined && !sameNameText(presentationForm(answer.canonical), chainEnd)) {
       throw new InvalidResultError(
         `${describeQuery(this.query)}: canonical name ${quoteText(answer.canonical)} ` +
@@ -249,7 +256,8 @@ export class ResultBuilder {
       // Without a chain the canonical name is the question's, as this question spells it: a cached
       // answer's canonical name is in the spelling of the question that filled the cache.
       canonical: answer.canonical !== undefined && chainEnd !== this.#queryName ? answer.canonical : chainEnd,
-      records: this.#answerRecords(message, chainEnd, 0),
+      ...(chainTtl === undefined ? {} : { chainTtl }),
+      records: cappedTtl(this.#answerRecords(message, chainEnd, 0), chainTtl),
       authority: this.#section(message, message.authorities, 'authority', 0),
       additional: this.#section(message, this.#inBailiwick(message.additionals, chainEnd), 'additional', 0),
       dropped: answer.age === undefined ? NONE_DROPPED : [...this.#dropped],
@@ -286,16 +294,20 @@ export class ResultBuilder {
     return message;
   }
 
-  /** Follows CNAMEs from the query name through the answer section; returns the chain's end. */
-  #followCnames(message: WireMessage): string {
+  /**
+   * Follows CNAMEs from the query name through the answer section; returns the chain's end and
+   * the smallest TTL of its CNAMEs (undefined without one).
+   */
+  #followCnames(message: WireMessage): { end: string; ttl: number | undefined } {
     let current = this.#queryName;
-    if (this.query.type === RRType.CNAME || this.query.type === RRType.ANY) return current;
+    let ttl: number | undefined;
+    if (this.query.type === RRType.CNAME || this.query.type === RRType.ANY) return { end: current, ttl };
     const limit = this.options.maxCnameChain ?? DEFAULT_MAX_CNAME_CHAIN;
     for (let hops = 0; ; hops++) {
       const cname = message.answers.find(
         (r) => r.type === RRType.CNAME && this.#classMatches(r) && sameNameText(r.name, current),
       );
-      if (!cname) return current;
+      if (!cname) return { end: current, ttl };
       if (hops >= limit) {
         throw new MalformedAnswerError(
           `answer to ${describeQuery(this.query)} has a CNAME chain longer than ${limit} (or a loop)`,
@@ -310,6 +322,7 @@ export class ResultBuilder {
         throw error;
       }
       current = target;
+      ttl = Math.min(ttl ?? cname.ttl, cname.ttl);
     }
   }
 
@@ -377,6 +390,15 @@ export class ResultBuilder {
     if (this.query.type === RRType.NAPTR) return orderNaptr(records as readonly TypedRecord<'NAPTR'>[]);
     return records;
   }
+}
+
+/**
+ * The answer records reached through a CNAME chain hold no longer than the chain: their TTLs are
+ * capped by its smallest (as c-ares gives them, and as the cache keeps the answer).
+ */
+function cappedTtl(records: DnsRecord[], chainTtl: number | undefined): DnsRecord[] {
+  if (chainTtl === undefined) return records;
+  return records.map((r) => (r.ttl <= chainTtl ? r : (Object.freeze({ ...r, ttl: chainTtl }) as DnsRecord)));
 }
 
 /** One call: a plugin's answer to a result. */

@@ -24,6 +24,8 @@ export interface DnsResultInit<R extends RecordBase> {
   readonly additionalSecure?: boolean | undefined;
   readonly dropped: readonly DroppedRecord[];
   readonly negativeTtl: number;
+  /** The smallest TTL of the CNAMEs that led to `canonical` (aged); undefined without a chain. */
+  readonly chainTtl?: number | undefined;
   readonly age: number;
   readonly stale?: boolean;
   readonly cacheEntry?: CacheEntry | undefined;
@@ -60,6 +62,12 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
   readonly lowestTtl: number;
   /** For NXDOMAIN and NODATA: min(SOA TTL, SOA MINIMUM) of the authority SOA (RFC 2308); else 0. */
   readonly negativeTtl: number;
+  /**
+   * The smallest TTL of the CNAMEs that led from the question to `canonical`, aged like the
+   * records; undefined without a chain. The records' TTLs and `negativeTtl` never exceed it: an
+   * answer reached through an alias holds no longer than the alias (as c-ares gives TTLs).
+   */
+  readonly chainTtl: number | undefined;
   /** Seconds the answer spent in a cache before this result was made. */
   readonly age: number;
   /**
@@ -93,6 +101,7 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
     this.additionalSecure = this.secure && init.additionalSecure === true;
     this.dropped = frozenCopy(init.dropped);
     this.negativeTtl = this.bogus ? 0 : init.negativeTtl;
+    this.chainTtl = this.bogus ? undefined : init.chainTtl;
     this.age = init.age;
     this.stale = init.stale ?? false;
     // Not enumerable: a result stays plain data for spreads, equality and JSON.
@@ -117,9 +126,18 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
     const status = chain ? weakestStatus(chain, this) : this.dnssec;
     const { secure, bogus } = flagsOf(status);
     const cause = chain?.bogus ? chain : this;
+    // The whole holds no longer than the chain that led here.
+    const cap = chain?.chainTtl;
     return new DnsResult<R>({
       ...this,
       query,
+      ...(cap === undefined
+        ? {}
+        : {
+            records: this.records.map((r) => (r.ttl <= cap ? r : { ...r, ttl: cap })),
+            negativeTtl: Math.min(this.negativeTtl, cap),
+            chainTtl: Math.min(this.chainTtl ?? cap, cap),
+          }),
       answer: this.#answer,
       secure,
       bogus,

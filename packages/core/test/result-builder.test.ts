@@ -124,6 +124,49 @@ describe('answers parsed from the packet', () => {
     expect(result.lowestTtl).toBe(30); // the smallest non-zero TTL
   });
 
+  it("caps the TTLs of records reached through a CNAME chain by the chain's smallest, as c-ares does", () => {
+    const answer = answerPacket({
+      answers: [
+        { type: CNAME, ttl: 40, rdata: bytes(domain('middle.feathers')) },
+        { name: 'middle.feathers', type: CNAME, ttl: 10, rdata: bytes(domain('real.feathers')) },
+        { name: 'real.feathers', type: A, ttl: 300, rdata: bytes([192, 0, 2, 1]) },
+        { name: 'real.feathers', type: A, ttl: 4, rdata: bytes([192, 0, 2, 2]) },
+      ],
+    });
+    const result = buildResult(query, { rcode: 0, answer });
+    expect(result.records.map((r) => [r.data, r.ttl])).toEqual([
+      ['192.0.2.1', 10],
+      ['192.0.2.2', 4],
+    ]);
+    expect(result.lowestTtl).toBe(4);
+    expect(result.chainTtl).toBe(10);
+    // A cached copy ages from the capped TTL.
+    const hit = buildResult(query, { rcode: 0, answer, age: 3 });
+    expect(hit.records.map((r) => r.ttl)).toEqual([7, 1]);
+    expect(hit.chainTtl).toBe(7);
+    // The chain's end asked on its own (a chain into another zone): its answer is capped by the chain too.
+    const end = buildResult(makeQuery('real.feathers', 'A'), {
+      rcode: 0,
+      answer: answerPacket({
+        question: { name: 'real.feathers', type: A },
+        answers: [{ name: 'real.feathers', type: A, ttl: 300, rdata: bytes([192, 0, 2, 9]) }],
+      }),
+    });
+    expect(end.chainTtl).toBeUndefined();
+    const whole = end.answering(query, result);
+    expect(whole.records.map((r) => [r.data, r.ttl])).toEqual([['192.0.2.9', 10]]);
+    expect([whole.lowestTtl, whole.chainTtl]).toEqual([10, 10]);
+    expect(buildResult(query, { rcode: 0, answer: answerPacket({ answers: [] }) }).chainTtl).toBeUndefined();
+    // The chain's end does not exist: the negative answer holds no longer than the chain either.
+    const nx = answerPacket({
+      rcode: 3,
+      answers: [{ type: CNAME, ttl: 20, rdata: bytes(domain('gone.feathers')) }],
+      authorities: [{ name: 'feathers', type: 6, ttl: 900, rdata: soa(300) }],
+    });
+    expect(buildResult(query, { rcode: 3, answer: nx }).negativeTtl).toBe(20);
+    expect(buildResult(query, { rcode: 3, answer: nx, age: 5 }).negativeTtl).toBe(15);
+  });
+
   it('accepts the plugin canonical name when it matches the chain, in any case', () => {
     const answer = answerPacket({ answers: [{ type: CNAME, rdata: bytes(domain('real.feathers')) }] });
     expect(buildResult(query, { rcode: 0, canonical: 'REAL.feathers.', answer }).canonical).toBe('REAL.feathers.');

@@ -19,6 +19,7 @@ signed     IN A   127.0.0.1
 signed     IN AAAA ::1
 bogus      IN A   127.0.0.6
 alias      IN CNAME both
+brief   10 IN CNAME both
 text       IN TXT "hello" "world"
 text       IN TXT "v=spf1 -all"
 bytes      IN TXT "caf\\195\\169" "\\255\\000x" ""

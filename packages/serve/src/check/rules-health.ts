@@ -16,7 +16,14 @@ const withRecords = (g: Gathered): Asked[] =>
 export function ttlFindings(g: Gathered): Finding[] {
   const findings: Finding[] = [];
   const seen = new Set<string>();
-  for (const asked of withRecords(g)) {
+  // Questions answered without an alias first: through one, the TTLs are capped by the alias's
+  // (DnsResult.chainTtl), and the owner's own record set is what the zone configures.
+  const answered = withRecords(g);
+  const ordered = [
+    ...answered.filter((a) => a.result!.chainTtl === undefined),
+    ...answered.filter((a) => a.result!.chainTtl !== undefined),
+  ];
+  for (const asked of ordered) {
     // An alias and its target share one record set: report it once, under its owner.
     const owner = asked.result!.canonical;
     if (seen.has(`${nameKey(owner)} ${asked.type}`)) continue;
