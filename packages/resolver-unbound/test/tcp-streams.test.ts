@@ -92,7 +92,7 @@ describe('TCP streams', () => {
 
   it('and from a worker_threads thread, whose own malloc arena may lie above a new thread stack', async () => {
     const worker = new Worker(new URL('./support/sequential-tcp-worker.mjs', import.meta.url), {
-      workerData: { address: proxy.address, port: proxy.port, sequential: SEQUENTIAL },
+      workerData: { churn: overTcp(4), resolver: overTcp(16), sequential: SEQUENTIAL },
       execArgv: [], // not the test runner's "source" condition: the worker loads the built packages
     });
     try {

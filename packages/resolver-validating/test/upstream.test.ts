@@ -60,6 +60,11 @@ function status(result: DnsResult): string {
   return result.bogus ? 'bogus' : result.secure ? 'secure' : 'insecure';
 }
 
+/** What a result says, for exact comparison: status, rcode, records and EDE. */
+function verdict(result: DnsResult): { status: string; rcode: string; records: unknown; ede: number | undefined } {
+  return { status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede };
+}
+
 describe('an upstream that strips DNSSEC records', () => {
   it('at start: the backend is unavailable with the reason, and fails closed when anchors were given', async () => {
     proxy.rewrite = (_q, answer) => stripRrsigs(answer);
@@ -222,7 +227,7 @@ describe('an RRSIG naming a signer above the trust anchor', () => {
           }),
     );
     const result = await core.resolve('www.secure.example', 'A');
-    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+    expect(verdict(result)).toEqual({
       status: 'bogus',
       rcode: 'NOERROR',
       records: [],
@@ -269,7 +274,7 @@ describe('an RRSIG naming a signer above the trust anchor', () => {
           }),
     );
     const result = await core.resolve('www.secure.example', 'A');
-    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+    expect(verdict(result)).toEqual({
       status: 'bogus',
       rcode: 'NXDOMAIN',
       records: [],
@@ -321,7 +326,7 @@ describe('a denial for the end of a chain, incomplete in the message that follow
     const { core } = backend();
     proxy.rewrite = (q, answer) => (q.type === 28 ? withoutNsec(answer) : answer);
     const result = await core.resolve('to-other.secure.example', 'AAAA');
-    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+    expect(verdict(result)).toEqual({
       status: 'bogus',
       rcode: 'NOERROR',
       records: [],
@@ -352,7 +357,7 @@ describe('a CNAME beside the data asked for', () => {
       return dnsPacket.encode(packet);
     });
     const result = await core.resolve('www.secure.example', 'A');
-    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+    expect(verdict(result)).toEqual({
       status: 'bogus',
       rcode: 'NOERROR',
       records: [],
@@ -375,7 +380,7 @@ describe('NXDOMAIN beside the data asked for', () => {
       return out;
     });
     const result = await core.resolve('www.secure.example', 'A');
-    expect({ status: status(result), rcode: result.rcodeName, records: result.records, ede: result.ede }).toEqual({
+    expect(verdict(result)).toEqual({
       status: 'bogus',
       rcode: 'NXDOMAIN',
       records: [],
