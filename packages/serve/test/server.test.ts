@@ -1,7 +1,7 @@
 /** The HTTP server against what a hostile client sends, and its API against the walk-through zone. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolverPlugin } from '@dnscore/core';
-import { SECURITY_HEADERS, type RunningServer } from '@dnscore/serve';
+import { SECURITY_HEADERS, startServer, type RunningServer } from '@dnscore/serve';
 import { call, exampleServer, parseRaw, postJson, raw, recordingPlugin, withContinue } from './support/http.js';
 import { zoneText } from './support/zones.js';
 
@@ -902,6 +902,29 @@ describe('serve: limits of its own', () => {
     } finally {
       await s.close();
       await backend.close();
+    }
+  });
+
+  it('an internal error is a 500 that says nothing more, and is told to the logger with its stack', async () => {
+    const warnings: string[] = [];
+    const broken = {
+      resolve: () => {
+        throw new TypeError('a bug in the backend (test)');
+      },
+      close: async () => {},
+    } as never;
+    const s = await startServer({ backend: broken, port: 0, logger: { info() {}, warn: (m) => warnings.push(m) } });
+    try {
+      const a = await call(s, 'GET', '/api/sip?uri=sip:bob@biloxi.example');
+      expect(a.status).toBe(500);
+      expect(a.json()).toEqual({ error: { code: 'SERVE_ERR_INTERNAL', message: 'internal error' } });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(
+        'dnscore serve: internal error answering GET /api/sip?uri=sip:bob@biloxi.example: ' +
+          'TypeError: a bug in the backend (test)\n    at ',
+      );
+    } finally {
+      await s.close();
     }
   });
 

@@ -33,6 +33,7 @@ export async function serveCommand(argv: readonly string[], io: Io, stop?: Abort
     running = await startServer({
       backend: core,
       description,
+      logger: { info() {}, warn: (message) => io.stderr(`${message}\n`) },
       ...(values.host !== undefined ? { host: values.host } : {}),
       ...(port !== undefined ? { port } : {}),
       ...(values['allow-host'] ? { allowedHosts: values['allow-host'] } : {}),

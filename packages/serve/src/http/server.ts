@@ -8,7 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { DnsCore } from '@dnscore/core';
+import { silentLogger, type DnsCore, type Logger } from '@dnscore/core';
 import * as d from '../defaults.js';
 import {
   BadRequestError,
@@ -46,6 +46,11 @@ export interface ServeOptions {
   readonly maxBodyBytes?: number;
   /** Connections served at once (default MAX_CONNECTIONS); twice as many are held open to say 503. */
   readonly maxConnections?: number;
+  /**
+   * Where an internal error (a 500, whose body says only "internal error") is told with its
+   * stack, so that the operator sees what the client is not shown. Default: silent.
+   */
+  readonly logger?: Logger;
 }
 
 export interface RunningServer {
@@ -70,6 +75,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const limiter = new RateLimiter(options.ratePerSecond ?? d.RATE_PER_SECOND, options.rateBurst ?? d.RATE_BURST);
   const maxBody = options.maxBodyBytes ?? d.MAX_BODY_BYTES;
   const apiTimeout = options.apiTimeoutMs ?? d.API_TIMEOUT_MS;
+  const logger = options.logger ?? silentLogger;
   const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
   const ctx: RouteContext = {
     backend: options.backend,
@@ -215,6 +221,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     } catch (error) {
       clearTimeout(deadline);
       const answer = errorAnswer(error, timedOut);
+      if (answer.status === 500) {
+        const what = `${String(req.method).slice(0, 16)} ${String(req.url).slice(0, 200)}`;
+        logger.warn(`dnscore serve: internal error answering ${what}: ${(error as Error)?.stack ?? String(error)}`);
+      }
       // A body left unread would be taken as the next request: close instead.
       // A connection over the limit is closed too, so that it counts no more.
       if (!req.complete || overLimit.has(req.socket)) res.setHeader('connection', 'close');
