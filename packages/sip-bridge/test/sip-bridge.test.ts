@@ -161,6 +161,21 @@ async function send(b: SipBridge, rq: SipRequest): Promise<{ report: SendReport;
 const last = (peer: SipPeer, method?: string) =>
   [...peer.requests].reverse().find((r) => !method || r.method === method)!;
 
+/** The CANCEL of an INVITE the bridge sent (RFC 3261 section 9.1: its top Via, To, From, Call-ID, CSeq number). */
+function cancelOf(invite: SipRequest): SipRequest {
+  return {
+    method: 'CANCEL',
+    uri: invite.uri,
+    headers: {
+      via: [invite.headers.via![0]!],
+      to: invite.headers.to,
+      from: invite.headers.from,
+      'call-id': invite.headers['call-id'],
+      cseq: { method: 'CANCEL', seq: (invite.headers.cseq as { seq: number }).seq },
+    },
+  };
+}
+
 describe('SipBridge: failover', () => {
   it('503 fails over at once; Retry-After sets the penalty; the application sees only the answer', async () => {
     const b = await bridge();
@@ -306,17 +321,7 @@ describe('SipBridge: what stays on the target that took the request', () => {
       if (rs.status === 180) ringing();
     });
     await rang;
-    const cancel: SipRequest = {
-      method: 'CANCEL',
-      uri: invite.uri,
-      headers: {
-        via: [invite.headers.via![0]!],
-        to: invite.headers.to,
-        from: invite.headers.from,
-        'call-id': invite.headers['call-id'],
-        cseq: { method: 'CANCEL', seq: 1 },
-      },
-    };
+    const cancel = cancelOf(invite);
     const cancelled = await b.send(cancel);
     expect(tries(cancelled)).toEqual([`udp ${A.cancel} response 200`]);
     const report = await walk;
@@ -337,17 +342,7 @@ describe('SipBridge: what stays on the target that took the request', () => {
     const walk = b.send(invite, (rs) => statuses.push(rs.status));
     // The first try is out (its branch is in the request) to the silent target: nothing listens there.
     while (!invite.headers.via?.[0]?.params.branch) await new Promise((r) => setTimeout(r, 5));
-    const cancel: SipRequest = {
-      method: 'CANCEL',
-      uri: invite.uri,
-      headers: {
-        via: [invite.headers.via![0]!],
-        to: invite.headers.to,
-        from: invite.headers.from,
-        'call-id': invite.headers['call-id'],
-        cseq: { method: 'CANCEL', seq: 1 },
-      },
-    };
+    const cancel = cancelOf(invite);
     void b.send(cancel); // the silent target never answers it; the bridge's close ends it
     const report = await walk;
     expect(tries(report)).toEqual([`udp ${A.silent} timeout -`]);
