@@ -6,15 +6,7 @@
  * deadlock of pjproject #2641) and never while a query of the call is still out; on success it
  * carries at least one entry, with priority and weight filled.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  InvalidArgumentError,
-  Rcode,
-  checkNonNegativeNumber,
-  checkPositiveInteger,
-  type DnsApi,
-  type DnsResult,
-} from '@dnscore/core';
+import { InvalidArgumentError, checkNonNegativeNumber, checkPositiveInteger, type DnsApi } from '@dnscore/core';
 import {
   AddressFamilyError,
   SipLocator,
@@ -69,11 +61,6 @@ export function createPjsipAdapter(dns: DnsApi, options: PjsipAdapterOptions = {
   checkPositiveInteger(maxAddresses, 'maxAddresses');
   if (!dns || typeof dns.resolve !== 'function')
     throw new InvalidArgumentError('createPjsipAdapter needs a DnsApi (a DnsCore)');
-  // SERVFAIL answers of each call (the locator takes them as empty): the status says so when
-  // nothing was found. The store is read when a question is asked, so a question shared by two
-  // calls marks the call that asked it.
-  const asking = new AsyncLocalStorage<{ servfail: boolean }>();
-  dns = watchServfail(dns, () => asking.getStore());
   // The locator returns only once every question of the resolution has settled (even when a
   // bogus answer ends it early), which is what PJSIP needs before its pool is freed.
   const locator = new SipLocator(dns, locatorOptions);
@@ -123,9 +110,8 @@ export function createPjsipAdapter(dns: DnsApi, options: PjsipAdapterOptions = {
   const lookup = async (target: PjsipHostInfo): Promise<{ status: number; addresses: PjsipServerAddresses | null }> => {
     try {
       const { uri, only, ipv6Only } = locatorTarget(checkHostInfo(target));
-      const answers = { servfail: false };
-      const resolution = await asking.run(answers, () => locatorOf(only, ipv6Only === true).resolve(uri));
-      if (resolution.error) return { status: statusOfError(resolution.error, answers), addresses: null };
+      const resolution = await locatorOf(only, ipv6Only === true).resolve(uri);
+      if (resolution.error) return { status: statusOfError(resolution.error), addresses: null };
       // PJSIP's failed servers come last; the locator's order is kept otherwise.
       const open = resolution.targets.filter((t) => !penaltyBox.isPenalized(t));
       const boxed = resolution.targets.filter((t) => penaltyBox.isPenalized(t));
@@ -178,44 +164,4 @@ function record(target: SipTarget): PjsipServerAddressRecord {
     addr: Object.freeze({ family: target.family, address: target.address, port: target.port }),
     addr_len: ADDR_LEN[target.family],
   });
-}
-
-/** `dns` with every SERVFAIL result noted in the store of the call that asked. */
-function watchServfail(dns: DnsApi, store: () => { servfail: boolean } | undefined): DnsApi {
-  const note = (asked: { servfail: boolean } | undefined, result: DnsResult): void => {
-    if (asked && result.rcode === Rcode.SERVFAIL) asked.servfail = true;
-  };
-  const watched: DnsApi = {
-    resolve(name: string, type?: number | string, options?: Parameters<DnsApi['resolve']>[2]) {
-      const asked = store();
-      return dns.resolve(name, type, options).then((result) => {
-        note(asked, result);
-        return result;
-      });
-    },
-    ...(dns.resolveWith
-      ? {
-          resolveWith<V>(
-            name: string,
-            type: number | string,
-            pick: (result: DnsResult) => V,
-            options?: Parameters<DnsApi['resolve']>[2],
-          ): Promise<V> {
-            const asked = store();
-            return dns.resolveWith!(
-              name,
-              type,
-              (result) => {
-                note(asked, result);
-                return pick(result);
-              },
-              options,
-            );
-          },
-        }
-      : {}),
-    ...(dns.current ? { current: (results: readonly DnsResult[]) => dns.current!(results) } : {}),
-    ...(dns.random ? { random: dns.random } : {}),
-  } as DnsApi;
-  return watched;
 }

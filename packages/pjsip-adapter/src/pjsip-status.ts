@@ -13,14 +13,14 @@ import {
 } from '@dnscore/sip';
 import { PjStatus } from './pjsip-types.js';
 
-export function statusOfError(error: unknown, answers: { readonly servfail?: boolean } = {}): number {
+export function statusOfError(error: unknown): number {
   // Nothing there: no NAPTR, SRV or address record led to a target.
   if (error instanceof NoTargetsError) {
     // Some question got no answer at all: say why, so the consumer does not take it as "no such server".
     if (error.dnsErrors.some((e) => e instanceof TimeoutError)) return PjStatus.PJ_ETIMEDOUT;
     // A SERVFAIL answer (the resolution went on as if empty): the server failed, as PJSIP's own
     // resolver says it (PJ_STATUS_FROM_DNS_RCODE), not "no such record".
-    if (answers.servfail === true) return PjStatus.PJLIB_UTIL_EDNS_SERVFAIL;
+    if (error.servfails > 0) return PjStatus.PJLIB_UTIL_EDNS_SERVFAIL;
     return error.dnsErrors.length === 0 ? PjStatus.PJLIB_UTIL_EDNSNOANSWERREC : PjStatus.PJ_ERESOLVE;
   }
   // A DNSSEC-bogus answer: what a validating resolver tells a stub (SERVFAIL), never a fallback.

@@ -3,7 +3,7 @@
  * shortest TTL of the negative answers that decided a rule (a target made after "no NAPTR"
  * must not outlive that "no").
  */
-import { typeName, type DnsResult } from '@dnscore/core';
+import { Rcode, typeName, type DnsResult } from '@dnscore/core';
 import { DEFAULT_MAX_NAPTR_RECORDS, DEFAULT_MAX_SRV_RECORDS } from './defaults.js';
 import { BogusAnswerError } from './errors.js';
 import { type DnssecLink, joinLinks, linkOf } from './dnssec-links.js';
@@ -16,6 +16,8 @@ export class ResolutionContext {
   readonly warnings: SipWarning[] = [];
   /** Queries that obtained no answer (timeouts, network errors). */
   readonly dnsErrors: Error[] = [];
+  /** Answers that were SERVFAIL (used as no records). */
+  servfails = 0;
   /** Seconds: the shortest negative TTL that decided a rule. */
   horizon = Number.POSITIVE_INFINITY;
   /** Answers that decided which rule applies (one per name and type): every target rests on them too. */
@@ -72,6 +74,10 @@ export class ResolutionContext {
     if (result.bogus) {
       this.flush();
       throw new BogusAnswerError(answer.name, typeName(result.query.type), result.whyBogus ?? 'validation failed');
+    }
+    if (result.rcode === Rcode.SERVFAIL && !this.#failed.has(answer)) {
+      this.#failed.add(answer);
+      this.servfails++;
     }
     return result;
   }

@@ -89,6 +89,8 @@ export class NoTargetsError extends SipError {
     message: string,
     /** Queries that obtained no answer at all (timeouts, network errors). */
     readonly dnsErrors: readonly Error[] = [],
+    /** Answers that were SERVFAIL, taken as no records: the server failed, rather than said "none". */
+    readonly servfails = 0,
   ) {
     super(message);
   }

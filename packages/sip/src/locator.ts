@@ -387,7 +387,8 @@ export class SipLocator implements CursorHost {
       ctx.warn('targets-capped', `${targets.length} targets found; only the first ${this.maxTargets} are kept`);
       targets.length = this.maxTargets;
     }
-    if (!error && targets.length === 0) error = new NoTargetsError(`no targets for ${uri.text}`, ctx.dnsErrors);
+    if (!error && targets.length === 0)
+      error = new NoTargetsError(`no targets for ${uri.text}`, ctx.dnsErrors, ctx.servfails);
     const stale = lookups.stale;
     const resolution: SipResolution = Object.freeze({
       uri,

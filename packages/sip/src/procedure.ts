@@ -109,6 +109,7 @@ async function transportSrv(
     throw new NoTargetsError(
       `${owner} has target ".": ${host} does not offer ${transport.toUpperCase()}, the transport the URI asks for`,
       ctx.dnsErrors,
+      ctx.servfails,
     );
   }
   ctx.negative(answer.result);
@@ -220,6 +221,7 @@ async function discover(
     throw new NoTargetsError(
       `${host} declares every transport the client supports not offered (SRV target ".")`,
       ctx.dnsErrors,
+      ctx.servfails,
     );
   }
   onRule('host');
@@ -413,7 +415,7 @@ async function hostTargets(
   ctx.flush();
   if (found.alias) ctx.step({ kind: 'note', message: `${host} is an alias of ${found.alias}` });
   if (found.addresses.length === 0) {
-    throw new NoTargetsError(`${host} has no ${addressTypes(ctx).join(' or ')} record`, ctx.dnsErrors);
+    throw new NoTargetsError(`${host} has no ${addressTypes(ctx).join(' or ')} record`, ctx.dnsErrors, ctx.servfails);
   }
   return found.addresses.map((a) => ({
     transport,
