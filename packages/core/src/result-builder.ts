@@ -16,7 +16,7 @@ import { orderSrv } from './records/srv.js';
 import { negativeTtl } from './records/soa.js';
 import type { DnsRecord, DroppedRecord, TypedRecord } from './records/types.js';
 import { inAdditionalBailiwickText } from './bailiwick.js';
-import { DnsResult } from './result.js';
+import { DnsResult, cappedTtl } from './result.js';
 import { RRClass, RRType, Rcode, typeName } from './rr-types.js';
 import { parseMessage, type WireMessage, type WireRecord } from './wire/message.js';
 import { WireError } from './wire/reader.js';
@@ -390,15 +390,6 @@ export class ResultBuilder {
     if (this.query.type === RRType.NAPTR) return orderNaptr(records as readonly TypedRecord<'NAPTR'>[]);
     return records;
   }
-}
-
-/**
- * The answer records reached through a CNAME chain hold no longer than the chain: their TTLs are
- * capped by its smallest (as c-ares gives them, and as the cache keeps the answer).
- */
-function cappedTtl(records: DnsRecord[], chainTtl: number | undefined): DnsRecord[] {
-  if (chainTtl === undefined) return records;
-  return records.map((r) => (r.ttl <= chainTtl ? r : (Object.freeze({ ...r, ttl: chainTtl }) as DnsRecord)));
 }
 
 /** One call: a plugin's answer to a result. */

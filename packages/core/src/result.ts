@@ -134,7 +134,7 @@ export class DnsResult<R extends RecordBase = DnsRecord> {
       ...(cap === undefined
         ? {}
         : {
-            records: this.records.map((r) => (r.ttl <= cap ? r : { ...r, ttl: cap })),
+            records: cappedTtl(this.records, cap),
             negativeTtl: Math.min(this.negativeTtl, cap),
             chainTtl: Math.min(this.chainTtl ?? cap, cap),
           }),
@@ -182,4 +182,13 @@ function lowestNonZeroTtl(records: readonly RecordBase[]): number {
     if (record.ttl > 0 && (lowest === 0 || record.ttl < lowest)) lowest = record.ttl;
   }
   return lowest;
+}
+
+/**
+ * Records reached through a CNAME chain hold no longer than the chain: their TTLs capped by its
+ * smallest (as c-ares gives them, and as the cache keeps the answer).
+ */
+export function cappedTtl<R extends RecordBase>(records: readonly R[], chainTtl: number | undefined): readonly R[] {
+  if (chainTtl === undefined) return records;
+  return records.map((r) => (r.ttl <= chainTtl ? r : (Object.freeze({ ...r, ttl: chainTtl }) as R)));
 }
