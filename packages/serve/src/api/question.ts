@@ -2,8 +2,7 @@
  * The questions the API takes, from a query string (GET) or a JSON body (POST), checked once,
  * here: every value has a type, a range and a clear BadRequestError when it is wrong.
  */
-import { isIP } from 'node:net';
-import { isSipTransport, type SipTransport } from '@dnscore/sip';
+import { isSipTransport, normalizeAddress, type SipTransport } from '@dnscore/sip';
 import {
   DEFAULT_DRAWS,
   MAX_API_URI_LENGTH,
@@ -69,7 +68,7 @@ export function failoverQuestion(params: Params): FailoverQuestion {
     if (!(PEER_FAULTS as readonly unknown[]).includes(fault))
       throw new BadRequestError(`down["${address}"] must be one of ${PEER_FAULTS.join(', ')}`);
     // A key that is no address, or one written otherwise than the target's, would match nothing.
-    const key = canonicalAddress(address);
+    const key = normalizeAddress(address)?.address;
     if (key === undefined)
       throw new BadRequestError(`down["${address}"]: the key must be a target's IPv4 or IPv6 address`);
     if (down.has(key)) throw new BadRequestError(`down names ${key} twice`);
@@ -78,18 +77,6 @@ export function failoverQuestion(params: Params): FailoverQuestion {
   const requests = integer(params, 'requests', 1, MAX_SIMULATED_REQUESTS) ?? 2;
   const timerMs = integer(params, 'timerMs', 500, 64_000);
   return { ...base, down, requests, timerMs };
-}
-
-/** An IP address in one spelling (IPv6 compressed, lower case), or undefined when it is none. */
-export function canonicalAddress(address: string): string | undefined {
-  const family = isIP(address);
-  if (family === 4) return address;
-  if (family !== 6) return undefined;
-  try {
-    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  } catch {
-    return undefined; // a zone index (fe80::1%eth0)
-  }
 }
 
 /** The check's target, and optional zone text. */

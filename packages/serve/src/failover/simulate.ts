@@ -5,9 +5,9 @@
  * reset; over UDP it still answers). Nothing here chooses a target: the cursor does.
  */
 import type { DnsApi } from '@dnscore/core';
-import { destinationKey, SipLocator, type SipTarget, type TryOutcome } from '@dnscore/sip';
+import { destinationKey, normalizeAddress, SipLocator, type SipTarget, type TryOutcome } from '@dnscore/sip';
 import { T1_MS } from '../defaults.js';
-import { canonicalAddress, type FailoverQuestion, type PeerFault } from '../api/question.js';
+import type { FailoverQuestion, PeerFault } from '../api/question.js';
 
 /** Delays of the simulated network and peers, ms. */
 const ANSWER_MS = 10;
@@ -73,8 +73,8 @@ export async function simulateFailover(dns: DnsApi, q: FailoverQuestion, signal:
   const lanes = new Map<string, Lane>();
   const requests: RequestSummary[] = [];
   const rel = (): number => now - start;
-  // The question's addresses are in one spelling (canonicalAddress): the targets' are put in it too.
-  const faultOf = (address: string): PeerFault | undefined => q.down.get(canonicalAddress(address) ?? address);
+  // The question's addresses are in one spelling (normalizeAddress): the targets' are put in it too.
+  const faultOf = (address: string): PeerFault | undefined => q.down.get(normalizeAddress(address)?.address ?? address);
   const laneOf = (t: SipTarget): string => {
     const id = destinationKey(t);
     if (!lanes.has(id)) {
