@@ -20,7 +20,14 @@ import {
 } from '@dnscore/core/plugin';
 import type { SystemResolver } from '@dnscore/resolver-system';
 import { keyOf } from './names.js';
-import { DnssecType, groupRrsets, uncompressedRecord, type Rr, type SignedRrset } from './validate/index.js';
+import {
+  DnssecType,
+  groupRrsets,
+  parseRrsig,
+  uncompressedRecord,
+  type Rr,
+  type SignedRrset,
+} from './validate/index.js';
 import { serialDiff } from './validate/time.js';
 
 /** A message with its sections as the engine reads them. */
@@ -120,8 +127,13 @@ export class Upstream {
     // asked again, not judged by the signatures that expired (kept, they would make it bogus).
     const now = Math.floor(this.#clock.now() / 1000) >>> 0;
     for (const record of records) {
-      if (record.rrtype !== DnssecType.RRSIG || record.rdata.length < 12) continue;
-      const expiration = new DataView(record.rdata.buffer, record.rdata.byteOffset + 8, 4).getUint32(0);
+      if (record.rrtype !== DnssecType.RRSIG) continue;
+      let expiration: number;
+      try {
+        expiration = parseRrsig(record.rdata).expiration;
+      } catch {
+        continue; // an RRSIG that does not parse validates nothing: validation says so
+      }
       ttls.push(Math.max(0, serialDiff(expiration, now)));
     }
     const ttl = Math.min(MAX_KEEP_S, ttls.length > 0 ? Math.min(...ttls) : EMPTY_KEEP_S);
