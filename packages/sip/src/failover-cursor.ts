@@ -122,6 +122,8 @@ export class FailoverCursor {
   #state: State = 'idle';
   #busy = false;
   #current: SipAttempt | undefined;
+  /** The size of the request next() is picking for (the 1300-byte rule decides its destinations). */
+  #size: number | undefined;
 
   constructor(host: CursorHost, uri: SipUri, options: FailoverCursorOptions = {}) {
     this.#host = host;
@@ -193,6 +195,7 @@ export class FailoverCursor {
     const size = options.messageSize ?? this.#options.messageSize;
     if (size !== undefined) checkSize(size);
     this.#busy = true;
+    this.#size = size;
     this.#deadline ??= this.#host.clock.now() + this.#transactionTimeoutMs;
     let resolution: SipResolution;
     let pick: TargetPick | undefined;
@@ -294,7 +297,8 @@ export class FailoverCursor {
         // A remembered NAPTR whose server answered is alive again.
         const naptr = this.#resolution?.naptr;
         if (naptr) this.#host.naptrMemory.forget(naptr.chosen);
-        if (this.#options.callId !== undefined) dialogs.learnOutgoing(this.#options.callId, target);
+        // The server as listed: a dialog's small requests go back to it over UDP after a large one went over TCP.
+        if (this.#options.callId !== undefined) dialogs.learnOutgoing(this.#options.callId, attempt.resolved);
         this.#state = 'succeeded';
         return 'success';
       }
@@ -440,8 +444,8 @@ export class FailoverCursor {
     const key = naptrKey(naptr.chosen);
     if (this.#failedNaptrs.has(key)) return undefined;
     this.#leftNaptrs.push(resolution);
-    const { penaltyBox, naptrMemory, naptrMemoryMode, clock } = this.#host;
-    const entries = resolution.targets.map((t) => penaltyBox.get(t));
+    const { naptrMemory, naptrMemoryMode, clock } = this.#host;
+    const entries = resolution.targets.map((t) => this.#entry(t));
     const detail = `every target failed: ${resolution.targets.map((t, i) => this.#failure(t, entries[i])).join(', ')}`;
     const remember = naptrMemoryMode === 'ttl' && entries.every(Boolean) && naptr.expires > clock.now();
     const until = remember ? naptrMemory.remember(naptr.chosen, naptr.expires, detail).until : undefined;
@@ -467,8 +471,7 @@ export class FailoverCursor {
     for (const resolution of [...this.#leftNaptrs, current]) {
       for (const target of resolution.targets) {
         if (this.#tried.has(destinationKey(target))) continue;
-        if (!this.#host.penaltyBox.isPenalized(target))
-          return [{ target, penalized: false, pinned: false, skipped: [] }, resolution];
+        if (!this.#entry(target)) return [{ target, penalized: false, pinned: false, skipped: [] }, resolution];
         boxed ??= [{ target, penalized: true, pinned: false, skipped: [] }, resolution];
       }
     }
@@ -478,7 +481,7 @@ export class FailoverCursor {
   /** The penalty entries of the resolution's targets not tried in this walk. */
   #boxed(resolution: SipResolution): PenaltyEntry[] {
     return resolution.targets.flatMap((t) => {
-      const entry = this.#tried.has(destinationKey(t)) ? undefined : this.#host.penaltyBox.get(t);
+      const entry = this.#tried.has(destinationKey(t)) ? undefined : this.#entry(t);
       return entry ? [entry] : [];
     });
   }
@@ -509,7 +512,7 @@ export class FailoverCursor {
    * server the next hop does not list (an IP literal, another domain, a route set through a proxy).
    */
   #pick(resolution: SipResolution): TargetPick | undefined {
-    const { penaltyBox, dialogs } = this.#host;
+    const { dialogs } = this.#host;
     const untried = resolution.targets.filter((t) => !this.#tried.has(destinationKey(t)));
     const callId = this.#options.callId;
     const pin = callId !== undefined ? dialogs.lookup(callId) : undefined;
@@ -517,17 +520,33 @@ export class FailoverCursor {
     if (pin) {
       const key = destinationKey(pin);
       const listed = untried.find((t) => destinationKey(t) === key);
-      if (listed && !penaltyBox.isPenalized(listed))
-        return { target: listed, penalized: false, pinned: true, skipped: [] };
+      if (listed && !this.#entry(listed)) return { target: listed, penalized: false, pinned: true, skipped: [] };
     }
     const skipped: PenaltyEntry[] = [];
     for (const target of untried) {
-      const entry = penaltyBox.get(target);
+      const entry = this.#entry(target);
       if (!entry) return { target, penalized: false, pinned: false, skipped: this.#once(skipped) };
       skipped.push(entry);
     }
     const boxed = untried[0];
     return boxed ? { target: boxed, penalized: true, pinned: false, skipped: [] } : undefined;
+  }
+
+  /**
+   * Where this request would reach `target`: its TCP destination when the 1300-byte rule moves
+   * it off UDP. That destination is the one boxed when it fails, so it is the one read.
+   */
+  #sized(target: SipTarget): SipTarget {
+    const size = this.#size;
+    const { maxUdpRequestBytes, client } = this.#host;
+    if (target.transport !== 'udp' || size === undefined || size <= maxUdpRequestBytes || !client.transports.has('tcp'))
+      return target;
+    return { ...target, transport: 'tcp' };
+  }
+
+  /** The penalty entry of the destination this request would use for `target`. */
+  #entry(target: SipTarget): PenaltyEntry | undefined {
+    return this.#host.penaltyBox.get(this.#sized(target));
   }
 
   /** Each skipped destination is reported with the first try that passed it over. */
