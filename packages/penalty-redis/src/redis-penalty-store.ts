@@ -89,6 +89,8 @@ export class RedisPenaltyStore implements PenaltyStore {
   #subscribed = false;
   #rebuilding: Promise<void> | undefined;
   #rebuildAgain = false;
+  /** Keys cleared here or by a peer since the running SCAN began: what it read of them is older. */
+  readonly #clearedSinceScan = new Set<string>();
   #closed = false;
   #warnedScan = false;
   #syncWaiters: (() => void)[] = [];
@@ -196,7 +198,10 @@ export class RedisPenaltyStore implements PenaltyStore {
   clear(key: string): PenaltyEntry | undefined {
     const entry = this.#local.clear(key);
     // A success clears a target that is rarely boxed: only a clear that removed something is news.
-    if (entry) this.#sendClear(key);
+    if (entry) {
+      this.#noteClear(key);
+      this.#sendClear(key);
+    }
     return entry;
   }
 
@@ -261,8 +266,10 @@ export class RedisPenaltyStore implements PenaltyStore {
     }
     if (message.node === this.#node) return;
     this.#stats.received++;
-    if (message.type === 'clear') this.#local.clear(message.key);
-    else this.#local.mark(message.key, this.#entry(message.key, message.ms, message.value));
+    if (message.type === 'clear') {
+      this.#local.clear(message.key);
+      this.#noteClear(message.key);
+    } else this.#local.mark(message.key, this.#entry(message.key, message.ms, message.value));
     this.#onRemote?.(message.key, this.#local.get(message.key));
   }
 
@@ -275,6 +282,18 @@ export class RedisPenaltyStore implements PenaltyStore {
       return;
     }
     this.#local.mark(key, this.#entry(key, left, decoded));
+  }
+
+  #noteClear(key: string): void {
+    if (this.#rebuilding) this.#clearedSinceScan.add(key);
+  }
+
+  /**
+   * True when a SCAN must not bring `key` back: a clear made while Redis was away (Redis still
+   * holds the mark until the backlog's clear reaches it), or one made since the SCAN began.
+   */
+  #clearedLater(key: string): boolean {
+    return this.#backlog.get(key) === 'clear' || this.#clearedSinceScan.has(key);
   }
 
   #entry(key: string, ms: number, value: { reason: PenaltyEntry['reason']; detail: string }): PenaltyEntry {
@@ -314,6 +333,7 @@ export class RedisPenaltyStore implements PenaltyStore {
       this.#rebuildAgain = true;
       return;
     }
+    this.#clearedSinceScan.clear();
     this.#rebuilding = this.#scan()
       .then(() => {
         // Clears Redis missed first, then every live entry: marks made while away, and the
@@ -332,6 +352,7 @@ export class RedisPenaltyStore implements PenaltyStore {
       })
       .finally(() => {
         this.#rebuilding = undefined;
+        this.#clearedSinceScan.clear();
         if (this.#rebuildAgain && !this.#closed) {
           this.#rebuildAgain = false;
           this.#rebuild();
@@ -361,7 +382,7 @@ export class RedisPenaltyStore implements PenaltyStore {
               this.#client.sendCommand(['PTTL', String(fullKey)]),
               this.#client.sendCommand(['GET', String(fullKey)]),
             ]);
-            this.#apply(key, left, value);
+            if (!this.#clearedLater(key)) this.#apply(key, left, value);
           } catch {
             this.#stats.dropped++; // WRONGTYPE: not ours
           }

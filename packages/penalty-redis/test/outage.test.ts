@@ -71,6 +71,33 @@ describe.runIf(redisInstalled())('RedisPenaltyStore when Redis goes away', () =>
     expect(one.logs).toEqual([one.logs[0], 'penalty-redis: Redis is back; rebuilding the shared penalty box']);
   });
 
+  it('a clear made while cut off from a Redis that kept the mark reaches the fleet, and is not undone', async () => {
+    // Node one's ACL user is turned off and its connections killed: Redis stays up with its data.
+    const redis = await startRedis({ config: ['user one on >pw ~outage:* &outage:* +@all'] });
+    servers.push(redis);
+    const raw = await rawClient(redis.url);
+    try {
+      const one = node(redis.url, { username: 'one', password: 'pw' });
+      const two = node(redis.url);
+      await Promise.all([one.store.whenSynced(), two.store.whenSynced()]);
+      new PenaltyBox({ store: one.store }).markFailed(A, { durationMs: 60_000, reason: 'timeout' });
+      await eventually(() => two.store.get(KEY_A), 'A on node two');
+      await raw.sendCommand(['ACL', 'SETUSER', 'one', 'off']);
+      await raw.sendCommand(['CLIENT', 'KILL', 'USER', 'one']);
+      await eventually(() => one.logs.length === 1, 'the outage in the log');
+      expect(new PenaltyBox({ store: one.store }).clear(A)).toBe(true);
+      await raw.sendCommand(['ACL', 'SETUSER', 'one', 'on']);
+      await one.store.whenSynced();
+      // The rebuild read A from Redis, where the clear had not arrived yet: it must not bring it back.
+      expect(one.store.get(KEY_A)).toBeUndefined();
+      await eventually(() => two.store.get(KEY_A) === undefined, 'the clear on node two');
+      expect(await raw.exists(`outage:penalty:${KEY_A}`)).toBe(0);
+      expect(one.store.entries()).toEqual([]);
+    } finally {
+      raw.destroy();
+    }
+  });
+
   it('starts with no Redis at all, works locally, and syncs when Redis appears', async () => {
     const port = await freePort();
     const url = `redis://127.0.0.1:${port}`;
