@@ -191,9 +191,13 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
   rrclass ??= state.lastClass;
   state.lastClass = rrclass;
   if (ttl !== undefined) state.lastTtl = ttl;
-  else
-    ttl =
-      state.defaultTtl ?? state.lastTtl ?? (type === RRType.SOA ? (data as { minimum: number }).minimum : undefined);
+  else ttl = state.defaultTtl ?? state.lastTtl;
+  if (ttl === undefined && type === RRType.SOA) {
+    // No TTL known yet: the SOA's MINIMUM is its TTL (BIND: "using SOA MINTTL instead") and, as
+    // if stated, the TTL of the records after it until one states its own (RFC 1035 section 5.1).
+    ttl = (data as { minimum: number }).minimum;
+    state.lastTtl = ttl;
+  }
   if (ttl === undefined) fail('the record has no TTL and there is no $TTL before it');
   return {
     name: safe(file, line, () => packetName(owner)),

@@ -52,6 +52,11 @@ describe('parseZone: nominal', () => {
     expect(records.map((r) => r[1])).toEqual([300, 120, 120]);
   });
 
+  it('with no $TTL nor TTL before it, an SOA without a TTL takes MINIMUM, as do the records after it (BIND)', () => {
+    const records = brief(`${SOA}\n  IN NS ns1\nns1 IN A 192.0.2.1\nb 120 IN A 192.0.2.2\nc IN A 192.0.2.3\n`);
+    expect(records.map((r) => r[1])).toEqual([300, 300, 300, 120, 120]);
+  });
+
   it('joins lines in parentheses and drops comments', () => {
     const records = brief(
       `$TTL 60\n@ IN SOA ns1 hostmaster ( 1 ; serial\n  7200 ; refresh\n  900 1209600\n  300 ) ; minimum\n`,
