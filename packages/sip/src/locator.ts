@@ -54,7 +54,15 @@ import { QueryBudget } from './query-budget.js';
 import { PenaltyBox } from './penalty-box.js';
 import type { PenaltyStore } from './penalty-store.js';
 import { runProcedure } from './procedure.js';
-import type { ClientCapabilities, DnssecPolicy, SelectionRule, SipResolution, SipStep } from './resolution.js';
+import type {
+  ClientCapabilities,
+  DnssecPolicy,
+  SelectionRule,
+  SipResolution,
+  SipStep,
+  SipTarget,
+} from './resolution.js';
+import { capTargets, type CappedTargets } from './target-cap.js';
 import { layOut, type TargetSegment } from './target-segments.js';
 import { DEFAULT_MAX_TARGET_PLANS, TargetPlans, variantOf, type TargetPlan } from './target-plan.js';
 import { TransactionAffinity } from './transaction-affinity.js';
@@ -295,8 +303,7 @@ export class SipLocator implements CursorHost {
       this.#plans.delete(key!, variant);
       return undefined;
     }
-    const targets = layOut(plan.segments, this.#random);
-    if (targets.length > this.maxTargets) targets.length = this.maxTargets;
+    const targets = this.#cap(layOut(plan.segments, this.#random)).targets;
     let naptr = plan.naptr;
     if (naptr && variant !== '') {
       // Same NAPTRs passed over for the same reasons; the details and ends are today's (the
@@ -381,11 +388,17 @@ export class SipLocator implements CursorHost {
     ctx.flush();
     if (budget.cut) ctx.warn('query-budget', `${budget.cut}: the targets are those found by then`);
     // In the order the core drew: the step-through shows the same order.
-    const targets = layOut(segments);
-    for (const target of targets) Object.freeze(target);
-    if (targets.length > this.maxTargets) {
-      ctx.warn('targets-capped', `${targets.length} targets found; only the first ${this.maxTargets} are kept`);
-      targets.length = this.maxTargets;
+    const found = layOut(segments);
+    for (const target of found) Object.freeze(target);
+    const { targets, replaced } = this.#cap(found);
+    if (found.length > this.maxTargets) {
+      ctx.warn(
+        'targets-capped',
+        replaced === 0
+          ? `${found.length} targets found; only the first ${this.maxTargets} are kept`
+          : `${found.length} targets found; ${this.maxTargets} kept: ${replaced} past the cap in place of as many ` +
+              `in the penalty box`,
+      );
     }
     if (!error && targets.length === 0)
       error = new NoTargetsError(`no targets for ${uri.text}`, ctx.dnsErrors, ctx.servfails);
@@ -430,6 +443,11 @@ export class SipLocator implements CursorHost {
       }
     }
     return resolution;
+  }
+
+  /** At most maxTargets, open ones before boxed ones (target-cap.ts). */
+  #cap(targets: readonly SipTarget[]): CappedTargets {
+    return capTargets(targets, this.maxTargets, (t) => this.penaltyBox.isPenalized(t));
   }
 
   /** Like resolve(), but rejects with the resolution's error when there is no target. */
