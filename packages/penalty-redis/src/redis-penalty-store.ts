@@ -6,7 +6,7 @@
  * was away. Redis down, slow or hostile never fails, delays or corrupts a SIP request: the local
  * box carries on, the store logs once and reconnects with backoff.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ConnectionOptions } from 'node:tls';
 import { InvalidArgumentError, systemClock, type Clock } from '@dnscore/core';
 import {
@@ -209,14 +209,20 @@ export class RedisPenaltyStore implements PenaltyStore {
     this.#send(CLEAR_SCRIPT, key, [this.#channel, encodeMessage({ type: 'clear', node: this.#node, key })]);
   }
 
-  #share(key: string, entry: PenaltyEntry): void {
+  /** `refused`: the SHA-1 of a malformed value Redis answered with, which the script then replaces. */
+  #share(key: string, entry: PenaltyEntry, refused?: string): void {
     const ms = Math.ceil(entry.until - this.#clock.now());
     if (ms <= 0) return;
     const value = { reason: entry.reason, detail: entry.detail };
     const message = encodeMessage({ type: 'mark', node: this.#node, key, ms, value });
-    this.#send(MARK_SCRIPT, key, [encodeValue(value), String(ms), this.#channel, message], (reply) => {
+    const args = [encodeValue(value), String(ms), this.#channel, message, ...(refused !== undefined ? [refused] : [])];
+    this.#send(MARK_SCRIPT, key, args, (reply) => {
       // Redis had a later end from another node: take it (the pub/sub message went to the others only).
-      if (Array.isArray(reply)) this.#apply(key, reply[0], reply[1]);
+      if (!Array.isArray(reply) || this.#apply(key, reply[0], reply[1])) return;
+      // A value no node writes, kept by its long expiry, would keep our mark from the fleet:
+      // once, replace it if it is still there.
+      if (refused === undefined && typeof reply[1] === 'string')
+        this.#share(key, entry, createHash('sha1').update(reply[1]).digest('hex'));
     });
   }
 
@@ -273,15 +279,16 @@ export class RedisPenaltyStore implements PenaltyStore {
     this.#onRemote?.(message.key, this.#local.get(message.key));
   }
 
-  /** Applies an entry read from Redis (SCAN or a script's reply) after checking its shape. */
-  #apply(key: string, ms: unknown, value: unknown): void {
+  /** Applies an entry read from Redis (SCAN or a script's reply) after checking its shape; false if dropped. */
+  #apply(key: string, ms: unknown, value: unknown): boolean {
     const left = remainingMs(ms);
     const decoded = decodeValue(value);
     if (!isDestinationKey(key) || left === undefined || !decoded) {
       this.#stats.dropped++;
-      return;
+      return false;
     }
     this.#local.mark(key, this.#entry(key, left, decoded));
+    return true;
   }
 
   #noteClear(key: string): void {

@@ -5,16 +5,20 @@
 
 /**
  * Mark: KEYS[1] the entry, ARGV[1] its value, ARGV[2] ms in the box, ARGV[3] the channel,
- * ARGV[4] the message. The later end wins: a string entry that lasts at least as long stays and
- * is returned as {ms left, value}; otherwise ours is stored with its own expiry (PX), published,
- * and 1 returned.
- * A key without expiry (-1) or of another type was not written by us and is replaced.
+ * ARGV[4] the message, ARGV[5] (optional) the SHA-1 (hex) of a value the caller refused. The
+ * later end wins: a string entry that lasts at least as long stays and is returned as {ms left,
+ * value}; otherwise ours is stored with its own expiry (PX), published, and 1 returned.
+ * A key without expiry (-1) or of another type was not written by us and is replaced; so is one
+ * that still holds the refused value (a shape no node writes: kept, it would hide our mark).
  */
 export const MARK_SCRIPT = `
 local left = redis.call('PTTL', KEYS[1])
 local ms = tonumber(ARGV[2])
 if left >= ms and redis.call('TYPE', KEYS[1])['ok'] == 'string' then
-  return {left, redis.call('GET', KEYS[1])}
+  local kept = redis.call('GET', KEYS[1])
+  if redis.sha1hex(kept) ~= ARGV[5] then
+    return {left, kept}
+  end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ms)
 redis.call('PUBLISH', ARGV[3], ARGV[4])

@@ -119,6 +119,28 @@ describe.runIf(redisInstalled())('RedisPenaltyStore against redis-server', () =>
     expect(one.get(KEY_A)!.until).toBeGreaterThan(Date.now() + 150_000);
   });
 
+  it('a malformed entry with a long expiry does not keep a mark from the fleet: it is replaced', async () => {
+    const prefix = newFleet();
+    const k = `${prefix}penalty:${KEY_A}`;
+    const one = node(prefix).store;
+    const two = node(prefix).store;
+    await Promise.all([one.whenSynced(), two.whenSynced()]);
+    // Written after the rebuilds, as a hostile or broken peer would: not our shape, an hour to live.
+    await raw.set(k, JSON.stringify({ r: 'banned', d: 'x' }), { PX: 3_600_000 });
+    new PenaltyBox({ store: one }).markFailed(A, { durationMs: 60_000, reason: 'timeout', detail: 'no response' });
+    const seen = await eventually(() => two.get(KEY_A), 'the mark on node two');
+    expect(seen).toMatchObject({ ...A, reason: 'timeout', detail: 'no response' });
+    expect(await raw.get(k)).toBe(JSON.stringify({ r: 'timeout', d: 'no response' }));
+    expect(Number(await raw.pTTL(k))).toBeLessThanOrEqual(60_000);
+    expect(one.get(KEY_A)).toMatchObject({ reason: 'timeout', detail: 'no response' });
+    expect(one.stats.dropped).toBe(1); // the script's answer with the malformed value
+    // A well-formed entry that lasts longer still wins over a shorter mark, and is adopted.
+    await raw.set(k, JSON.stringify({ r: 'manual', d: 'operator' }), { PX: 200_000 });
+    one.mark(KEY_A, { ...A, until: Date.now() + 120_000, reason: 'timeout', detail: 'again' });
+    await eventually(() => one.get(KEY_A)?.reason === 'manual', 'the operator entry on node one');
+    expect(await raw.get(k)).toBe(JSON.stringify({ r: 'manual', d: 'operator' }));
+  });
+
   it('rebuilds a late joiner from Redis before it says it is synced', async () => {
     const prefix = newFleet();
     const one = node(prefix).store;
