@@ -64,6 +64,7 @@ export function* entries(text: string, file: string): Generator<Entry> {
         while (i < length && text[i] !== '"') {
           if (text[i] === '\\') i++;
           else if (text[i] === '\n') fail('a quoted string runs past the end of its line');
+          if (text[i] === '\n') line++; // an escaped newline is data, but still a new line
           i++;
         }
         if (i >= length) fail('a quoted string is never closed');
@@ -73,6 +74,7 @@ export function* entries(text: string, file: string): Generator<Entry> {
         const start = i;
         while (i < length && !' \t\r\n;()"'.includes(text[i]!)) {
           if (text[i] === '\\') i++;
+          if (text[i] === '\n') line++;
           i++;
         }
         tokens.push({ text: text.slice(start, Math.min(i, length)), quoted: false, line });

@@ -22,6 +22,14 @@ describe('lexer: nominal', () => {
     expect(all('t TXT "a ; b" "c\\"d" e\\ f\n')).toEqual([[1, false, ['t', 'TXT', '"a ; b"', '"c\\"d"', 'e\\ f']]]);
   });
 
+  it('counts an escaped newline, in a quoted string or not, as a line', () => {
+    expect(all('a TXT "x\\\ny"\nb TXT x\\\ny\nc A 192.0.2.1\n')).toEqual([
+      [1, false, ['a', 'TXT', '"x\\\ny"']],
+      [3, false, ['b', 'TXT', 'x\\\ny']],
+      [5, false, ['c', 'A', '192.0.2.1']],
+    ]);
+  });
+
   it('unescapes \\X and \\DDD', () => {
     expect(Array.from(unescapeBytes('a\\"b\\065\\\\'))).toEqual([0x61, 0x22, 0x62, 0x41, 0x5c]);
   });
