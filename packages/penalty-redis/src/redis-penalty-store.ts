@@ -51,7 +51,7 @@ export interface RedisPenaltyStoreOptions {
   readonly reconnectMaxMs?: number;
   /** Where the store says Redis went away or came back (default console.warn); once per change. */
   readonly log?: (message: string) => void;
-  /** Called after another node's mark or clear is applied here (metrics, logs); must not throw. */
+  /** Called after another node's mark or clear is applied here (metrics, logs); a throw is logged once. */
   readonly onRemote?: (key: string, entry: PenaltyEntry | undefined) => void;
   /** Must be the penalty box's clock. */
   readonly clock?: Clock;
@@ -93,6 +93,7 @@ export class RedisPenaltyStore implements PenaltyStore {
   readonly #clearedSinceScan = new Set<string>();
   #closed = false;
   #warnedScan = false;
+  #warnedOnRemote = false;
   #syncWaiters: (() => void)[] = [];
   readonly #stats = { dropped: 0, received: 0, rebuilds: 0, unshared: 0 };
 
@@ -276,7 +277,15 @@ export class RedisPenaltyStore implements PenaltyStore {
       this.#local.clear(message.key);
       this.#noteClear(message.key);
     } else this.#local.mark(message.key, this.#entry(message.key, message.ms, message.value));
-    this.#onRemote?.(message.key, this.#local.get(message.key));
+    try {
+      this.#onRemote?.(message.key, this.#local.get(message.key));
+    } catch (error) {
+      // Thrown into node-redis, it would read as a broken connection: the store would call Redis
+      // unreachable and never say synced again. The application's bug is logged once instead.
+      if (!this.#warnedOnRemote)
+        this.#log(`penalty-redis: onRemote threw (${error instanceof Error ? error.message : String(error)})`);
+      this.#warnedOnRemote = true;
+    }
   }
 
   /** Applies an entry read from Redis (SCAN or a script's reply) after checking its shape; false if dropped. */

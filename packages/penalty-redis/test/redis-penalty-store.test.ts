@@ -84,6 +84,25 @@ describe.runIf(redisInstalled())('RedisPenaltyStore against redis-server', () =>
     expect(one.stats.received).toBe(received + 1); // the mark, no clear before it
   });
 
+  it('an onRemote that throws is logged once, and neither stops the sharing nor reads as Redis down', async () => {
+    const prefix = newFleet();
+    const one = node(prefix).store;
+    const two = node(prefix, {
+      onRemote: () => {
+        throw new Error('metrics broke');
+      },
+    });
+    await Promise.all([one.whenSynced(), two.store.whenSynced()]);
+    const box = new PenaltyBox({ store: one });
+    box.markFailed(A, { durationMs: 30_000, reason: 'timeout' });
+    await eventually(() => two.store.get(KEY_A), 'A on node two');
+    box.markFailed(B, { durationMs: 30_000, reason: 'transport-error' });
+    await eventually(() => two.store.get(KEY_B), 'B on node two');
+    expect(two.logs).toEqual(['penalty-redis: onRemote threw (metrics broke)']);
+    expect(two.store.synced).toBe(true);
+    expect(two.store.stats.received).toBe(2);
+  });
+
   it('keeps the later end when two nodes mark the same target, in either order', async () => {
     const prefix = newFleet();
     const one = node(prefix).store;
