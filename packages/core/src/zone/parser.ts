@@ -7,7 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } fro
 import { dirname, isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { DnsError, ZoneFileError } from '../errors.js';
 import type { Labels } from '../names.js';
-import { RRClass, RRType, parseClass, parseType } from '../rr-types.js';
+import { RRClass, RRType, parseClass, parseType, typeName } from '../rr-types.js';
 import { entries, type Entry, type Token } from './lexer.js';
 import { absoluteName, packetName, parseDuration, readRdata } from './rdata-text.js';
 import { escapeText, quoteText } from '../untrusted-text.js';
@@ -186,6 +186,7 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
     return fail(`unknown type ${quoteText(typeToken!.text)}`);
   }
   if (/^\d+$/.test(typeToken!.text)) fail(`${quoteText(typeToken!.text)} is not a type (a TTL in the wrong place?)`);
+  if (!isDataType(type)) fail(`type ${typeName(type)} is a query or meta type (RFC 6895 section 3.1), not data`);
 
   const data = safe(file, line, () => readRdata(type, tokens.slice(index), { origin: state.origin ?? [] }));
   rrclass ??= state.lastClass;
@@ -295,6 +296,14 @@ function safeClass(text: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Types that may be held as data: not 0, OPT (41) nor the query and meta range 128..255 (TSIG,
+ * AXFR, ANY...), which BIND refuses too; an ANY record would be served for every ANY question.
+ */
+function isDataType(type: number): boolean {
+  return type !== 0 && type !== 41 && (type < 128 || type > 255);
 }
 
 function isClass(text: string): boolean {

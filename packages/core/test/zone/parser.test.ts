@@ -198,6 +198,11 @@ describe('parseZone: off-nominal, each error names the file and the line', () =>
       /class CLASS999 is not supported/,
     ],
     ['a label holding a dot', `$TTL 60\n${SOA}\na\\.b IN A 192.0.2.1\n`, 3, /holds a dot/],
+    ['an ANY record', `$TTL 60\n${SOA}\nx IN ANY \\# 0\n`, 3, /^type ANY is a query or meta type/],
+    ['an OPT record', `$TTL 60\n${SOA}\nx IN OPT \\# 0\n`, 3, /^type OPT is a query or meta type/],
+    ['a TSIG record', `$TTL 60\n${SOA}\nx IN TYPE250 \\# 0\n`, 3, /^type TSIG is a query or meta type/],
+    ['a TYPE0 record', `$TTL 60\n${SOA}\nx IN TYPE0 \\# 0\n`, 3, /^type TYPE0 is a query or meta type/],
+    ['a TYPE128 record', `$TTL 60\n${SOA}\nx IN TYPE128 \\# 0\n`, 3, /^type TYPE128 is a query or meta type/],
   ])('%s', (_name, text, line, reason) => {
     try {
       parse(text);
