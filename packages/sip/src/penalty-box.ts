@@ -172,5 +172,15 @@ export function normalizeDestination(destination: Destination): Destination {
   const { port } = destination;
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new InvalidArgumentError(`port ${String(port)} is outside 1..65535`);
-  return { transport, address: parsed.address, port };
+  return { transport, address: ipv4Node(parsed.address), port };
+}
+
+/**
+ * An IPv4-mapped IPv6 address names an IPv4 node (RFC 4291 section 2.5.5.2): a dual-stack
+ * socket reports an IPv4 peer as ::ffff:192.0.2.1, so one server has one key whichever way it
+ * was reached.
+ */
+function ipv4Node(address: string): string {
+  const mapped = /^::ffff:([0-9.]+)$/.exec(address);
+  return mapped ? mapped[1]! : address;
 }
