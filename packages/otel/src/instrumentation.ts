@@ -331,7 +331,11 @@ function failureMessage(ctx: QueryTraceContext): string | undefined {
   return undefined;
 }
 
-/** "sip:biloxi.example;transport=udp" from "sip:bob@biloxi.example;transport=udp": no user in telemetry. */
+/**
+ * "sip:biloxi.example;transport=udp" from "sip:bob@biloxi.example;transport=udp": no user in
+ * telemetry. The user part ends at the "@" only: it may hold ";" and "?" (RFC 3261 section 25.1,
+ * user-unreserved: "sip:+1-212-555-1212;npdi@gw.example"), and no other part of a SIP URI holds "@".
+ */
 export function withoutUser(uri: string): string {
-  return uri.replace(/^(sips?:)[^@;?]*@/i, '$1');
+  return uri.replace(/^(sips?:)[^@]*@/i, '$1');
 }

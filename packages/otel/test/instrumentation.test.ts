@@ -19,7 +19,7 @@ import {
 } from '@dnscore/core';
 import { withServers } from '@dnscore/core/plugin';
 import { SipLocator } from '@dnscore/sip';
-import { DnscoreInstrumentation } from '@dnscore/otel';
+import { DnscoreInstrumentation, withoutUser } from '@dnscore/otel';
 
 const BILOXI_ZONE = fileURLToPath(new URL('../../../examples/zones/biloxi.example.zone', import.meta.url));
 const ZONE = `$ORIGIN feathers.
@@ -254,6 +254,19 @@ describe('SIP location and failover', () => {
     expect(points(await metric('dnscore.sip.penalty.changes'))).toEqual([
       [{ 'dnscore.sip.penalty.event': 'enter', 'dnscore.sip.penalty.reason': 'retry-after' }, 1],
     ]);
+  });
+
+  it('keeps the user part out of the URI attribute, also one holding ";" or "?"', async () => {
+    const locator = new SipLocator(new DnsCore([new ZoneResolver({ files: [BILOXI_ZONE] })]));
+    await locator.resolve('sip:+1-212-555-1212;npdi@biloxi.example;user=phone');
+    await locator.resolve('SIPS:alice;day=tuesday?x:secret@biloxi.example');
+    const uris = exporter
+      .getFinishedSpans()
+      .filter((s) => s.name === 'SIP locate')
+      .map((s) => s.attributes['dnscore.sip.uri']);
+    expect(uris).toEqual(['sip:biloxi.example;user=phone', 'SIPS:biloxi.example']);
+    const noUser = 'sip:biloxi.example;maddr=192.0.2.1?subject=x';
+    expect(withoutUser(noUser)).toBe(noUser);
   });
 
   it('marks a location without targets as an error', async () => {
