@@ -38,6 +38,7 @@ export const ATTR = Object.freeze({
   affinityLearned: 'dnscore.sip.affinity.learned',
   networkTransport: 'network.transport',
   serverAddress: 'server.address',
+  peerAddress: 'network.peer.address',
   serverPort: 'server.port',
 } as const);
 

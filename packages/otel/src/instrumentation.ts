@@ -202,6 +202,8 @@ export class DnscoreInstrumentation {
       const { span } = open;
       const result = ctx.result;
       if (result) {
+        // server.address is the server's domain name when there is one (the SRV target, the
+        // URI's host), its address otherwise; the address it resolved to is network.peer.address.
         const first = result.targets[0];
         span.setAttributes({
           [ATTR.sipTargets]: result.targets.length,
@@ -211,8 +213,9 @@ export class DnscoreInstrumentation {
           ...(first
             ? {
                 [ATTR.networkTransport]: first.transport,
-                [ATTR.serverAddress]: first.address,
+                [ATTR.serverAddress]: first.host,
                 [ATTR.serverPort]: first.port,
+                [ATTR.peerAddress]: first.address,
               }
             : {}),
         });

@@ -230,8 +230,9 @@ describe('SIP location and failover', () => {
         'dnscore.sip.queries': 3,
         'dnscore.sip.rule': 'transport-param',
         'network.transport': 'udp',
-        'server.address': '203.0.113.11',
+        'server.address': 'sip1.biloxi.example',
         'server.port': 5060,
+        'network.peer.address': '203.0.113.11',
       },
     ]);
     const failover = spans.find((s) => s.name === 'SIP failover')!;
@@ -253,6 +254,20 @@ describe('SIP location and failover', () => {
     ]);
     expect(points(await metric('dnscore.sip.penalty.changes'))).toEqual([
       [{ 'dnscore.sip.penalty.event': 'enter', 'dnscore.sip.penalty.reason': 'retry-after' }, 1],
+    ]);
+  });
+
+  it('names the server by its domain name, and by its address when the URI gives only that', async () => {
+    const locator = new SipLocator(new DnsCore([new ZoneResolver({ files: [BILOXI_ZONE] })]));
+    await locator.resolve('sip:sip2.biloxi.example;transport=tcp');
+    await locator.resolve('sip:[2001:db8::1]:5070;transport=udp');
+    const attributes = exporter
+      .getFinishedSpans()
+      .filter((s) => s.name === 'SIP locate')
+      .map((s) => [s.attributes['server.address'], s.attributes['server.port'], s.attributes['network.peer.address']]);
+    expect(attributes).toEqual([
+      ['sip2.biloxi.example', 5060, '203.0.113.12'],
+      ['2001:db8::1', 5070, '2001:db8::1'],
     ]);
   });
 
