@@ -77,6 +77,9 @@ export class DnscoreInstrumentation {
    */
   readonly #locating = new AsyncLocalStorage<Context>();
   #enabled = false;
+  /** Spans started and not yet ended; after disable() the traces stay subscribed until it is 0. */
+  #openSpans = 0;
+  #tracesSubscribed = false;
 
   constructor(options: DnscoreInstrumentationOptions = {}) {
     this.#options = options;
@@ -94,28 +97,55 @@ export class DnscoreInstrumentation {
     const meterProvider = this.#options.meterProvider ?? metrics.getMeterProvider();
     this.#tracer = tracerProvider.getTracer(NAME, VERSION);
     this.#instruments = makeInstruments(meterProvider.getMeter(NAME, VERSION));
-    queryChannel.subscribe(this.#queryHandlers);
-    sipLocateChannel.subscribe(this.#locateHandlers);
+    if (!this.#tracesSubscribed) {
+      queryChannel.subscribe(this.#queryHandlers);
+      sipLocateChannel.subscribe(this.#locateHandlers);
+      this.#tracesSubscribed = true;
+    }
     sipLocateChannel.start.bindStore(this.#locating, (ctx) => this.#locateContext(ctx as SipLocateTraceContext));
     for (const [name, listener] of this.#events) diagnostics.subscribe(name, listener);
     this.#enabled = true;
     return this;
   }
 
-  /** Unsubscribes; spans already open are ended by nobody, so disable between requests. */
+  /**
+   * Unsubscribes: no span starts and nothing is counted from now on. The spans still open end,
+   * measured, when their query or location does; then the traces are unsubscribed too.
+   */
   disable(): void {
     if (!this.#enabled) return;
-    queryChannel.unsubscribe(this.#queryHandlers);
-    sipLocateChannel.unsubscribe(this.#locateHandlers);
     sipLocateChannel.start.unbindStore(this.#locating);
     // Node 20's AsyncLocalStorage hooks every promise while enabled: off until enable() again.
     this.#locating.disable();
     for (const [name, listener] of this.#events) diagnostics.unsubscribe(name, listener);
     this.#enabled = false;
+    this.#unsubscribeTracesIfIdle();
+  }
+
+  #unsubscribeTracesIfIdle(): void {
+    if (this.#enabled || this.#openSpans > 0 || !this.#tracesSubscribed) return;
+    queryChannel.unsubscribe(this.#queryHandlers);
+    sipLocateChannel.unsubscribe(this.#locateHandlers);
+    this.#tracesSubscribed = false;
+  }
+
+  #opened(ctx: object, span: Span): void {
+    this.#open.set(ctx, { span, startedAt: this.#now() });
+    this.#openSpans++;
+  }
+
+  /** The span `ctx` opened, taken out of the open ones; undefined if it opened none. */
+  #closing(ctx: object): Open | undefined {
+    const open = this.#open.get(ctx);
+    if (!open) return undefined;
+    this.#open.delete(ctx);
+    this.#openSpans--;
+    return open;
   }
 
   readonly #queryHandlers: Handlers<QueryTraceContext> = {
     start: (ctx) => {
+      if (!this.#enabled) return;
       const span = this.#tracer!.startSpan(
         `DNS ${questionType(ctx)}`,
         {
@@ -124,16 +154,15 @@ export class DnscoreInstrumentation {
         },
         this.#locating.getStore() ?? context.active(),
       );
-      this.#open.set(ctx, { span, startedAt: this.#now() });
+      this.#opened(ctx, span);
     },
     end: () => {},
     asyncStart: () => {},
     error: () => {},
     // Node publishes asyncEnd for every traced promise, fulfilled or rejected.
     asyncEnd: (ctx) => {
-      const open = this.#open.get(ctx);
+      const open = this.#closing(ctx);
       if (!open) return;
-      this.#open.delete(ctx);
       const { span } = open;
       const failure = queryErrorType(ctx);
       for (const attempt of ctx.attempts) {
@@ -168,6 +197,7 @@ export class DnscoreInstrumentation {
       const attributes: Attributes = { [ATTR.questionName]: ctx.query.name };
       if (failure) attributes[ATTR.errorType] = failure;
       this.#instruments!.lookupDuration.record((this.#now() - open.startedAt) / 1000, attributes);
+      this.#unsubscribeTracesIfIdle();
     },
   };
 
@@ -186,7 +216,7 @@ export class DnscoreInstrumentation {
       },
       parent,
     );
-    this.#open.set(ctx, { span, startedAt: this.#now() });
+    this.#opened(ctx, span);
     return trace.setSpan(parent, span);
   }
 
@@ -196,9 +226,8 @@ export class DnscoreInstrumentation {
     asyncStart: () => {},
     error: () => {},
     asyncEnd: (ctx) => {
-      const open = this.#open.get(ctx);
+      const open = this.#closing(ctx);
       if (!open) return;
-      this.#open.delete(ctx);
       const { span } = open;
       const result = ctx.result;
       if (result) {
@@ -227,6 +256,7 @@ export class DnscoreInstrumentation {
         span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
       }
       span.end();
+      this.#unsubscribeTracesIfIdle();
     },
   };
 

@@ -18,6 +18,7 @@ import {
   type ResolverPlugin,
 } from '@dnscore/core';
 import { withServers } from '@dnscore/core/plugin';
+import { queryChannel, sipLocateChannel } from '@dnscore/core/diagnostics';
 import { SipLocator } from '@dnscore/sip';
 import { DnscoreInstrumentation, withoutUser } from '@dnscore/otel';
 
@@ -305,6 +306,54 @@ describe('enable and disable', () => {
     await core.resolve('goose.feathers');
     expect(exporter.getFinishedSpans()).toHaveLength(1);
     expect(instrumentation.enabled).toBe(false);
+  });
+});
+
+describe('disable with spans open', () => {
+  it('ends and measures the spans still open when their work ends, and starts no new one', async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const zone = slowZone(3);
+    const gated: ResolverPlugin = {
+      ...zone,
+      resolve: async (query, signal) => gate.then(() => zone.resolve(query, signal)),
+    };
+    const core = new DnsCore([gated]);
+    const locator = new SipLocator(core);
+    const located = locator.resolve('sip:goose.feathers;transport=udp');
+    const first = core.resolve('goose.feathers');
+    instrumentation.disable();
+    const second = core.resolve('goose.feathers', 'AAAA');
+    const later = locator.resolve('sip:goose.feathers;transport=tcp');
+    open();
+    await Promise.all([located, first, second, later]);
+    const spans = exporter.getFinishedSpans();
+    // The first query and the location's first round had begun: they end; what came after has no span.
+    const locate = spans.find((s) => s.name === 'SIP locate')!;
+    expect(
+      spans.map((s) => [
+        s.name,
+        s.attributes['dns.question.name'] ?? s.attributes['dnscore.sip.uri'],
+        s.parentSpanContext?.spanId === locate.spanContext().spanId,
+      ]),
+    ).toEqual([
+      ['DNS A', 'goose.feathers', false],
+      ['DNS SRV', '_sip._udp.goose.feathers', true],
+      ['DNS AAAA', 'goose.feathers', true],
+      ['DNS A', 'goose.feathers', true],
+      ['SIP locate', 'sip:goose.feathers;transport=udp', false],
+    ]);
+    expect(spans[0]!.attributes['dnscore.attempts']).toBe(1);
+    expect(locate.attributes['dnscore.sip.targets']).toBe(1);
+    expect(histogram(await metric('dns.lookup.duration')).map(([name, count]) => [name, count])).toEqual([
+      [{ 'dns.question.name': 'goose.feathers' }, 3],
+      [{ 'dns.question.name': '_sip._udp.goose.feathers', 'error.type': 'NXDOMAIN' }, 1],
+    ]);
+    // Every open span ended: dnscore is back to one hasSubscribers read.
+    expect(queryChannel.hasSubscribers).toBe(false);
+    expect(sipLocateChannel.hasSubscribers).toBe(false);
   });
 });
 
