@@ -76,7 +76,11 @@ export class AddressLookups {
       if (!result) return { addresses: [], round };
       links.push(linkOf(result));
       if (result.records.length > 0)
-        return { addresses: addressesOf(result, links), canonical: result.canonical, round };
+        return {
+          addresses: capAddresses(this.ctx, current, type, addressesOf(result, links)),
+          canonical: result.canonical,
+          round,
+        };
       if (result.rcode !== 0 || nameKey(result.canonical) === nameKey(current))
         return { addresses: [], canonical: result.canonical, round };
       if (hop === this.ctx.maxCnameHops) break;
@@ -92,6 +96,21 @@ export class AddressLookups {
     });
     return { addresses: [], round };
   }
+}
+
+/** The first ctx.maxAddresses of one record set, with a warning when it had more. */
+function capAddresses(
+  ctx: ResolutionContext,
+  name: string,
+  type: 'A' | 'AAAA',
+  addresses: HostAddress[],
+): HostAddress[] {
+  if (addresses.length <= ctx.maxAddresses) return addresses;
+  ctx.warn(
+    'addresses-capped',
+    `${name} has ${addresses.length} ${type} records; only the first ${ctx.maxAddresses} are used`,
+  );
+  return addresses.slice(0, ctx.maxAddresses);
 }
 
 function addressesOf(result: DnsResult, links: readonly DnssecLink[]): HostAddress[] {
@@ -197,7 +216,12 @@ export function additionalAddresses(
       continue;
     }
     const ordered = addressTypes(ctx).flatMap((t: QueryType) =>
-      usable.filter((a) => (a.family === 6) === (t === 'AAAA')),
+      capAddresses(
+        ctx,
+        name,
+        t as 'A' | 'AAAA',
+        usable.filter((a) => (a.family === 6) === (t === 'AAAA')),
+      ),
     );
     byName.set(key, ordered);
     step(true, `used instead of A/AAAA queries (a target of this answer, inside ${domain})`, ordered);

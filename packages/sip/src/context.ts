@@ -4,7 +4,7 @@
  * must not outlive that "no").
  */
 import { Rcode, typeName, type DnsResult } from '@dnscore/core';
-import { DEFAULT_MAX_NAPTR_RECORDS, DEFAULT_MAX_SRV_RECORDS } from './defaults.js';
+import { DEFAULT_MAX_NAPTR_RECORDS, DEFAULT_MAX_SRV_RECORDS, DEFAULT_MAX_TARGETS } from './defaults.js';
 import { BogusAnswerError } from './errors.js';
 import { type DnssecLink, joinLinks, linkOf } from './dnssec-links.js';
 import type { Answer, Lookups } from './lookups.js';
@@ -24,6 +24,11 @@ export class ResolutionContext {
   deciding: DnssecLink[] = [];
   /** NAPTRs that failed before (this request, or remembered), by naptrKey: tried after the others of their order. */
   naptrPassed: (key: string) => NaptrSkip | undefined = () => undefined;
+  /**
+   * Addresses of one A or AAAA record set used: the target cap plus as many to stand in for
+   * boxed ones (target-cap.ts). A set of thousands costs its first ones, not thousands of targets.
+   */
+  maxAddresses = 2 * DEFAULT_MAX_TARGETS;
   readonly #failed = new Set<Answer>();
 
   constructor(

@@ -148,6 +148,7 @@ export type WarningCode =
   | 'targets-capped'
   | 'naptr-records-capped'
   | 'srv-records-capped'
+  | 'addresses-capped'
   | 'dnssec-insecure'
   | 'dnssec-dropped'
   | 'query-budget';

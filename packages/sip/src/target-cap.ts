@@ -19,18 +19,21 @@ export function capTargets(
   isBoxed: (target: SipTarget) => boolean,
 ): CappedTargets {
   if (targets.length <= max) return { targets: [...targets], replaced: 0 };
-  const boxed = targets.map(isBoxed);
-  const open = boxed.reduce((n, b) => n + (b ? 0 : 1), 0);
-  // Every open target first (up to the cap), then the boxed ones in order to fill it.
-  let boxedRoom = Math.max(0, max - open);
-  let openRoom = max - boxedRoom;
+  // The box is read only as far as needed: up to the max-th open target (the first max when none is boxed).
+  const open = new Set<number>();
+  const boxed: number[] = [];
+  for (let i = 0; i < targets.length && open.size < max; i++) {
+    if (isBoxed(targets[i]!)) boxed.push(i);
+    else open.add(i);
+  }
+  // Every open target found, then the first boxed ones to fill the cap.
+  const fill = new Set(boxed.slice(0, max - open.size));
   const kept: SipTarget[] = [];
   let replaced = 0;
   for (const [i, target] of targets.entries()) {
-    if (boxed[i] ? boxedRoom-- > 0 : openRoom-- > 0) {
-      kept.push(target);
-      if (!boxed[i] && i >= max) replaced++;
-    }
+    if (!open.has(i) && !fill.has(i)) continue;
+    kept.push(target);
+    if (open.has(i) && i >= max) replaced++;
   }
   return { targets: kept, replaced };
 }

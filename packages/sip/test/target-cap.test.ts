@@ -32,6 +32,16 @@ describe('capTargets', () => {
     });
   });
 
+  it('the box is read only up to the last open target kept', () => {
+    const read: string[] = [];
+    const capped = capTargets(list, 3, (t) => {
+      read.push(t.address);
+      return t.address === 'a2';
+    });
+    expect(names(capped.targets)).toEqual(['a1', 'a3', 'a4']);
+    expect(read).toEqual(['a1', 'a2', 'a3', 'a4']);
+  });
+
   it('too few open ones: the boxed ones fill the cap, first ones first', () => {
     const open = new Set(['a6']);
     const capped = capTargets(list, 3, (t) => !open.has(t.address));
