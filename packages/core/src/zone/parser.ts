@@ -3,7 +3,7 @@
  * $INCLUDE, "@", relative names, a blank owner for "same as before", TTL and class in either
  * order, BIND time units. Every error names the file, the line and what is wrong.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { DnsError, ZoneFileError } from '../errors.js';
 import type { Labels } from '../names.js';
@@ -11,6 +11,7 @@ import { RRClass, RRType, parseClass, parseType, typeName } from '../rr-types.js
 import { entries, type Entry, type Token } from './lexer.js';
 import { absoluteName, packetName, parseDuration, readRdata } from './rdata-text.js';
 import { escapeText, quoteText } from '../untrusted-text.js';
+import { decodeZoneText, readRegularFile } from './zone-text.js';
 
 export interface ZoneRecord {
   /** Owner in the form dns-packet encodes (labels joined by dots). */
@@ -69,7 +70,7 @@ export function parseZone(text: string, options: ParseZoneOptions = {}): ZoneRec
   const records: ZoneRecord[] = [];
   const budget: IncludeBudget = {
     root: options.includeRoot,
-    read: options.readFile ?? readRegularFile,
+    read: options.readFile ?? readIncludedFile,
     includes: options.maxIncludes ?? DEFAULT_MAX_INCLUDES,
     bytes: options.maxIncludeBytes ?? DEFAULT_MAX_INCLUDE_BYTES,
   };
@@ -231,7 +232,7 @@ function include(
   const path = resolvePath(dirname(file), name);
   let real = path;
   let root = resolvePath(budget.root);
-  if (budget.read === readRegularFile) {
+  if (budget.read === readIncludedFile) {
     // Symbolic links resolved, so a link below the root cannot lead out of it.
     try {
       root = realpathSync(root);
@@ -256,24 +257,9 @@ function include(
   return { path, text };
 }
 
-/** A regular file's text, refused (not read) when it is larger than `maxBytes`: never a device or a pipe. */
-function readRegularFile(path: string, maxBytes: number): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
-    if (stat.size > maxBytes) throw Object.assign(new Error('too large'), { code: 'over the byte limit' });
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.toString('utf8', 0, read);
-  } finally {
-    closeSync(fd);
-  }
+/** A regular file's text below the include root: never a device, a pipe or a symbolic link; strict UTF-8. */
+function readIncludedFile(path: string, maxBytes: number): string {
+  return decodeZoneText(readRegularFile(path, maxBytes, false), path);
 }
 
 /** A short, fixed reason from a file-system error (ENOENT, EACCES...), never its whole message. */

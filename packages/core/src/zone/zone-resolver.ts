@@ -5,7 +5,6 @@
  * the same zone holds them. It lets everything run offline and is the unit tests' fixture.
  * Names outside its zones get NotAuthoritativeError, so a resolver after it can answer them.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { throwIfAborted } from '../abort.js';
@@ -20,6 +19,7 @@ import { RRType, Rcode, className, typeName } from '../rr-types.js';
 import { parseZone, type ZoneRecord } from './parser.js';
 import { packetName } from './rdata-text.js';
 import { Zone } from './zone.js';
+import { decodeZoneText, readRegularFile } from './zone-text.js';
 
 export interface ZoneSource {
   /** Master-file text. */
@@ -43,7 +43,11 @@ export interface ZoneResolverOptions {
   readonly priority?: number;
   /** Longest CNAME chain followed (default 16). */
   readonly maxCnameChain?: number;
+  /** Largest zone file read, in bytes (default 16 MiB); its $INCLUDEs have their own limit. */
+  readonly maxZoneFileBytes?: number;
 }
+
+export const DEFAULT_MAX_ZONE_FILE_BYTES = 16 * 1024 * 1024;
 
 export const DEFAULT_ZONE_PRIORITY = 50;
 const AUTHORITATIVE = 1 << 10;
@@ -60,7 +64,11 @@ export class ZoneResolver implements ResolverPlugin {
     this.#maxChain = options.maxCnameChain ?? 16;
     const sources: ZoneSource[] = [
       // A zone file may $INCLUDE files below its own directory, and nothing else.
-      ...(options.files ?? []).map((file) => ({ text: readZoneFile(file), file, includeRoot: dirname(resolve(file)) })),
+      ...(options.files ?? []).map((file) => ({
+        text: readZoneFile(file, options.maxZoneFileBytes ?? DEFAULT_MAX_ZONE_FILE_BYTES),
+        file,
+        includeRoot: dirname(resolve(file)),
+      })),
       ...(options.zones ?? []),
     ];
     const zones = sources.map((source) => {
@@ -203,14 +211,17 @@ function packetType(type: number): string {
   return name === `TYPE${type}` ? `UNKNOWN_${type}` : name;
 }
 
-function readZoneFile(file: string): string {
+/** A regular file within the byte limit (a FIFO or a device would never end), in strict UTF-8. */
+function readZoneFile(file: string, maxBytes: number): string {
+  let bytes: Buffer;
   try {
-    return readFileSync(file, 'utf8');
+    bytes = readRegularFile(file, maxBytes);
   } catch (error) {
-    throw new ZoneFileError(
-      file,
-      0,
-      `cannot read the zone file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'over the byte limit') {
+      throw new ZoneFileError(file, 0, `the zone file is larger than ${maxBytes} bytes (maxZoneFileBytes)`);
+    }
+    throw new ZoneFileError(file, 0, `cannot read the zone file: ${code ?? (error as Error).message}`);
   }
+  return decodeZoneText(bytes, file);
 }
