@@ -165,33 +165,36 @@ export class DnscoreInstrumentation {
       if (!open) return;
       const { span } = open;
       const failure = queryErrorType(ctx);
-      for (const attempt of ctx.attempts) {
-        span.addEvent('dnscore.attempt', {
-          [ATTR.resolver]: attempt.backend,
-          ...(attempt.error
-            ? { [ATTR.errorType]: errorType(attempt.error), 'exception.message': attempt.error.message }
+      // A span no one records (no SDK, or not sampled) is given nothing: no cost to build it.
+      if (span.isRecording()) {
+        for (const attempt of ctx.attempts) {
+          span.addEvent('dnscore.attempt', {
+            [ATTR.resolver]: attempt.backend,
+            ...(attempt.error
+              ? { [ATTR.errorType]: errorType(attempt.error), 'exception.message': attempt.error.message }
+              : {}),
+          });
+          addServerEvents(span, attempt);
+        }
+        const result = ctx.result;
+        span.setAttributes({
+          [ATTR.cache]: ctx.cache,
+          [ATTR.attempts]: ctx.attempts.length,
+          ...(result?.stale ? { [ATTR.stale]: true } : {}),
+          ...(result
+            ? {
+                [ATTR.resolver]: result.resolver,
+                [ATTR.rcode]: rcodeName(result.rcode),
+                [ATTR.dnssec]: result.dnssec,
+                ...(result.ede !== undefined ? { [ATTR.ede]: result.ede } : {}),
+              }
             : {}),
         });
-        addServerEvents(span, attempt);
-      }
-      const result = ctx.result;
-      span.setAttributes({
-        [ATTR.cache]: ctx.cache,
-        [ATTR.attempts]: ctx.attempts.length,
-        ...(result?.stale ? { [ATTR.stale]: true } : {}),
-        ...(result
-          ? {
-              [ATTR.resolver]: result.resolver,
-              [ATTR.rcode]: rcodeName(result.rcode),
-              [ATTR.dnssec]: result.dnssec,
-              ...(result.ede !== undefined ? { [ATTR.ede]: result.ede } : {}),
-            }
-          : {}),
-      });
-      if (failure) {
-        span.setAttribute(ATTR.errorType, failure);
-        if (ctx.error instanceof Error) span.recordException(ctx.error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: failureMessage(ctx) ?? failure });
+        if (failure) {
+          span.setAttribute(ATTR.errorType, failure);
+          if (ctx.error instanceof Error) span.recordException(ctx.error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: failureMessage(ctx) ?? failure });
+        }
       }
       span.end();
       const attributes: Attributes = { [ATTR.questionName]: ctx.query.name };
@@ -229,31 +232,36 @@ export class DnscoreInstrumentation {
       const open = this.#closing(ctx);
       if (!open) return;
       const { span } = open;
-      const result = ctx.result;
-      if (result) {
-        // server.address is the server's domain name when there is one (the SRV target, the
-        // URI's host), its address otherwise; the address it resolved to is network.peer.address.
-        const first = result.targets[0];
-        span.setAttributes({
-          [ATTR.sipTargets]: result.targets.length,
-          [ATTR.sipRoundTrips]: result.roundTrips,
-          [ATTR.sipQueries]: result.queries,
-          ...(result.rule ? { [ATTR.sipRule]: result.rule } : {}),
-          ...(first
-            ? {
-                [ATTR.networkTransport]: first.transport,
-                [ATTR.serverAddress]: first.host,
-                [ATTR.serverPort]: first.port,
-                [ATTR.peerAddress]: first.address,
-              }
-            : {}),
-        });
-      }
-      const error = ctx.error ?? result?.error;
-      if (error !== undefined) {
-        span.setAttribute(ATTR.errorType, errorType(error));
-        if (error instanceof Error) span.recordException(error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      if (span.isRecording()) {
+        const result = ctx.result;
+        if (result) {
+          // server.address is the server's domain name when there is one (the SRV target, the
+          // URI's host), its address otherwise; the address it resolved to is network.peer.address.
+          const first = result.targets[0];
+          span.setAttributes({
+            [ATTR.sipTargets]: result.targets.length,
+            [ATTR.sipRoundTrips]: result.roundTrips,
+            [ATTR.sipQueries]: result.queries,
+            ...(result.rule ? { [ATTR.sipRule]: result.rule } : {}),
+            ...(first
+              ? {
+                  [ATTR.networkTransport]: first.transport,
+                  [ATTR.serverAddress]: first.host,
+                  [ATTR.serverPort]: first.port,
+                  [ATTR.peerAddress]: first.address,
+                }
+              : {}),
+          });
+        }
+        const error = ctx.error ?? result?.error;
+        if (error !== undefined) {
+          span.setAttribute(ATTR.errorType, errorType(error));
+          if (error instanceof Error) span.recordException(error);
+          span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: error instanceof Error ? error.message : String(error),
+          });
+        }
       }
       span.end();
       this.#unsubscribeTracesIfIdle();
@@ -319,6 +327,12 @@ export class DnscoreInstrumentation {
   /** Counted; an event on the active span (the caller's request), or on a span of its own. */
   #failover(m: FailoverEvent): void {
     this.#instruments!.failovers.add(1, { [ATTR.failoverReason]: m.reason, [ATTR.networkTransport]: m.from.transport });
+    const active = trace.getSpan(context.active());
+    const span = active?.isRecording() ? active : this.#tracer!.startSpan('SIP failover', { kind: SpanKind.INTERNAL });
+    if (!span.isRecording()) {
+      span.end();
+      return;
+    }
     const attributes: Attributes = {
       [ATTR.sipUri]: withoutUser(m.uri),
       [ATTR.failoverFrom]: destinationText(m.from),
@@ -327,14 +341,8 @@ export class DnscoreInstrumentation {
       [ATTR.failoverElapsed]: m.elapsedMs,
       ...(m.to ? { [ATTR.failoverTo]: destinationText(m.to) } : {}),
     };
-    const active = trace.getSpan(context.active());
-    if (active?.isRecording()) {
-      active.addEvent('dnscore.sip.failover', attributes);
-      return;
-    }
-    const span = this.#tracer!.startSpan('SIP failover', { kind: SpanKind.INTERNAL });
     span.addEvent('dnscore.sip.failover', attributes);
-    span.end();
+    if (span !== active) span.end();
   }
 }
 

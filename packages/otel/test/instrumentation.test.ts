@@ -4,7 +4,7 @@
  * values, exactly.
  */
 import { fileURLToPath } from 'node:url';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { INVALID_SPAN_CONTEXT, SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -354,6 +354,47 @@ describe('disable with spans open', () => {
     // Every open span ended: dnscore is back to one hasSubscribers read.
     expect(queryChannel.hasSubscribers).toBe(false);
     expect(sipLocateChannel.hasSubscribers).toBe(false);
+  });
+});
+
+describe('spans no one records', () => {
+  it('are only ended: no attribute, event or status is built for them', async () => {
+    const calls: string[] = [];
+    const span = new Proxy({} as Span, {
+      get: (_target, name) => {
+        if (name === 'isRecording') return () => false;
+        if (name === 'spanContext') return () => INVALID_SPAN_CONTEXT;
+        return () => {
+          calls.push(String(name));
+          return span;
+        };
+      },
+    });
+    const tracer = {
+      startSpan: (name: string) => {
+        calls.push(name);
+        return span;
+      },
+    } as unknown as Tracer;
+    instrumentation.disable();
+    const quiet = new DnscoreInstrumentation({ tracerProvider: { getTracer: () => tracer } }).enable();
+    try {
+      const core = new DnsCore([failing('down', 10, new NetworkError('refused')), slowZone(1)]);
+      await core.resolve('goose.feathers');
+      await core.resolve('nowhere.feathers');
+      const cursor = new SipLocator(new DnsCore([new ZoneResolver({ files: [BILOXI_ZONE] })])).cursor(
+        'sip:biloxi.example;transport=udp',
+      );
+      cursor.report((await cursor.next())!, { type: 'response', status: 503 });
+      await cursor.next();
+      expect(calls).toEqual([
+        ...['DNS A', 'end', 'DNS A', 'end'],
+        ...['SIP locate', 'DNS SRV', 'DNS AAAA', 'DNS A', 'end', 'end', 'end', 'end'],
+        ...['SIP failover', 'end'],
+      ]);
+    } finally {
+      quiet.disable();
+    }
   });
 });
 
