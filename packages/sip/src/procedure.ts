@@ -40,7 +40,9 @@ export async function runProcedure(
   if (uri.transport === 'tls') {
     ctx.warn(
       'transport-tls-deprecated',
-      'transport=tls is deprecated (RFC 3261 section 26.2.2): use a sips: URI for TLS',
+      uri.scheme === 'sips'
+        ? 'transport=tls is deprecated (RFC 3261 section 26.2.2): a sips: URI means TLS already; drop the parameter'
+        : 'transport=tls is deprecated (RFC 3261 section 26.2.2): use a sips: URI for TLS',
     );
   }
   const fixed = fixedTransport(uri, ctx.client);

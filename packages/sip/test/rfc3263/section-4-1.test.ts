@@ -38,6 +38,16 @@ describe(
       });
     });
 
+    it('on a sips: URI the advice is to drop the parameter, not to use sips:', async () => {
+      const { locator } = setup();
+      const resolution = await locator.resolve('sips:bob@biloxi.example;transport=tls');
+      expect(resolution.warnings).toContainEqual({
+        code: 'transport-tls-deprecated',
+        message:
+          'transport=tls is deprecated (RFC 3261 section 26.2.2): a sips: URI means TLS already; drop the parameter',
+      });
+    });
+
     it.each([
       [
         'sip:bob@biloxi.example;transport=sctp',
