@@ -170,6 +170,8 @@ const readers = new Map<number, (t: RdataTokens) => unknown>([
   [RRType.CNAME, (t) => t.name('target')],
   [RRType.NS, (t) => t.name('name server')],
   [RRType.PTR, (t) => t.name('target')],
+  // Held and served as asked; names below it are not synthesized (the zone resolver has no DNAME synthesis).
+  [RRType.DNAME, (t) => t.name('target')],
   [RRType.MX, (t) => ({ preference: t.u16('preference'), exchange: t.name('exchange') })],
   [
     RRType.SRV,

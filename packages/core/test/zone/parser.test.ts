@@ -104,6 +104,7 @@ describe('parseZone: nominal', () => {
       'enum IN NAPTR 10 10 "u" "E2U+sip" "!^.*$!sip:info@example.net!" .',
       '_443._tcp IN TLSA 3 1 1 ABCD ef01',
       'v6 IN AAAA 2001:DB8::1',
+      'old IN DNAME new.example.',
     ].join('\n');
     const records = brief(text);
     expect(records.slice(1).map((r) => r[4])).toEqual([
@@ -123,6 +124,7 @@ describe('parseZone: nominal', () => {
       },
       { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.from('abcdef01', 'hex') },
       '2001:DB8::1',
+      'new.example',
     ]);
   });
 

@@ -156,6 +156,12 @@ describe('zone resolver: nominal', () => {
     expect((await core.resolve('www.example', 'ANY')).records.map((r) => r.type)).toEqual(['A', 'AAAA']);
   });
 
+  it('serves a DNAME record written in its presentation form', async () => {
+    const dname = new ZoneResolver({ zones: [{ text: `${SUB}old IN DNAME new.example.\n`, file: 'sub.zone' }] });
+    const result = await new DnsCore([dname]).resolve('old.sub.example', 'DNAME');
+    expect(lines(result.records)).toEqual(['old.sub.example.\t60\tIN\tDNAME\tnew.example.']);
+  });
+
   it('loads the example zone file', async () => {
     const file = new ZoneResolver({
       files: [new URL('../../../../examples/zones/biloxi.example.zone', import.meta.url).pathname],
