@@ -12,15 +12,16 @@ import { ExitCode } from './exit-codes.js';
 import { processIo, type Io } from './io.js';
 import { terminalSafe } from './output/terminal.js';
 import { startTrace, takeTraceFlag } from './trace.js';
+import { UsageError } from './usage-error.js';
 
 type Command = (argv: readonly string[], io: Io) => Promise<ExitCode>;
 
-const commands = new Map<string, Command>([
-  ['resolve', resolveCommand],
-  ['sip', sipCommand],
-  ['ping', pingCommand],
-  ['check', checkCommand],
-  ['serve', serveCommand],
+const commands = new Map<string, { readonly command: Command; readonly usage: string }>([
+  ['resolve', { command: resolveCommand, usage: RESOLVE_USAGE }],
+  ['sip', { command: sipCommand, usage: SIP_USAGE }],
+  ['ping', { command: pingCommand, usage: PING_USAGE }],
+  ['check', { command: checkCommand, usage: CHECK_USAGE }],
+  ['serve', { command: serveCommand, usage: SERVE_USAGE }],
 ]);
 
 export const USAGE = `usage: dnscore <command> [options]
@@ -69,25 +70,40 @@ export async function run(args: readonly string[], raw: Io = processIo): Promise
 
 async function dispatch(argv: readonly string[], io: Io): Promise<ExitCode> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout(USAGE);
-    return name === undefined ? ExitCode.BAD_INPUT : ExitCode.OK;
+    return ExitCode.OK;
+  }
+  if (name === undefined) {
+    // Asked for nothing: bad input, so the usage goes with the error, on stderr.
+    io.stderr(`dnscore: no command given\n${USAGE}`);
+    return ExitCode.BAD_INPUT;
   }
   const command = commands.get(name);
   if (!command) {
     io.stderr(`dnscore: unknown command "${name}"\n${USAGE}`);
     return ExitCode.BAD_INPUT;
   }
+  if (asksForHelp(rest)) {
+    io.stdout(`${command.usage}\n`);
+    return ExitCode.OK;
+  }
   try {
-    return await command(rest, io);
+    return await command.command(rest, io);
   } catch (error) {
     return report(error, io);
   }
 }
 
+/** `--help` or `-h` among the options (not after `--`, where it would be a positional). */
+function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
 /** Bad input exits 2; anything else means no answer was obtained (5). */
 function report(error: unknown, io: Io): ExitCode {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = oneLine(error);
   if (error instanceof InvalidArgumentError || isParseArgsError(error)) {
     io.stderr(`dnscore: ${message}\n`);
     return ExitCode.BAD_INPUT;
@@ -95,6 +111,19 @@ function report(error: unknown, io: Io): ExitCode {
   const code = error instanceof DnsError ? ` [${error.code}]` : '';
   io.stderr(`dnscore: no answer: ${message}${code}\n`);
   return ExitCode.NO_ANSWER;
+}
+
+/**
+ * The reason of a failure on one line: a newline that came from the input (a URI, a flag's
+ * value) is shown as \\n; node:util's parseArgs explains over several lines, joined here. A
+ * command's usage, when it follows the reason, keeps its lines.
+ */
+function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isParseArgsError(error)) return message.replace(/\s*\n\s*/g, ' ');
+  const usage = error instanceof UsageError ? message.indexOf('\nusage: dnscore') : -1;
+  const reason = usage < 0 ? message : message.slice(0, usage);
+  return reason.replace(/\r/g, '\\r').replace(/\n/g, '\\n') + (usage < 0 ? '' : message.slice(usage));
 }
 
 /** node:util parseArgs throws TypeErrors coded ERR_PARSE_ARGS_* for unknown or malformed options. */
