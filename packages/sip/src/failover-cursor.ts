@@ -544,9 +544,14 @@ export class FailoverCursor {
     return { ...target, transport: 'tcp' };
   }
 
-  /** The penalty entry of the destination this request would use for `target`. */
+  /**
+   * The penalty entry of the destination this request would use for `target`; for a UDP target
+   * moved to TCP, else the target's own (a 503 or a dead host over UDP says the server is out).
+   */
   #entry(target: SipTarget): PenaltyEntry | undefined {
-    return this.#host.penaltyBox.get(this.#sized(target));
+    const { penaltyBox } = this.#host;
+    const sized = this.#sized(target);
+    return penaltyBox.get(sized) ?? (sized === target ? undefined : penaltyBox.get(target));
   }
 
   /** Each skipped destination is reported with the first try that passed it over. */

@@ -46,6 +46,22 @@ describe('the 1300-byte rule and the penalty box', () => {
     expect(walk.every((line) => line.endsWith('penalized false skipped 0'))).toBe(true);
   });
 
+  it('a large request still passes over a UDP target boxed itself (503 with Retry-After)', async () => {
+    const { locator } = setup();
+    const small = locator.cursor(URI, { messageSize: 600 });
+    const failed = await small.next();
+    small.report(failed!, { type: 'response', status: 503, retryAfter: 120 });
+
+    const large = locator.cursor(URI, { messageSize: 4000 });
+    const walk: string[] = [];
+    for (let a = await large.next(); a; a = await large.next()) {
+      walk.push(`${a.target.transport} ${a.target.address}${a.penalized ? ' penalized' : ''}`);
+      large.report(a, { type: 'response', status: 503 });
+    }
+    expect(walk).toHaveLength(3);
+    expect(walk[2]).toBe(`tcp ${failed!.target.address} penalized`);
+  });
+
   it('when every TCP destination is boxed, a large request still gets one, marked penalized', async () => {
     const { locator } = setup();
     const targets = (await locator.resolve(URI)).targets;
