@@ -16,10 +16,11 @@ import {
   type PenaltyStore,
   type SipTransport,
 } from '@dnscore/sip';
-import { createClient, type RedisClientType } from 'redis';
+import { createClient, ErrorReply, type RedisClientType } from 'redis';
 import { CLEAR_SCRIPT, MARK_SCRIPT } from './scripts.js';
 import { decodeMessage, decodeValue, encodeMessage, encodeValue, isDestinationKey, remainingMs } from './wire.js';
 import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_REMOTE_MS,
@@ -46,6 +47,12 @@ export interface RedisPenaltyStoreOptions {
   /** Commands waiting on a slow Redis at most; beyond, changes wait in a bounded backlog (default 1000). */
   readonly maxInFlight?: number;
   readonly connectTimeoutMs?: number;
+  /**
+   * A command, or the handshake of a connection, unanswered this long means Redis will not
+   * answer (hung, or a connection dead without a reset): the store drops both connections and
+   * makes new ones (default 2000 ms).
+   */
+  readonly commandTimeoutMs?: number;
   /** Backoff between reconnects: doubles from min to max, ms (default 100 .. 5000). */
   readonly reconnectMinMs?: number;
   readonly reconnectMaxMs?: number;
@@ -82,6 +89,14 @@ export class RedisPenaltyStore implements PenaltyStore {
   readonly #client: RedisClientType;
   readonly #subscriber: RedisClientType;
   readonly #maxEntries: number;
+  readonly #commandTimeoutMs: number;
+  readonly #backoff: (retries: number) => number;
+  /** A connection up but not ready (its handshake unanswered): given up after commandTimeoutMs. */
+  readonly #handshakes = new Map<RedisClientType, ReturnType<typeof setTimeout>>();
+  /** Bumped when the store drops its connections: what the old ones report afterwards is stale. */
+  #generation = 0;
+  #unanswered = 0;
+  #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #backlog = new Map<string, 'mark' | 'clear'>();
   #inFlight = 0;
   #up: boolean | undefined;
@@ -115,11 +130,12 @@ export class RedisPenaltyStore implements PenaltyStore {
     if (typeof url !== 'string' || !/^rediss?:\/\/[^\s]+$/.test(url))
       throw new InvalidArgumentError(`a Redis URL is redis://host:port or rediss://host:port, not ${String(url)}`);
     const tls = options.tls ?? url.startsWith('rediss:');
+    this.#commandTimeoutMs = positive(options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS, 'commandTimeoutMs');
+    // Exponential backoff with jitter, for ever: the local box works meanwhile.
+    this.#backoff = (retries) => Math.min(maxMs, minMs * 2 ** Math.min(retries, 20)) * (0.5 + Math.random() / 2);
     const socket = {
       connectTimeout: positive(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, 'connectTimeoutMs'),
-      // Exponential backoff with jitter, for ever: the local box works meanwhile.
-      reconnectStrategy: (retries: number) =>
-        Math.min(maxMs, minMs * 2 ** Math.min(retries, 20)) * (0.5 + Math.random() / 2),
+      reconnectStrategy: this.#backoff,
       ...(tls ? { tls: true as const, ...(typeof tls === 'object' ? tls : {}) } : {}),
     };
     this.#client = createClient({
@@ -132,8 +148,15 @@ export class RedisPenaltyStore implements PenaltyStore {
     }) as RedisClientType;
     this.#subscriber = this.#client.duplicate() as RedisClientType;
     for (const client of [this.#client, this.#subscriber]) {
-      client.on('error', (error: Error) => this.#down(error));
-      client.on('ready', () => this.#ready());
+      client.on('error', (error: Error) => {
+        this.#answered(client);
+        this.#down(error);
+      });
+      client.on('connect', () => this.#awaitHandshake(client));
+      client.on('ready', () => {
+        this.#answered(client);
+        this.#ready();
+      });
     }
   }
 
@@ -143,17 +166,72 @@ export class RedisPenaltyStore implements PenaltyStore {
    */
   start(): this {
     if (this.#closed) throw new InvalidArgumentError('this store is closed');
+    this.#connect();
+    return this;
+  }
+
+  #connect(): void {
+    const generation = this.#generation;
+    const failed = (error: Error): void => {
+      if (generation === this.#generation) this.#down(error);
+    };
     this.#subscriber
       .connect()
       .then(() => this.#subscriber.subscribe(this.#channel, (message) => this.#receive(message)))
       // node-redis subscribes again by itself after a reconnect.
       .then(() => {
+        if (generation !== this.#generation) return;
         this.#subscribed = true;
         this.#ready();
       })
-      .catch((error: Error) => this.#down(error));
-    this.#client.connect().catch((error: Error) => this.#down(error));
-    return this;
+      .catch(failed);
+    this.#client.connect().catch(failed);
+  }
+
+  /** `reply`, or NoAnswerError once commandTimeoutMs passed without it. */
+  #answerIn<T>(reply: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new NoAnswerError()), this.#commandTimeoutMs);
+      timer.unref();
+    });
+    return Promise.race([reply, late]).finally(() => clearTimeout(timer));
+  }
+
+  #awaitHandshake(client: RedisClientType): void {
+    this.#answered(client);
+    const timer = setTimeout(() => this.#unresponsive(), this.#commandTimeoutMs);
+    timer.unref();
+    this.#handshakes.set(client, timer);
+  }
+
+  #answered(client: RedisClientType): void {
+    clearTimeout(this.#handshakes.get(client));
+    this.#handshakes.delete(client);
+  }
+
+  /**
+   * Redis did not answer a command or a handshake in time: node-redis would wait for ever on a
+   * connection that is not reset, so both are dropped (what waited on them goes to the backlog)
+   * and made anew, after the reconnect backoff.
+   */
+  #unresponsive(): void {
+    if (this.#closed || this.#reconnectTimer) return;
+    this.#generation++;
+    this.#down(new Error(`no answer within ${this.#commandTimeoutMs} ms`));
+    this.#subscribed = false;
+    for (const client of [this.#subscriber, this.#client]) {
+      this.#answered(client);
+      if (client.isOpen) client.destroy();
+    }
+    this.#reconnectTimer = setTimeout(
+      () => {
+        this.#reconnectTimer = undefined;
+        if (!this.#closed) this.#connect();
+      },
+      this.#backoff(this.#unanswered++),
+    );
+    this.#reconnectTimer.unref();
   }
 
   /** True once a rebuild finished since the last (re)connect: the local view holds the fleet's. */
@@ -174,7 +252,11 @@ export class RedisPenaltyStore implements PenaltyStore {
   async close(): Promise<void> {
     this.#closed = true;
     this.#synced = false;
-    for (const client of [this.#subscriber, this.#client]) if (client.isOpen) client.destroy();
+    clearTimeout(this.#reconnectTimer);
+    for (const client of [this.#subscriber, this.#client]) {
+      this.#answered(client);
+      if (client.isOpen) client.destroy();
+    }
   }
 
   get(key: string): PenaltyEntry | undefined {
@@ -233,11 +315,13 @@ export class RedisPenaltyStore implements PenaltyStore {
       return;
     }
     this.#inFlight++;
-    this.#client
-      .sendCommand(['EVAL', script, '1', this.#entryKey(key), ...args])
+    this.#answerIn(this.#client.sendCommand(['EVAL', script, '1', this.#entryKey(key), ...args]))
       .then((reply) => then?.(reply))
       // A lost connection is logged by the 'error' event; the entry waits for the connection back.
-      .catch(() => this.#postpone(key, script))
+      .catch((error: unknown) => {
+        this.#postpone(key, script);
+        if (error instanceof NoAnswerError) this.#unresponsive();
+      })
       .finally(() => {
         this.#inFlight--;
         this.#drain();
@@ -340,6 +424,7 @@ export class RedisPenaltyStore implements PenaltyStore {
     if (this.#closed || !this.#subscribed || !this.#client.isReady || !this.#subscriber.isReady) return;
     if (this.#up === false) this.#log('penalty-redis: Redis is back; rebuilding the shared penalty box');
     this.#up = true;
+    this.#unanswered = 0;
     this.#rebuild();
   }
 
@@ -363,8 +448,9 @@ export class RedisPenaltyStore implements PenaltyStore {
         for (const resolve of this.#syncWaiters.splice(0)) resolve();
       })
       // Connection lost mid-SCAN: not synced; the next 'ready' rebuilds.
-      .catch(() => {
+      .catch((error: unknown) => {
         this.#synced = false;
+        if (error instanceof NoAnswerError) this.#unresponsive();
       })
       .finally(() => {
         this.#rebuilding = undefined;
@@ -382,11 +468,16 @@ export class RedisPenaltyStore implements PenaltyStore {
     // box but a mistake or an attack, and reading it all would cost time for nothing.
     const limit = this.#maxEntries * 4;
     let read = 0;
-    for await (const keys of this.#client.scanIterator({ MATCH: `${start}*`, COUNT: 200 })) {
+    const pages = this.#client.scanIterator({ MATCH: `${start}*`, COUNT: 200 })[Symbol.asyncIterator]();
+    for (;;) {
+      const page = await this.#answerIn(pages.next());
+      if (page.done) return;
+      const keys = page.value;
       if (read >= limit) {
         if (!this.#warnedScan)
           this.#log(`penalty-redis: more than ${limit} keys under "${start}"; the rebuild read the first ${read}`);
         this.#warnedScan = true;
+        await pages.return(undefined);
         return;
       }
       read += keys.length;
@@ -394,19 +485,26 @@ export class RedisPenaltyStore implements PenaltyStore {
         keys.map(async (fullKey) => {
           const key = String(fullKey).slice(start.length);
           try {
-            const [left, value] = await Promise.all([
-              this.#client.sendCommand(['PTTL', String(fullKey)]),
-              this.#client.sendCommand(['GET', String(fullKey)]),
-            ]);
+            const [left, value] = await this.#answerIn(
+              Promise.all([
+                this.#client.sendCommand(['PTTL', String(fullKey)]),
+                this.#client.sendCommand(['GET', String(fullKey)]),
+              ]),
+            );
             if (!this.#clearedLater(key)) this.#apply(key, left, value);
-          } catch {
-            this.#stats.dropped++; // WRONGTYPE: not ours
+          } catch (error) {
+            // WRONGTYPE: not ours. A lost or silent connection ends the rebuild.
+            if (!(error instanceof ErrorReply)) throw error;
+            this.#stats.dropped++;
           }
         }),
       );
     }
   }
 }
+
+/** A command Redis did not answer within commandTimeoutMs (node-redis bounds only the wait to send one). */
+class NoAnswerError extends Error {}
 
 function keyOf(entry: PenaltyEntry): string {
   return `${entry.transport} ${entry.address} ${entry.port}`;

@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { PenaltyBox } from '@dnscore/sip';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisPenaltyStore, type RedisPenaltyStoreOptions } from '../src/index.js';
@@ -112,6 +113,59 @@ describe.runIf(redisInstalled())('RedisPenaltyStore when Redis goes away', () =>
     await late.store.whenSynced();
     await eventually(() => late.store.get(KEY_A), 'A on the late joiner');
     expect(one.logs).toHaveLength(2);
+  });
+
+  it('a server that accepts and never answers is given up, logged once, and tried again', async () => {
+    const sockets: Socket[] = [];
+    let accepted = 0;
+    let closed = 0;
+    const silent = createServer((socket) => {
+      accepted++;
+      sockets.push(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => closed++);
+      socket.resume(); // reads and drops what the store sends
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const one = node(`redis://127.0.0.1:${port}`, { commandTimeoutMs: 50 });
+      new PenaltyBox({ store: one.store }).markFailed(A, { durationMs: 60_000, reason: 'timeout' });
+      expect(one.store.get(KEY_A)).toMatchObject({ reason: 'timeout' });
+      await eventually(() => accepted >= 4, 'connections made again after the silent ones');
+      expect(one.logs).toEqual([
+        'penalty-redis: Redis unreachable (no answer within 50 ms); the penalty box carries on locally',
+      ]);
+      expect(one.store.synced).toBe(false);
+      await one.store.close();
+      await eventually(() => closed === accepted, 'every connection closed');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('a Redis that stops answering mid-run is given up, logged, and the marks reach the fleet later', async () => {
+    const redis = await startRedis();
+    servers.push(redis);
+    const one = node(redis.url, { commandTimeoutMs: 50 });
+    const two = node(redis.url);
+    await Promise.all([one.store.whenSynced(), two.store.whenSynced()]);
+    const raw = await rawClient(redis.url);
+    try {
+      await raw.sendCommand(['CLIENT', 'PAUSE', '2000', 'ALL']);
+      new PenaltyBox({ store: one.store }).markFailed(A, { durationMs: 60_000, reason: 'timeout' });
+      await eventually(() => one.logs.length === 1, 'the outage in the log');
+      expect(one.logs[0]).toBe(
+        'penalty-redis: Redis unreachable (no answer within 50 ms); the penalty box carries on locally',
+      );
+      expect(one.store.synced).toBe(false);
+      await one.store.whenSynced();
+      await eventually(() => two.store.get(KEY_A), 'A on node two');
+      expect(one.logs).toEqual([one.logs[0], 'penalty-redis: Redis is back; rebuilding the shared penalty box']);
+    } finally {
+      raw.destroy();
+    }
   });
 
   it('a slow Redis delays nothing: marks wait in the backlog and reach the fleet when it answers', async () => {

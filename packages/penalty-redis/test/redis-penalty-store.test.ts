@@ -269,6 +269,7 @@ describe.runIf(redisInstalled())('RedisPenaltyStore against redis-server', () =>
       expect(() => new RedisPenaltyStore({ prefix })).toThrow(InvalidArgumentError);
     expect(() => new RedisPenaltyStore({ maxRemoteMs: 0 })).toThrow(InvalidArgumentError);
     expect(() => new RedisPenaltyStore({ maxInFlight: Number.NaN })).toThrow(InvalidArgumentError);
+    expect(() => new RedisPenaltyStore({ commandTimeoutMs: -1 })).toThrow(InvalidArgumentError);
     for (const url of ['http://127.0.0.1:6379', '127.0.0.1:6379', 'redis://', ''])
       expect(() => new RedisPenaltyStore({ url }), url).toThrow(InvalidArgumentError);
     expect(() => new RedisPenaltyStore({ maxEntries: 0 })).toThrow(InvalidArgumentError);
