@@ -26,7 +26,8 @@ export class ResolutionContext {
   naptrPassed: (key: string) => NaptrSkip | undefined = () => undefined;
   /**
    * Addresses of one A or AAAA record set used: the target cap plus as many to stand in for
-   * boxed ones (target-cap.ts). A set of thousands costs its first ones, not thousands of targets.
+   * boxed ones (target-cap.ts), at least 64. A set of thousands costs its first ones, not
+   * thousands of targets.
    */
   maxAddresses = 2 * DEFAULT_MAX_TARGETS;
   readonly #failed = new Set<Answer>();

@@ -367,7 +367,7 @@ export class SipLocator implements CursorHost {
       options.stepThrough === true,
     );
     ctx.naptrPassed = passed;
-    ctx.maxAddresses = 2 * this.maxTargets;
+    ctx.maxAddresses = Math.max(2 * DEFAULT_MAX_TARGETS, 2 * this.maxTargets);
     let rule: SelectionRule | undefined;
     let segments: readonly TargetSegment[] = [];
     let error: SipError | undefined;
