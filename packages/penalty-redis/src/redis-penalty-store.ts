@@ -97,6 +97,9 @@ export class RedisPenaltyStore implements PenaltyStore {
   #generation = 0;
   #unanswered = 0;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set while Redis refuses changes (an error reply): nothing is sent until it runs out. */
+  #refusedTimer: ReturnType<typeof setTimeout> | undefined;
+  #refusals = 0;
   readonly #backlog = new Map<string, 'mark' | 'clear'>();
   #inFlight = 0;
   #up: boolean | undefined;
@@ -253,6 +256,7 @@ export class RedisPenaltyStore implements PenaltyStore {
     this.#closed = true;
     this.#synced = false;
     clearTimeout(this.#reconnectTimer);
+    clearTimeout(this.#refusedTimer);
     for (const client of [this.#subscriber, this.#client]) {
       this.#answered(client);
       if (client.isOpen) client.destroy();
@@ -309,23 +313,48 @@ export class RedisPenaltyStore implements PenaltyStore {
     });
   }
 
+  /** False while Redis cannot take a change now: away, refusing, or as busy as allowed. */
+  #canSend(): boolean {
+    return !this.#closed && this.#client.isReady && !this.#refusedTimer && this.#inFlight < this.#maxInFlight;
+  }
+
   #send(script: string, key: string, args: string[], then?: (reply: unknown) => void): void {
-    if (this.#closed || !this.#client.isReady || this.#inFlight >= this.#maxInFlight) {
+    if (!this.#canSend()) {
       this.#postpone(key, script);
       return;
     }
     this.#inFlight++;
     this.#answerIn(this.#client.sendCommand(['EVAL', script, '1', this.#entryKey(key), ...args]))
-      .then((reply) => then?.(reply))
+      .then((reply) => {
+        this.#refusals = 0;
+        then?.(reply);
+      })
       // A lost connection is logged by the 'error' event; the entry waits for the connection back.
       .catch((error: unknown) => {
         this.#postpone(key, script);
         if (error instanceof NoAnswerError) this.#unresponsive();
+        else if (error instanceof ErrorReply) this.#refused(error);
       })
       .finally(() => {
         this.#inFlight--;
         this.#drain();
       });
+  }
+
+  /**
+   * Redis answered a change with an error (OOM under maxmemory, READONLY after a failover made
+   * it a replica, NOPERM): sent again at once, it would be refused again, in a loop as fast as
+   * Redis answers. Logged once; nothing is sent for the reconnect backoff, then the backlog is.
+   */
+  #refused(error: ErrorReply): void {
+    if (this.#refusedTimer || this.#closed) return;
+    if (this.#refusals === 0)
+      this.#log(`penalty-redis: Redis refused a change (${error.message}); the penalty box carries on locally`);
+    this.#refusedTimer = setTimeout(() => {
+      this.#refusedTimer = undefined;
+      this.#drain();
+    }, this.#backoff(this.#refusals++));
+    this.#refusedTimer.unref();
   }
 
   /** Remembers what Redis did not get (bounded like the box); a drain or the next rebuild sends it. */
@@ -339,7 +368,7 @@ export class RedisPenaltyStore implements PenaltyStore {
   /** Sends postponed marks and clears while Redis is there and has room, oldest first. */
   #drain(): void {
     for (const [key, change] of this.#backlog) {
-      if (this.#closed || !this.#client.isReady || this.#inFlight >= this.#maxInFlight) return;
+      if (!this.#canSend()) return;
       this.#backlog.delete(key);
       if (change === 'clear') this.#sendClear(key);
       else {
@@ -425,6 +454,10 @@ export class RedisPenaltyStore implements PenaltyStore {
     if (this.#up === false) this.#log('penalty-redis: Redis is back; rebuilding the shared penalty box');
     this.#up = true;
     this.#unanswered = 0;
+    // A new connection may be to a Redis that takes changes again (a failover, memory freed).
+    clearTimeout(this.#refusedTimer);
+    this.#refusedTimer = undefined;
+    this.#refusals = 0;
     this.#rebuild();
   }
 

@@ -168,6 +168,38 @@ describe.runIf(redisInstalled())('RedisPenaltyStore when Redis goes away', () =>
     }
   });
 
+  it('a Redis that refuses changes is not asked again in a loop: logged once, shared after a reconnect', async () => {
+    const redis = await startRedis();
+    servers.push(redis);
+    // A retry after a refusal waits at least 30 s: within the test, only a reconnect sends again.
+    const one = node(redis.url, { reconnectMinMs: 60_000, reconnectMaxMs: 60_000 });
+    const two = node(redis.url);
+    await Promise.all([one.store.whenSynced(), two.store.whenSynced()]);
+    const raw = await rawClient(redis.url);
+    try {
+      await raw.configSet('maxmemory', '1'); // noeviction: every write is refused with OOM
+      const box = new PenaltyBox({ store: one.store });
+      box.markFailed(A, { durationMs: 60_000, reason: 'timeout' });
+      await eventually(() => one.logs.length === 1, 'the refusal in the log');
+      expect(one.logs[0]).toMatch(
+        /^penalty-redis: Redis refused a change \(OOM .+\); the penalty box carries on locally$/,
+      );
+      box.markFailed(B, { durationMs: 60_000, reason: 'timeout' });
+      const failedEvals = async () => /cmdstat_eval:.*failed_calls=(\d+)/.exec(await raw.info('commandstats'))?.[1];
+      expect(await failedEvals()).toBe('1');
+      expect(one.store.stats.unshared).toBe(2);
+
+      await raw.configSet('maxmemory', '0');
+      await raw.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal']);
+      await raw.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+      await eventually(() => two.store.get(KEY_A) && two.store.get(KEY_B), 'A and B on node two');
+      expect(await failedEvals()).toBe('1');
+      expect(one.logs.filter((line) => line.includes('refused'))).toHaveLength(1);
+    } finally {
+      raw.destroy();
+    }
+  });
+
   it('a slow Redis delays nothing: marks wait in the backlog and reach the fleet when it answers', async () => {
     const redis = await startRedis();
     servers.push(redis);
