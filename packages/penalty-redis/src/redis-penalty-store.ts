@@ -203,9 +203,10 @@ export class RedisPenaltyStore implements PenaltyStore {
 
   #awaitHandshake(client: RedisClientType): void {
     this.#answered(client);
-    const timer = setTimeout(() => this.#unresponsive(), this.#commandTimeoutMs);
-    timer.unref();
-    this.#handshakes.set(client, timer);
+    this.#handshakes.set(
+      client,
+      unrefTimer(this.#commandTimeoutMs, () => this.#unresponsive()),
+    );
   }
 
   #answered(client: RedisClientType): void {
@@ -227,14 +228,10 @@ export class RedisPenaltyStore implements PenaltyStore {
       this.#answered(client);
       if (client.isOpen) client.destroy();
     }
-    this.#reconnectTimer = setTimeout(
-      () => {
-        this.#reconnectTimer = undefined;
-        if (!this.#closed) this.#connect();
-      },
-      this.#backoff(this.#unanswered++),
-    );
-    this.#reconnectTimer.unref();
+    this.#reconnectTimer = unrefTimer(this.#backoff(this.#unanswered++), () => {
+      this.#reconnectTimer = undefined;
+      if (!this.#closed) this.#connect();
+    });
   }
 
   /** True once a rebuild finished since the last (re)connect: the local view holds the fleet's. */
@@ -350,11 +347,10 @@ export class RedisPenaltyStore implements PenaltyStore {
     if (this.#refusedTimer || this.#closed) return;
     if (this.#refusals === 0)
       this.#log(`penalty-redis: Redis refused a change (${error.message}); the penalty box carries on locally`);
-    this.#refusedTimer = setTimeout(() => {
+    this.#refusedTimer = unrefTimer(this.#backoff(this.#refusals++), () => {
       this.#refusedTimer = undefined;
       this.#drain();
-    }, this.#backoff(this.#refusals++));
-    this.#refusedTimer.unref();
+    });
   }
 
   /** Remembers what Redis did not get (bounded like the box); a drain or the next rebuild sends it. */
@@ -538,6 +534,13 @@ export class RedisPenaltyStore implements PenaltyStore {
 
 /** A command Redis did not answer within commandTimeoutMs (node-redis bounds only the wait to send one). */
 class NoAnswerError extends Error {}
+
+/** A timer that does not keep the process alive: close() or not, the store never holds an exit. */
+function unrefTimer(ms: number, run: () => void): ReturnType<typeof setTimeout> {
+  const timer = setTimeout(run, ms);
+  timer.unref();
+  return timer;
+}
 
 function keyOf(entry: PenaltyEntry): string {
   return `${entry.transport} ${entry.address} ${entry.port}`;
