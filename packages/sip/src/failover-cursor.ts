@@ -320,6 +320,38 @@ export class FailoverCursor {
     }
   }
 
+  /**
+   * A response to an earlier try of this walk that arrived after its timer ran out: the server
+   * was slow, not silent. The walk goes on as it was; only the penalty box learns. A response of
+   * the failover set boxes the destination as the policy says (a 503 with Retry-After: RFC 3261
+   * 21.5.4, "SHOULD NOT forward any other requests to that server for the duration"); any other
+   * response proves the server alive and takes it out of the box, where its timeout may have put
+   * it. Returns the entry made, or undefined.
+   */
+  reportLate(attempt: SipAttempt, outcome: TryOutcome): PenaltyEntry | undefined {
+    const entry = this.#tries.find((t) => t.attempt === attempt);
+    if (entry?.outcome?.type !== 'timeout')
+      throw new StateError('a late response is for a try of this walk whose timer ran out');
+    if (
+      outcome?.type !== 'response' ||
+      !Number.isInteger(outcome.status) ||
+      outcome.status < 100 ||
+      outcome.status > 699
+    )
+      throw new InvalidArgumentError(`a late outcome must be a response with a status 100..699`);
+    if (outcome.retryAfter !== undefined && (!Number.isFinite(outcome.retryAfter) || outcome.retryAfter < 0))
+      throw new InvalidArgumentError(
+        `Retry-After must be a non-negative number of seconds, not ${String(outcome.retryAfter)}`,
+      );
+    const { penaltyBox, policy } = this.#host;
+    if (outcome.status >= 200 && this.failsOver(outcome.status)) {
+      const mark = policy.penaltyFor(outcome, this.#options.method, attempt.timeoutMs);
+      return mark && penaltyBox.markFailed(attempt.target, mark);
+    }
+    penaltyBox.clear(attempt.target);
+    return undefined;
+  }
+
   /** Boxes the target as the policy says for `outcome` (nothing when undefined) and moves on. */
   #failover(attempt: SipAttempt, outcome: TryOutcome | undefined): 'failover' {
     const mark = outcome && this.#host.policy.penaltyFor(outcome, this.#options.method, attempt.timeoutMs);
