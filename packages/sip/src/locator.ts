@@ -62,7 +62,7 @@ import type {
   SipStep,
   SipTarget,
 } from './resolution.js';
-import { capTargets, type CappedTargets } from './target-cap.js';
+import { capTargets, capWarning, type CappedTargets } from './target-cap.js';
 import { layOut, type TargetSegment } from './target-segments.js';
 import { DEFAULT_MAX_TARGET_PLANS, TargetPlans, variantOf, type TargetPlan } from './target-plan.js';
 import { TransactionAffinity } from './transaction-affinity.js';
@@ -303,7 +303,17 @@ export class SipLocator implements CursorHost {
       this.#plans.delete(key!, variant);
       return undefined;
     }
-    const targets = this.#cap(layOut(plan.segments, this.#random)).targets;
+    const laid = layOut(plan.segments, this.#random);
+    const { targets, replaced } = this.#cap(laid);
+    // The penalty box changes while a plan lives: the cap's warning says what this cap did.
+    const warnings =
+      laid.length > this.maxTargets
+        ? Object.freeze(
+            plan.warnings.map((w) =>
+              w.code === 'targets-capped' ? capWarning(laid.length, this.maxTargets, replaced) : w,
+            ),
+          )
+        : plan.warnings;
     let naptr = plan.naptr;
     if (naptr && variant !== '') {
       // Same NAPTRs passed over for the same reasons; the details and ends are today's (the
@@ -325,7 +335,7 @@ export class SipLocator implements CursorHost {
       transport: targets[0]?.transport,
       targets: Object.freeze(targets),
       steps: NO_STEPS,
-      warnings: plan.warnings,
+      warnings,
       resolvedAt: now,
       expires: plan.expires,
       roundTrips: plan.roundTrips,
@@ -393,13 +403,8 @@ export class SipLocator implements CursorHost {
     for (const target of found) Object.freeze(target);
     const { targets, replaced } = this.#cap(found);
     if (found.length > this.maxTargets) {
-      ctx.warn(
-        'targets-capped',
-        replaced === 0
-          ? `${found.length} targets found; only the first ${this.maxTargets} are kept`
-          : `${found.length} targets found; ${this.maxTargets} kept: ${replaced} past the cap in place of as many ` +
-              `in the penalty box`,
-      );
+      const { code, message } = capWarning(found.length, this.maxTargets, replaced);
+      ctx.warn(code, message);
     }
     if (!error && targets.length === 0)
       error = new NoTargetsError(`no targets for ${uri.text}`, ctx.dnsErrors, ctx.servfails);

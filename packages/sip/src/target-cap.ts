@@ -5,12 +5,23 @@
  * servers while live ones were cut. The kept targets stay in their order (the cursor hands out
  * boxed ones last anyway).
  */
-import type { SipTarget } from './resolution.js';
+import type { SipTarget, SipWarning } from './resolution.js';
 
 export interface CappedTargets {
   readonly targets: SipTarget[];
   /** Boxed targets among the first `max` that open ones past the cap replaced. */
   readonly replaced: number;
+}
+
+/** The `targets-capped` warning of `found` targets cut to `max`, `replaced` of them for boxed ones. */
+export function capWarning(found: number, max: number, replaced: number): SipWarning {
+  return {
+    code: 'targets-capped',
+    message:
+      replaced === 0
+        ? `${found} targets found; only the first ${max} are kept`
+        : `${found} targets found; ${max} kept: ${replaced} past the cap in place of as many in the penalty box`,
+  };
 }
 
 export function capTargets(

@@ -91,5 +91,17 @@ describe('the locator: 40 addresses, the first 32 boxed', () => {
     const again = await locator.resolve(URI);
     expect(again.targets.slice(24).map((t) => t.address)).toEqual(Array.from({ length: 8 }, (_, i) => address(32 + i)));
     expect(asked).toBe(0);
+    expect(again.warnings).toContainEqual({
+      code: 'targets-capped',
+      message: '40 targets found; 32 kept: 8 past the cap in place of as many in the penalty box',
+    });
+    locator.penaltyBox.clearAll();
+    const cleared = await locator.resolve(URI);
+    expect(cleared.targets.map((t) => t.address)).toEqual(Array.from({ length: 32 }, (_, i) => address(i)));
+    expect(cleared.warnings).toContainEqual({
+      code: 'targets-capped',
+      message: '40 targets found; only the first 32 are kept',
+    });
+    expect(asked).toBe(0);
   });
 });
