@@ -26,6 +26,13 @@ export function parseHost(text: string): HostParse {
   if (text === '') return { ok: false, reason: 'the host is empty' };
   if (text.startsWith('[')) {
     if (!text.endsWith(']')) return { ok: false, reason: `the IPv6 reference "${text}" has no closing "]"` };
+    if (text.includes('%'))
+      return {
+        ok: false,
+        reason:
+          `"${text}" has a zone identifier, which a SIP URI's IPv6 reference does not allow ` +
+          `(RFC 3261 section 25.1)`,
+      };
     const address = normalizeIpv6(text.slice(1, -1));
     return address
       ? { ok: true, host: { host: address, kind: 'ipv6' } }

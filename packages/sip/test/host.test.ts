@@ -23,7 +23,7 @@ describe('parseHost: off-nominal', () => {
     ['300.1.1.1', 'above 255'],
     ['::1', 'brackets'],
     ['[::1', 'no closing'],
-    ['[::1%lo]', 'not a valid IPv6'],
+    ['[::1%lo]', 'has a zone identifier, which a SIP URI'],
     ['exa mple', 'letters, digits and inner hyphens'],
   ])('%j: %s', (text, reason) => {
     const parsed = parseHost(text);

@@ -133,7 +133,13 @@ describe('parseSipUri: off-nominal', () => {
     ['sip:bob@2001:db8::1', 'write it in brackets'],
     ['sip:bob@[2001:db8::1', 'no closing "]"'],
     ['sip:bob@[2001:db8::g]', 'not a valid IPv6 address'],
-    ['sip:bob@[fe80::1%25eth0]', 'not a valid IPv6 address'],
+    [
+      'sip:bob@[fe80::1%25eth0]',
+      '"[fe80::1%25eth0]" has a zone identifier, which a SIP URI\'s IPv6 reference does not allow (RFC 3261 ' +
+        'section 25.1)',
+    ],
+    ['sip:bob@[fe80::1%eth0]', 'has a zone identifier'],
+    ['sip:bob@biloxi.example;maddr=[fe80::1%25eth0]', 'maddr: "[fe80::1%eth0]" has a zone identifier'],
     ['sip:bob@[192.0.2.1]', 'not a valid IPv6 address'],
     ['sip:bob@biloxi.example:', 'the port after ":" is empty'],
     ['sip:bob@biloxi.example:50a0', 'the port "50a0" is not a number'],
