@@ -155,10 +155,13 @@ export class RedisPenaltyStore implements PenaltyStore {
         this.#answered(client);
         this.#down(error);
       });
-      client.on('connect', () => this.#awaitHandshake(client));
+      // close() while connecting: node-redis's destroy() misses a socket still connecting, which
+      // then connects and would keep the process alive; it is destroyed once it shows up.
+      client.on('connect', () => (this.#closed ? client.destroy() : this.#awaitHandshake(client)));
       client.on('ready', () => {
         this.#answered(client);
-        this.#ready();
+        if (this.#closed) client.destroy();
+        else this.#ready();
       });
     }
   }
