@@ -279,13 +279,8 @@ export class FailoverCursor {
     const target = attempt.target;
     switch (outcome?.type) {
       case 'response': {
-        const { status, retryAfter } = outcome;
-        if (!Number.isInteger(status) || status < 100 || status > 699)
-          throw new InvalidArgumentError(`SIP status ${String(status)} is outside 100..699`);
-        if (retryAfter !== undefined && (!Number.isFinite(retryAfter) || retryAfter < 0))
-          throw new InvalidArgumentError(
-            `Retry-After must be a non-negative number of seconds, not ${String(retryAfter)}`,
-          );
+        checkResponse(outcome);
+        const { status } = outcome;
         entry.outcome = outcome;
         if (status < 200) {
           // The server is alive: no failover on a timeout any more (RFC 3263 section 4.3).
@@ -332,17 +327,8 @@ export class FailoverCursor {
     const entry = this.#tries.find((t) => t.attempt === attempt);
     if (entry?.outcome?.type !== 'timeout')
       throw new StateError('a late response is for a try of this walk whose timer ran out');
-    if (
-      outcome?.type !== 'response' ||
-      !Number.isInteger(outcome.status) ||
-      outcome.status < 100 ||
-      outcome.status > 699
-    )
-      throw new InvalidArgumentError(`a late outcome must be a response with a status 100..699`);
-    if (outcome.retryAfter !== undefined && (!Number.isFinite(outcome.retryAfter) || outcome.retryAfter < 0))
-      throw new InvalidArgumentError(
-        `Retry-After must be a non-negative number of seconds, not ${String(outcome.retryAfter)}`,
-      );
+    if (outcome?.type !== 'response') throw new InvalidArgumentError('a late outcome must be a response');
+    checkResponse(outcome);
     const { penaltyBox, policy } = this.#host;
     if (outcome.status >= 200 && this.failsOver(outcome.status)) {
       const mark = policy.penaltyFor(outcome, this.#options.method, attempt.timeoutMs);
@@ -592,6 +578,14 @@ export class FailoverCursor {
     for (const e of fresh) this.#skipped.add(destinationKey(e));
     return Object.freeze(fresh);
   }
+}
+
+/** A status 100..699 and a Retry-After of non-negative seconds, or InvalidArgumentError. */
+function checkResponse({ status, retryAfter }: { readonly status: number; readonly retryAfter?: number }): void {
+  if (!Number.isInteger(status) || status < 100 || status > 699)
+    throw new InvalidArgumentError(`SIP status ${String(status)} is outside 100..699`);
+  if (retryAfter !== undefined && (!Number.isFinite(retryAfter) || retryAfter < 0))
+    throw new InvalidArgumentError(`Retry-After must be a non-negative number of seconds, not ${String(retryAfter)}`);
 }
 
 function checkSize(size: number): void {

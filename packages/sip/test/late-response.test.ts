@@ -76,7 +76,10 @@ describe('FailoverCursor.reportLate', () => {
     const timed = await cursor.next();
     cursor.report(timed!, { type: 'timeout' });
     expect(() => cursor.reportLate(timed!, { type: 'transport-error' })).toThrow(
-      new InvalidArgumentError('a late outcome must be a response with a status 100..699'),
+      new InvalidArgumentError('a late outcome must be a response'),
+    );
+    expect(() => cursor.reportLate(timed!, { type: 'response', status: 99 })).toThrow(
+      new InvalidArgumentError('SIP status 99 is outside 100..699'),
     );
     expect(() => cursor.reportLate(timed!, { type: 'response', status: 503, retryAfter: -1 })).toThrow(
       InvalidArgumentError,
