@@ -37,8 +37,25 @@ export type WireMessage =
     }
   | { readonly type: 'clear'; readonly node: string; readonly key: string };
 
+/**
+ * Longest a detail may be once written twice as JSON (the value, then the message holding it):
+ * the rest of a message takes at most about 160 characters, so it stays within MAX_WIRE_LENGTH.
+ */
+const MAX_DETAIL_IN_MESSAGE = 768;
+
 export function encodeValue(value: EntryValue): string {
-  return JSON.stringify({ r: value.reason, d: value.detail.slice(0, MAX_DETAIL_LENGTH) });
+  return JSON.stringify({ r: value.reason, d: fitDetail(value.detail) });
+}
+
+/**
+ * The detail, cut to MAX_DETAIL_LENGTH and then as far as needed for a message to fit: a quote
+ * or a backslash takes 4 characters in a message, a control character 7. Uncut, a detail full
+ * of them made a mark every other node dropped for its length.
+ */
+function fitDetail(detail: string): string {
+  let fitted = detail.slice(0, MAX_DETAIL_LENGTH);
+  while (JSON.stringify(JSON.stringify(fitted)).length > MAX_DETAIL_IN_MESSAGE) fitted = fitted.slice(0, -1);
+  return fitted;
 }
 
 export function decodeValue(text: unknown): EntryValue | undefined {

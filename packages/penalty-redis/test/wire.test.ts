@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   MAX_DETAIL_LENGTH,
+  MAX_WIRE_LENGTH,
   decodeMessage,
   decodeValue,
   encodeMessage,
@@ -26,6 +27,27 @@ describe('wire shapes', () => {
       detail: 'x'.repeat(MAX_DETAIL_LENGTH),
     });
     expect(decodeValue(JSON.stringify({ r: 'manual', d: long }))).toBeUndefined();
+  });
+
+  it('cuts a detail full of quotes, backslashes or control characters until its mark fits a message', () => {
+    const key = 'tls 2001:db8:ffff:ffff:ffff:ffff:ffff:ffff 65535';
+    for (const [char, kept] of [
+      ['"', 190],
+      ['\\', 190],
+      ['\u0001', 108],
+      ['\n', 254],
+      ['ü', 256],
+    ] as const) {
+      const value = { reason: 'service-unavailable', detail: char.repeat(300) } as const;
+      const mark = { type: 'mark', node: 'f'.repeat(16), key, ms: 999_999_999_999_999, value } as const;
+      const text = encodeMessage(mark);
+      expect(text.length, JSON.stringify(char)).toBeLessThanOrEqual(MAX_WIRE_LENGTH);
+      expect(decodeMessage(text), JSON.stringify(char)).toEqual({
+        ...mark,
+        value: { ...value, detail: char.repeat(kept) },
+      });
+      expect(decodeValue(encodeValue(value))).toEqual({ ...value, detail: char.repeat(kept) });
+    }
   });
 
   it('accepts only canonical destination keys', () => {
