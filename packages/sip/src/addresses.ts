@@ -55,7 +55,7 @@ export class AddressLookups {
 
   async #lookup(name: string, after: number): Promise<HostAddresses> {
     const chains = await Promise.all(addressTypes(this.ctx).map((type) => this.#follow(name, type, after)));
-    const addresses = chains.flatMap((c) => c.addresses);
+    const addresses = withoutMappedTwins(chains.flatMap((c) => c.addresses));
     const alias = chains.find((c) => c.canonical !== undefined && nameKey(c.canonical) !== nameKey(name))?.canonical;
     return { name, addresses, ...(alias ? { alias } : {}), round: Math.max(after, ...chains.map((c) => c.round)) };
   }
@@ -96,6 +96,19 @@ export class AddressLookups {
     });
     return { addresses: [], round };
   }
+}
+
+/**
+ * An AAAA record holding an IPv4-mapped address (::ffff:192.0.2.1) names the IPv4 node an A
+ * record of the same host lists too: one target, the A one, not the same server twice.
+ */
+function withoutMappedTwins(addresses: HostAddress[]): HostAddress[] {
+  const ipv4 = new Set(addresses.flatMap((a) => (a.family === 4 ? [a.address] : [])));
+  if (ipv4.size === 0) return addresses;
+  return addresses.filter((a) => {
+    const mapped = a.family === 6 ? /^::ffff:([0-9.]+)$/.exec(a.address) : null;
+    return !mapped || !ipv4.has(mapped[1]!);
+  });
 }
 
 /** The first ctx.maxAddresses of one record set, with a warning when it had more. */
@@ -215,12 +228,14 @@ export function additionalAddresses(
       step(false, `IPv${records[0]!.family} is off`);
       continue;
     }
-    const ordered = addressTypes(ctx).flatMap((t: QueryType) =>
-      capAddresses(
-        ctx,
-        name,
-        t as 'A' | 'AAAA',
-        usable.filter((a) => (a.family === 6) === (t === 'AAAA')),
+    const ordered = withoutMappedTwins(
+      addressTypes(ctx).flatMap((t: QueryType) =>
+        capAddresses(
+          ctx,
+          name,
+          t as 'A' | 'AAAA',
+          usable.filter((a) => (a.family === 6) === (t === 'AAAA')),
+        ),
       ),
     );
     byName.set(key, ordered);
