@@ -18,7 +18,15 @@ import {
 } from '@dnscore/sip';
 import { createClient, ErrorReply, type RedisClientType } from 'redis';
 import { CLEAR_SCRIPT, MARK_SCRIPT } from './scripts.js';
-import { decodeMessage, decodeValue, encodeMessage, encodeValue, isDestinationKey, remainingMs } from './wire.js';
+import {
+  MAX_WIRE_LENGTH,
+  decodeMessage,
+  decodeValue,
+  encodeMessage,
+  encodeValue,
+  isDestinationKey,
+  remainingMs,
+} from './wire.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -302,7 +310,8 @@ export class RedisPenaltyStore implements PenaltyStore {
     if (ms <= 0) return;
     const value = { reason: entry.reason, detail: entry.detail };
     const message = encodeMessage({ type: 'mark', node: this.#node, key, ms, value });
-    const args = [encodeValue(value), String(ms), this.#channel, message, ...(refused !== undefined ? [refused] : [])];
+    const args = [encodeValue(value), String(ms), this.#channel, message, String(MAX_WIRE_LENGTH)];
+    if (refused !== undefined) args.push(refused);
     this.#send(MARK_SCRIPT, key, args, (reply) => {
       // Redis had a later end from another node: take it (the pub/sub message went to the others only).
       if (!Array.isArray(reply) || this.#apply(key, reply[0], reply[1])) return;
@@ -517,12 +526,15 @@ export class RedisPenaltyStore implements PenaltyStore {
         keys.map(async (fullKey) => {
           const key = String(fullKey).slice(start.length);
           try {
-            const [left, value] = await this.#answerIn(
+            // A value is read no further than a node writes one: a huge one is not ours, and
+            // reading it whole would cost every node its size at every rebuild.
+            const [left, start] = await this.#answerIn(
               Promise.all([
                 this.#client.sendCommand(['PTTL', String(fullKey)]),
-                this.#client.sendCommand(['GET', String(fullKey)]),
+                this.#client.sendCommand(['GETRANGE', String(fullKey), '0', String(MAX_WIRE_LENGTH)]),
               ]),
             );
+            const value = typeof start === 'string' && Buffer.byteLength(start) <= MAX_WIRE_LENGTH ? start : undefined;
             if (!this.#clearedLater(key)) this.#apply(key, left, value);
           } catch (error) {
             // WRONGTYPE: not ours. A lost or silent connection ends the rebuild.

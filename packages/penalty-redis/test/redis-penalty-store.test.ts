@@ -160,6 +160,24 @@ describe.runIf(redisInstalled())('RedisPenaltyStore against redis-server', () =>
     expect(await raw.get(k)).toBe(JSON.stringify({ r: 'manual', d: 'operator' }));
   });
 
+  it('reads no more of a huge value than a node writes, in a rebuild or a mark, and replaces it', async () => {
+    const prefix = newFleet();
+    const k = `${prefix}penalty:${KEY_A}`;
+    // The right shape up to its 1 MB detail, an hour to live: not ours, and costly to read whole.
+    await raw.set(k, `{"r":"timeout","d":"${'x'.repeat(1_000_000)}"}`, { PX: 3_600_000 });
+    const sent = async () => Number(/total_net_output_bytes:(\d+)/.exec(await raw.info('stats'))?.[1]);
+    const before = await sent();
+    const one = node(prefix).store;
+    const two = node(prefix).store;
+    await Promise.all([one.whenSynced(), two.whenSynced()]);
+    expect([one.entries(), one.stats.dropped]).toEqual([[], 1]);
+    new PenaltyBox({ store: one }).markFailed(A, { durationMs: 60_000, reason: 'timeout', detail: 'no response' });
+    await eventually(() => two.get(KEY_A), 'the mark on node two');
+    expect(await raw.get(k)).toBe(JSON.stringify({ r: 'timeout', d: 'no response' }));
+    expect(one.stats.dropped).toBe(1);
+    expect((await sent()) - before).toBeLessThan(100_000);
+  });
+
   it('rebuilds a late joiner from Redis before it says it is synced', async () => {
     const prefix = newFleet();
     const one = node(prefix).store;
