@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@dnscore/core';
+import { type Clock, InvalidArgumentError } from '@dnscore/core';
 import { PenaltyBox } from '@dnscore/sip';
 import type { RedisClientType } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -269,6 +269,30 @@ describe.runIf(redisInstalled())('RedisPenaltyStore against redis-server', () =>
     expect(logs[0]).toMatch(
       new RegExp(`^penalty-redis: more than 40 keys under "${prefix}penalty:"; the rebuild read the first \\d+$`),
     );
+  });
+
+  it('needs no clock agreement: a node an hour ahead, or one at the epoch, sees the same time left', async () => {
+    const prefix = newFleet();
+    const dawn = Date.now();
+    const ahead: Clock = { now: () => Date.now() + 3_600_000 };
+    const epoch: Clock = { now: () => Date.now() - dawn };
+    const one = node(prefix, { clock: ahead }).store;
+    const two = node(prefix, { clock: epoch }).store;
+    await Promise.all([one.whenSynced(), two.whenSynced()]);
+    new PenaltyBox({ store: one, clock: ahead }).markFailed(A, { durationMs: 30_000, reason: 'timeout' });
+    const seen = await eventually(() => two.get(KEY_A), 'the mark on node two');
+    expect(seen.until - epoch.now()).toBeGreaterThan(25_000);
+    expect(seen.until - epoch.now()).toBeLessThanOrEqual(30_000);
+    const left = Number(await raw.pTTL(`${prefix}penalty:${KEY_A}`));
+    expect(left).toBeGreaterThan(25_000);
+    expect(left).toBeLessThanOrEqual(30_000);
+    // A late joiner behind everyone rebuilds the same time left from Redis.
+    const behind: Clock = { now: () => Date.now() - 86_400_000 };
+    const three = node(prefix, { clock: behind }).store;
+    await three.whenSynced();
+    expect(three.get(KEY_A)!.until - behind.now()).toBeGreaterThan(25_000);
+    expect(three.get(KEY_A)!.until - behind.now()).toBeLessThanOrEqual(30_000);
+    expect(new PenaltyBox({ store: three, clock: behind }).isPenalized(A)).toBe(true);
   });
 
   it('keeps fleets apart by prefix', async () => {
