@@ -451,8 +451,12 @@ export class SipLocator implements CursorHost {
     return resolution;
   }
 
-  /** At most maxTargets, open ones before boxed ones (target-cap.ts). */
-  #cap(targets: readonly SipTarget[]): CappedTargets {
+  /**
+   * At most maxTargets, open ones before boxed ones (target-cap.ts). `targets` is a fresh array
+   * of the caller's: under the cap (a warm resolution's usual case) it is kept as it is.
+   */
+  #cap(targets: SipTarget[]): CappedTargets {
+    if (targets.length <= this.maxTargets) return { targets, replaced: 0 };
     return capTargets(targets, this.maxTargets, (t) => this.penaltyBox.isPenalized(t));
   }
 
