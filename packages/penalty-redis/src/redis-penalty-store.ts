@@ -118,6 +118,7 @@ export class RedisPenaltyStore implements PenaltyStore {
   /** Keys cleared here or by a peer since the running SCAN began: what it read of them is older. */
   readonly #clearedSinceScan = new Set<string>();
   #closed = false;
+  #started = false;
   #warnedScan = false;
   #warnedOnRemote = false;
   #syncWaiters: (() => void)[] = [];
@@ -176,10 +177,13 @@ export class RedisPenaltyStore implements PenaltyStore {
 
   /**
    * Connects (in the background: this resolves at once) and starts listening. Marks made before
-   * Redis answers stay local and are shared by the first rebuild.
+   * Redis answers stay local and are shared by the first rebuild. Again, it does nothing.
    */
   start(): this {
     if (this.#closed) throw new InvalidArgumentError('this store is closed');
+    // A second connect() of node-redis fails ("Socket already opened"), which read as an outage.
+    if (this.#started) return this;
+    this.#started = true;
     this.#connect();
     return this;
   }

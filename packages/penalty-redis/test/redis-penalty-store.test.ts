@@ -295,6 +295,16 @@ describe.runIf(redisInstalled())('RedisPenaltyStore against redis-server', () =>
     expect(new PenaltyBox({ store: three, clock: behind }).isPenalized(A)).toBe(true);
   });
 
+  it('start() again does nothing: no outage logged, still synced', async () => {
+    const prefix = newFleet();
+    const { store, logs } = node(prefix);
+    await store.whenSynced();
+    expect(store.start()).toBe(store);
+    new PenaltyBox({ store }).markFailed(A, { durationMs: 30_000 });
+    await eventually(async () => (await raw.exists(`${prefix}penalty:${KEY_A}`)) === 1, 'the mark in Redis');
+    expect([store.synced, logs]).toEqual([true, []]);
+  });
+
   it('keeps fleets apart by prefix', async () => {
     const red = node(newFleet()).store;
     const blue = node(newFleet()).store;
