@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConnectionOptions } from 'node:tls';
-import { InvalidArgumentError, systemClock, type Clock } from '@dnscore/core';
+import { InvalidArgumentError, StateError, systemClock, type Clock } from '@dnscore/core';
 import {
   MemoryPenaltyStore,
   type PenaltyEntry,
@@ -121,7 +121,7 @@ export class RedisPenaltyStore implements PenaltyStore {
   #started = false;
   #warnedScan = false;
   #warnedOnRemote = false;
-  #syncWaiters: (() => void)[] = [];
+  #syncWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   readonly #stats = { dropped: 0, received: 0, rebuilds: 0, unshared: 0 };
 
   constructor(options: RedisPenaltyStoreOptions = {}) {
@@ -254,9 +254,11 @@ export class RedisPenaltyStore implements PenaltyStore {
     return this.#synced;
   }
 
-  /** Resolves when the view is synced (at once if it is). */
+  /** Resolves when the view is synced (at once if it is); rejects with StateError once closed. */
   whenSynced(): Promise<void> {
-    return this.#synced ? Promise.resolve() : new Promise((resolve) => this.#syncWaiters.push(resolve));
+    if (this.#synced) return Promise.resolve();
+    if (this.#closed) return Promise.reject(notSynced());
+    return new Promise((resolve, reject) => this.#syncWaiters.push({ resolve, reject }));
   }
 
   get stats(): RedisPenaltyStoreStats {
@@ -273,6 +275,8 @@ export class RedisPenaltyStore implements PenaltyStore {
       this.#answered(client);
       if (client.isOpen) client.destroy();
     }
+    // A waiter would wait for ever: nothing syncs a closed store.
+    for (const { reject } of this.#syncWaiters.splice(0)) reject(notSynced());
   }
 
   get(key: string): PenaltyEntry | undefined {
@@ -490,7 +494,7 @@ export class RedisPenaltyStore implements PenaltyStore {
         for (const entry of this.#local.entries()) this.#share(keyOf(entry), entry);
         this.#stats.rebuilds++;
         this.#synced = true;
-        for (const resolve of this.#syncWaiters.splice(0)) resolve();
+        for (const { resolve } of this.#syncWaiters.splice(0)) resolve();
       })
       // Connection lost mid-SCAN: not synced; the next 'ready' rebuilds.
       .catch((error: unknown) => {
@@ -553,6 +557,10 @@ export class RedisPenaltyStore implements PenaltyStore {
 
 /** A command Redis did not answer within commandTimeoutMs (node-redis bounds only the wait to send one). */
 class NoAnswerError extends Error {}
+
+function notSynced(): StateError {
+  return new StateError('the penalty store was closed before it synced');
+}
 
 /** A timer that does not keep the process alive: close() or not, the store never holds an exit. */
 function unrefTimer(ms: number, run: () => void): ReturnType<typeof setTimeout> {

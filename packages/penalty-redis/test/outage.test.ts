@@ -1,4 +1,5 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { StateError } from '@dnscore/core';
 import { PenaltyBox } from '@dnscore/sip';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisPenaltyStore, type RedisPenaltyStoreOptions } from '../src/index.js';
@@ -97,6 +98,14 @@ describe.runIf(redisInstalled())('RedisPenaltyStore when Redis goes away', () =>
     } finally {
       raw.destroy();
     }
+  });
+
+  it('close() rejects whenSynced() with StateError rather than leave it waiting for ever', async () => {
+    const one = node(`redis://127.0.0.1:${await freePort()}`);
+    const waiting = one.store.whenSynced();
+    await one.store.close();
+    await expect(waiting).rejects.toThrow(new StateError('the penalty store was closed before it synced'));
+    await expect(one.store.whenSynced()).rejects.toBeInstanceOf(StateError);
   });
 
   it('starts with no Redis at all, works locally, and syncs when Redis appears', async () => {
