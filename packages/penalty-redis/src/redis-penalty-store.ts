@@ -188,6 +188,13 @@ export class RedisPenaltyStore implements PenaltyStore {
     return this;
   }
 
+  /**
+   * One listener for the store's life: node-redis keeps a destroyed client's listeners and
+   * subscribes them again on connect(), and holds them in a Set, so subscribing the same one
+   * again adds nothing. A new one per connect() heard every message once more per reconnect.
+   */
+  readonly #onMessage = (message: string): void => this.#receive(message);
+
   #connect(): void {
     const generation = this.#generation;
     const failed = (error: Error): void => {
@@ -195,8 +202,8 @@ export class RedisPenaltyStore implements PenaltyStore {
     };
     this.#subscriber
       .connect()
-      .then(() => this.#subscriber.subscribe(this.#channel, (message) => this.#receive(message)))
-      // node-redis subscribes again by itself after a reconnect.
+      .then(() => this.#subscriber.subscribe(this.#channel, this.#onMessage))
+      // node-redis subscribes again by itself after a reconnect, also after destroy() and connect().
       .then(() => {
         if (generation !== this.#generation) return;
         this.#subscribed = true;

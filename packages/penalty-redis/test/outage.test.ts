@@ -172,6 +172,11 @@ describe.runIf(redisInstalled())('RedisPenaltyStore when Redis goes away', () =>
       await one.store.whenSynced();
       await eventually(() => two.store.get(KEY_A), 'A on node two');
       expect(one.logs).toEqual([one.logs[0], 'penalty-redis: Redis is back; rebuilding the shared penalty box']);
+      // Made anew, the connections hear each message once: a message is handled in one go.
+      const received = one.store.stats.received;
+      new PenaltyBox({ store: two.store }).markFailed(B, { durationMs: 60_000, reason: 'timeout' });
+      await eventually(() => one.store.get(KEY_B), 'B on node one');
+      expect(one.store.stats.received).toBe(received + 1);
     } finally {
       raw.destroy();
     }
