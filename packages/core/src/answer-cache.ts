@@ -30,7 +30,10 @@ export interface CacheStats {
   readonly misses: number;
   /** Callers that joined a backend query already in flight. */
   readonly joined: number;
-  /** Expired answers served because the backend failed (RFC 8767). */
+  /**
+   * Expired answers served because the backend failed (RFC 8767); DnsCore uses one only when
+   * the backends after this one fail too, so some may have given way to their fresh answers.
+   */
   readonly stale: number;
   /** Background refreshes started before expiry. */
   readonly prefetches: number;

@@ -8,6 +8,11 @@
  * Two options, both off by default: serve-stale (RFC 8767), an expired answer served with TTL 30
  * when the backend fails, never longer than `maxStaleSeconds` after expiry; and prefetch, a hit
  * in the last 10% of an answer's lifetime starts one background refresh.
+ *
+ * A stale answer is marked (`PluginAnswer.stale`), and DnsCore's registry takes it as the last
+ * resort: the backends registered after this one are asked first, and their answer wins unless
+ * each of them fails too (RFC 8767 sections 5 and 6: stale data only when it cannot be
+ * refreshed). The failure recheck below keeps this backend from being asked meanwhile.
  */
 import { NEVER_ABORTED, abortError, mayAbort } from './abort.js';
 import { STALE_TTL, type AnswerCache, type CacheEntry, type CacheStats } from './answer-cache.js';
@@ -34,7 +39,8 @@ export interface CacheOptions {
   readonly maxBogusTtl?: number;
   /**
    * RFC 8767: when the backend fails (timeout, network error, SERVFAIL), serve the expired
-   * answer with TTL 30, marked stale (default false). Never a bogus answer.
+   * answer with TTL 30, marked stale (default false). Never a bogus answer. In a DnsCore with
+   * backends after this one, they are asked first: the stale answer is used only if they all fail.
    */
   readonly serveStale?: boolean;
   /** How long after expiry an answer may still be served stale, seconds (default 86400; RFC 8767 section 5). */

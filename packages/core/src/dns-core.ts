@@ -75,8 +75,9 @@ export class DnsCore implements DnsApi {
 
   /**
    * Resolves one question through the first available plugin, falling through to the next
-   * on a plugin error. Rejects with InvalidQueryError for bad input, AbortError when
-   * cancelled, and a DnsError when no plugin obtained an answer. A fresh hit in the first
+   * on a plugin error, and on a stale answer (used only if every plugin after it fails).
+   * Rejects with InvalidQueryError for bad input, AbortError when cancelled, and a DnsError
+   * when no plugin obtained an answer. A fresh hit in the first
    * plugin's cache is answered at once: one settled promise, no parse, no registry walk.
    */
   resolve<T extends TypedRecordName>(

@@ -24,7 +24,10 @@ export interface PluginAnswer {
   readonly answer?: Uint8Array;
   /** Seconds the answer spent in a cache: subtracted from every TTL. */
   readonly age?: number;
-  /** An expired answer served because the backend failed (RFC 8767): every TTL becomes STALE_TTL. */
+  /**
+   * An expired answer served because the backend failed (RFC 8767): every TTL becomes STALE_TTL.
+   * The registry asks the plugins after this one first and uses it only if none of them answers.
+   */
   readonly stale?: boolean;
   /** The servers asked, in order; set only while the `dnscore:query` trace has subscribers. */
   readonly servers?: readonly ServerAttempt[];

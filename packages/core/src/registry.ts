@@ -18,13 +18,16 @@ import { silentLogger, type Logger } from './logger.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { availabilityOf, type AnswerSink, type Availability, type ResolverPlugin } from './resolver-plugin.js';
 import type { PluginAnswer } from './plugin-answer.js';
+import { Rcode } from './rr-types.js';
 import { serversOf, type ServerAttempt } from './server-attempts.js';
 
 /**
  * Decides whether the next plugin is asked after `error` (hickory-dns's try_send match), an
  * error of a plugin that obtained no answer. Answers never come here, nor failures to use
  * one: once a plugin answered, whatever it said, no other plugin is asked, so a validating
- * backend's "bogus" can never be turned into a non-validating backend's "looks fine".
+ * backend's "bogus" can never be turned into a non-validating backend's "looks fine". The one
+ * exception is a stale answer (RFC 8767, `PluginAnswer.stale`): it says its plugin could not
+ * refresh it, so the plugins after it are asked first (see ResolverRegistry.resolve()).
  */
 export function shouldTryNext(error: unknown): boolean {
   // The caller gave up: asking someone else would answer nobody.
@@ -150,6 +153,12 @@ export class ResolverRegistry {
    * plugin did answer, and an attacker who can break an answer must not get to choose the
    * backend. If every plugin fails to answer, the most specific error is thrown with the
    * others as its cause. Each backend asked is appended to `attempts` (a query trace's).
+   *
+   * A stale answer (RFC 8767 sections 5 and 6: served only when the data cannot be refreshed)
+   * is the last resort: the plugins after the one that offered it are asked first, and it is
+   * finished only when none of them answers (each fails, or says SERVFAIL without a bogus
+   * verdict). Any other answer of theirs wins, NXDOMAIN and bogus included. Of several stale
+   * answers the first plugin's is used.
    */
   resolve<T>(query: DnsQuery, signal: AbortSignal, finish: FinishAnswer<T>, attempts?: QueryAttempt[]): Promise<T> {
     const unchanged = this.#allAvailableAsBefore();
@@ -189,45 +198,70 @@ export class ResolverRegistry {
     query: DnsQuery,
     signal: AbortSignal,
     finish: FinishAnswer<T>,
-    failures: Error[] | undefined,
+    failed: Failed | undefined,
     attempts: QueryAttempt[] | undefined,
   ): Promise<T> {
     const plugin = candidates[i]!;
     let asked: Promise<PluginAnswer>;
     try {
       throwIfAborted(signal);
-      if (plugin.ask !== undefined)
-        return askInto(plugin, new Asking(this.#next, candidates, i, query, signal, finish, failures, attempts));
+      if (plugin.ask !== undefined) {
+        const asking = new Asking(this.#settle, this.#next, candidates, i, query, signal, finish, failed, attempts);
+        return askInto(plugin, asking);
+      }
       asked = plugin.resolve(query, signal);
     } catch (error) {
       if (isAbortError(error)) return Promise.reject(error);
-      return this.#next(error, candidates, i, query, signal, finish, failures, attempts);
+      return this.#next(error, candidates, i, query, signal, finish, failed, attempts);
     }
     // An error of finish is about this answer, never a fallback: onRejected does not see it.
     return asked.then(
-      (answer) => {
-        if (attempts) attempts.push(tried(plugin.name, answer.servers));
-        return finish(answer, plugin, query, signal, attempts);
-      },
-      (error: unknown) => this.#next(error, candidates, i, query, signal, finish, failures, attempts),
+      (answer) => this.#settle(answer, candidates, i, query, signal, finish, failed, attempts),
+      (error: unknown) => this.#next(error, candidates, i, query, signal, finish, failed, attempts),
     );
   }
 
+  /**
+   * Candidate `i`'s answer, finished; a stale one waits for the candidates after it (resolve()).
+   * A stale answer kept from before stands for a SERVFAIL that is no bogus verdict.
+   */
+  readonly #settle: SettleAnswer = (answer, candidates, i, query, signal, finish, failed, attempts) => {
+    const plugin = candidates[i]!;
+    if (attempts) attempts.push(tried(plugin.name, answer.servers));
+    const kept = failed?.stale;
+    if (answer.stale === true) {
+      const stale = kept ?? { answer, plugin };
+      if (i + 1 === candidates.length) return finish(stale.answer, stale.plugin, query, signal, attempts);
+      const next = failed ?? { errors: [], stale };
+      next.stale = stale;
+      return this.#ask(candidates, i + 1, query, signal, finish, next, attempts);
+    }
+    if (kept !== undefined && answer.rcode === Rcode.SERVFAIL && answer.bogus !== true)
+      return finish(kept.answer, kept.plugin, query, signal, attempts);
+    return finish(answer, plugin, query, signal, attempts);
+  };
+
   /** After candidate `i` failed: the next candidate when the failure allows it, else the most specific failure. */
-  readonly #next: NextCandidate = (error, candidates, i, query, signal, finish, failures, attempts) => {
+  readonly #next: NextCandidate = (error, candidates, i, query, signal, finish, failed, attempts) => {
     const plugin = candidates[i]!;
     const failure = error instanceof Error ? error : new Error(String(error));
     // A definite failure (requireSecure's InsecureAnswerError) is an attempt too; a cancel is not.
     if (attempts && !isAbortError(failure)) attempts.push(tried(plugin.name, serversOf(failure), failure));
     if (!shouldTryNext(failure)) return Promise.reject(failure);
-    const failed = failures ?? [];
-    failed.push(failure);
+    const misses = failed ?? { errors: [], stale: undefined };
+    misses.errors.push(failure);
     const after = candidates[i + 1];
     if (fallbackChannel.hasSubscribers)
       fallbackChannel.publish({ query, plugin: plugin.name, error: failure, next: after?.name });
-    return after
-      ? this.#ask(candidates, i + 1, query, signal, finish, failed, attempts)
-      : Promise.reject(mostSpecific(failed));
+    if (after) return this.#ask(candidates, i + 1, query, signal, finish, misses, attempts);
+    const stale = misses.stale;
+    if (stale === undefined) return Promise.reject(mostSpecific(misses.errors));
+    // Every plugin after the stale answer failed: it is the answer (an error of finish is about it).
+    try {
+      return Promise.resolve(finish(stale.answer, stale.plugin, query, signal, attempts));
+    } catch (finishError) {
+      return Promise.reject(finishError);
+    }
   };
 
   /** Closes every plugin; failures are collected, not thrown one by one. */
@@ -264,7 +298,13 @@ function askInto<T>(plugin: ResolverPlugin, asking: Asking<T>): Promise<T> {
   return asking.promise;
 }
 
-/** The registry's #next(): after candidate `i` failed, the next one, or the most specific failure. */
+/** What the candidates asked so far failed with, and the first stale answer one of them offered. */
+interface Failed {
+  readonly errors: Error[];
+  stale: { readonly answer: PluginAnswer; readonly plugin: ResolverPlugin } | undefined;
+}
+
+/** The registry's #next(): after candidate `i` failed, the next one, the stale answer, or the most specific failure. */
 type NextCandidate = <T>(
   error: unknown,
   candidates: readonly ResolverPlugin[],
@@ -272,9 +312,21 @@ type NextCandidate = <T>(
   query: DnsQuery,
   signal: AbortSignal,
   finish: FinishAnswer<T>,
-  failures: Error[] | undefined,
+  failed: Failed | undefined,
   attempts: QueryAttempt[] | undefined,
 ) => Promise<T>;
+
+/** The registry's #settle(): candidate `i`'s answer finished, or the next candidate asked after a stale one. */
+type SettleAnswer = <T>(
+  answer: PluginAnswer,
+  candidates: readonly ResolverPlugin[],
+  i: number,
+  query: DnsQuery,
+  signal: AbortSignal,
+  finish: FinishAnswer<T>,
+  failed: Failed | undefined,
+  attempts: QueryAttempt[] | undefined,
+) => T | PromiseLike<T>;
 
 /**
  * A question asked of candidate `i` through its ask(): the sink the plugin answers into, and
@@ -288,13 +340,14 @@ class Asking<T> implements AnswerSink {
   #done = false;
 
   constructor(
+    private readonly settle: SettleAnswer,
     private readonly next: NextCandidate,
     private readonly candidates: readonly ResolverPlugin[],
     private readonly i: number,
     readonly query: DnsQuery,
     readonly signal: AbortSignal,
     private readonly finish: FinishAnswer<T>,
-    private readonly failures: Error[] | undefined,
+    private readonly failed: Failed | undefined,
     private readonly attempts: QueryAttempt[] | undefined,
   ) {
     this.promise = new Promise<T>((resolve, reject) => {
@@ -303,25 +356,24 @@ class Asking<T> implements AnswerSink {
     });
   }
 
-  /** The answer, finished; an error of finish is about this answer, never a fallback. */
+  /** The answer, finished (or kept when stale); an error of finish is about this answer, never a fallback. */
   answer(answer: PluginAnswer): void {
     if (this.#done) return;
     this.#done = true;
-    const plugin = this.candidates[this.i]!;
-    if (this.attempts) this.attempts.push(tried(plugin.name, answer.servers));
+    const { candidates, i, query, signal, finish, failed, attempts } = this;
     try {
-      this.#resolve(this.finish(answer, plugin, this.query, this.signal, this.attempts));
+      this.#resolve(this.settle(answer, candidates, i, query, signal, finish, failed, attempts));
     } catch (error) {
       this.#reject(error);
     }
   }
 
-  /** No answer: the next candidate when the failure allows it, else the most specific failure. */
+  /** No answer: the next candidate when the failure allows it, else a stale answer or the most specific failure. */
   fail(error: unknown): void {
     if (this.#done) return;
     this.#done = true;
-    const { candidates, i, query, signal, finish, failures, attempts } = this;
-    this.#resolve(this.next(error, candidates, i, query, signal, finish, failures, attempts));
+    const { candidates, i, query, signal, finish, failed, attempts } = this;
+    this.#resolve(this.next(error, candidates, i, query, signal, finish, failed, attempts));
   }
 }
 

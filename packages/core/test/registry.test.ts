@@ -14,6 +14,7 @@ import {
   RegistrationError,
   ResolverRegistry,
   TimeoutError,
+  makeQuery,
   shouldTryNext,
   type ResolverPlugin,
 } from '@dnscore/core';
@@ -79,6 +80,53 @@ describe('register / unregister: off-nominal', () => {
     const registry = new ResolverRegistry();
     expect(registry.unregister(fakePlugin())).toBe(false);
     expect(registry.unregister('nope')).toBe(false);
+  });
+});
+
+describe('a stale answer (RFC 8767) waits for the plugins after it', () => {
+  const timeout = () => {
+    throw new TimeoutError('no answer');
+  };
+  const staleA = { ...answerA([1, 1, 1, 1]), stale: true };
+  const finish = (answer: { stale?: boolean }, plugin: ResolverPlugin) =>
+    `${plugin.name}${answer.stale ? ' stale' : ''}`;
+
+  it('the next plugin that answers wins; when all fail, the first stale answer, each asked once', async () => {
+    const registry = new ResolverRegistry();
+    const a = fakePlugin({ name: 'a', priority: 1, answer: staleA });
+    const b = fakePlugin({ name: 'b', priority: 2, answer: timeout });
+    const c = fakePlugin({ name: 'c', priority: 3, answer: answerA([3, 3, 3, 3]) });
+    for (const plugin of [a, b, c]) registry.register(plugin);
+    const attempts: { backend: string; error?: Error }[] = [];
+    expect(
+      await registry.resolve(makeQuery('goose.feathers', 'A'), new AbortController().signal, finish, attempts),
+    ).toBe('c');
+    expect(attempts.map((t) => [t.backend, t.error?.message])).toEqual([
+      ['a', undefined],
+      ['b', 'no answer'],
+      ['c', undefined],
+    ]);
+    registry.unregister(c);
+    registry.register(fakePlugin({ name: 'c', priority: 3, answer: { ...answerA([3, 3, 3, 3]), stale: true } }));
+    expect(await registry.resolve(makeQuery('goose.feathers', 'A'), new AbortController().signal, finish)).toBe(
+      'a stale',
+    );
+    expect([a.calls.length, b.calls.length]).toEqual([2, 2]);
+  });
+
+  it('a cancel while the next plugin works rejects with AbortError, never the stale answer', async () => {
+    const controller = new AbortController();
+    const a = fakePlugin({ name: 'a', priority: 1, answer: staleA });
+    const b = fakePlugin({
+      name: 'b',
+      priority: 2,
+      answer: (_query, signal) =>
+        new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    });
+    const pending = new DnsCore([a, b]).resolve('goose.feathers', 'A', { signal: controller.signal });
+    await vi.waitFor(() => expect(b.calls).toHaveLength(1));
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(AbortError);
   });
 });
 

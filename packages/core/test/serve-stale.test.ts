@@ -2,7 +2,8 @@
  * Serve-stale (RFC 8767) in the cache: off by default; when on, an expired answer is served
  * with TTL 30 and marked stale only when the backend fails (timeout, network error, SERVFAIL),
  * never for NXDOMAIN or bogus, never longer than maxStaleSeconds after expiry, and the backend
- * is not asked again for 30 s after a failure. The clock is a fake one.
+ * is not asked again for 30 s after a failure. With fallback backends after the cache, a stale
+ * answer is the last resort: they are asked first. The clock is a fake one.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -44,9 +45,11 @@ const nxdomain = (query: DnsQuery): PluginAnswer => ({
 });
 
 /** A backend that answers until told to fail, then fails with `failure` (an error, or an answer such as SERVFAIL). */
-function flaky(answer: (query: DnsQuery) => PluginAnswer = (q) => positive(q)) {
+function flaky(answer: (query: DnsQuery) => PluginAnswer = (q) => positive(q), name = 'fake', priority = 0) {
   const state: { failure: Error | PluginAnswer | undefined } = { failure: undefined };
   const plugin = fakePlugin({
+    name,
+    priority,
     answer: (query) => {
       const failure = state.failure;
       if (failure instanceof Error) throw failure;
@@ -231,5 +234,142 @@ describe('serve-stale: off-nominal', () => {
   it('validates maxStaleSeconds', () => {
     expect(() => withCache(fakePlugin(), { serveStale: true, maxStaleSeconds: 0 })).toThrow(InvalidArgumentError);
     expect(() => withCache(fakePlugin(), { maxStaleSeconds: 1.5 })).toThrow(/maxStaleSeconds/);
+  });
+});
+
+/** An answer of backend `b`: its own address and TTL, told apart from the cached one. */
+const fromB = (query: DnsQuery): PluginAnswer => ({
+  rcode: 0,
+  answer: answerPacket({
+    question: { name: query.name, type: query.type, class: query.class },
+    answers: [{ type: query.type, class: query.class, ttl: 120, rdata: bytes([198, 51, 100, 7]) }],
+  }),
+});
+
+/** `[withCache(a, { serveStale: true }), b]`, with a's answer to goose.feathers cached and expired. */
+async function chainWithExpiredEntry(bAnswer: (query: DnsQuery) => PluginAnswer) {
+  const clock = fakeClock();
+  const a = flaky(positive, 'a');
+  const bState: { failure: Error | undefined } = { failure: undefined };
+  const b = fakePlugin({
+    name: 'b',
+    priority: 1,
+    answer: (query) => {
+      if (bState.failure) throw bState.failure;
+      return bAnswer(query);
+    },
+  });
+  const cache = withCache(a.plugin, { clock, serveStale: true });
+  const core = new DnsCore([cache, b]);
+  expect((await core.resolve('goose.feathers')).resolver).toBe('a');
+  clock.advance(61);
+  return { clock, a, b, bState, cache, core };
+}
+
+describe('serve-stale with fallback backends: the stale answer is the last resort', () => {
+  it('asks the next backend when the cached one fails after expiry: its fresh answer wins', async () => {
+    for (const failure of [new TimeoutError('timeout'), new NetworkError('ECONNREFUSED'), { rcode: 2 }]) {
+      const { a, b, core } = await chainWithExpiredEntry(fromB);
+      a.state.failure = failure;
+      const result = await core.resolve('goose.feathers');
+      expect(result).toMatchObject({ resolver: 'b', stale: false, rcode: 0 });
+      expect(result.records.map((r) => [r.data, r.ttl])).toEqual([['198.51.100.7', 120]]);
+      expect([a.plugin.calls.length, b.calls.length]).toEqual([2, 1]);
+    }
+  });
+
+  it('serves the stale answer, TTL 30, once every backend after it failed', async () => {
+    const { a, b, bState, cache, core } = await chainWithExpiredEntry(fromB);
+    a.state.failure = new TimeoutError('timeout');
+    bState.failure = new NetworkError('ECONNREFUSED');
+    const result = await core.resolve('goose.feathers');
+    expect(result).toMatchObject({ resolver: 'a', stale: true, rcode: 0, lowestTtl: 30 });
+    expect(result.records.map((r) => [r.data, r.ttl])).toEqual([
+      ['192.0.2.1', STALE_TTL],
+      ['192.0.2.2', STALE_TTL],
+    ]);
+    expect([a.plugin.calls.length, b.calls.length]).toEqual([2, 1]);
+    expect(cache.stats).toMatchObject({ stale: 1 });
+  });
+
+  it('serves the stale answer over a SERVFAIL of the next backend, not over its bogus verdict', async () => {
+    const servfail = await chainWithExpiredEntry(() => ({ rcode: 2 }));
+    servfail.a.state.failure = new TimeoutError('timeout');
+    expect(await servfail.core.resolve('goose.feathers')).toMatchObject({ resolver: 'a', stale: true, rcode: 0 });
+    const verdict = await chainWithExpiredEntry(() => ({ rcode: 2, bogus: true, whyBogus: 'signature expired' }));
+    verdict.a.state.failure = new TimeoutError('timeout');
+    expect(await verdict.core.resolve('goose.feathers')).toMatchObject({
+      resolver: 'b',
+      stale: false,
+      bogus: true,
+      rcode: 2,
+      whyBogus: 'signature expired',
+      records: [],
+    });
+  });
+
+  it('never replaces an NXDOMAIN or a bogus answer of the next backend with stale data', async () => {
+    const gone = await chainWithExpiredEntry(nxdomain);
+    gone.a.state.failure = new TimeoutError('timeout');
+    expect(await gone.core.resolve('goose.feathers')).toMatchObject({
+      resolver: 'b',
+      stale: false,
+      rcode: 3,
+      negativeTtl: 600,
+      records: [],
+    });
+    const bogus = await chainWithExpiredEntry((q) => ({ ...fromB(q), bogus: true, whyBogus: 'no signature' }));
+    bogus.a.state.failure = new TimeoutError('timeout');
+    expect(await bogus.core.resolve('goose.feathers')).toMatchObject({
+      resolver: 'b',
+      stale: false,
+      bogus: true,
+      records: [],
+    });
+  });
+
+  it('within the failure recheck time asks only the next backend, then the failing one again after 30 s', async () => {
+    const { clock, a, b, bState, core } = await chainWithExpiredEntry(fromB);
+    a.state.failure = new TimeoutError('timeout');
+    bState.failure = new TimeoutError('timeout');
+    expect(await core.resolve('goose.feathers')).toMatchObject({ resolver: 'a', stale: true });
+    expect([a.plugin.calls.length, b.calls.length]).toEqual([2, 1]);
+    clock.advance(29);
+    bState.failure = undefined;
+    expect(await core.resolve('goose.feathers')).toMatchObject({ resolver: 'b', stale: false });
+    expect([a.plugin.calls.length, b.calls.length]).toEqual([2, 2]);
+    bState.failure = new TimeoutError('timeout');
+    expect(await core.resolve('goose.feathers')).toMatchObject({ resolver: 'a', stale: true });
+    expect([a.plugin.calls.length, b.calls.length]).toEqual([2, 3]);
+    clock.advance(1);
+    a.state.failure = undefined;
+    const fresh = await core.resolve('goose.feathers');
+    expect(fresh).toMatchObject({ resolver: 'a', stale: false });
+    expect(fresh.records.map((r) => r.ttl)).toEqual([300, 60]);
+    expect([a.plugin.calls.length, b.calls.length]).toEqual([3, 3]);
+  });
+
+  it("of two caches serving stale, the first backend's stale answer is used", async () => {
+    const clock = fakeClock();
+    const a = flaky(positive, 'a');
+    const b = flaky(fromB, 'b', 1);
+    const core = new DnsCore([
+      withCache(a.plugin, { clock, serveStale: true }),
+      withCache(b.plugin, { clock, serveStale: true }),
+    ]);
+    a.state.failure = new NetworkError('ECONNREFUSED');
+    expect((await core.resolve('goose.feathers')).resolver).toBe('b');
+    a.state.failure = undefined;
+    expect((await core.resolve('goose.feathers')).resolver).toBe('a');
+    clock.advance(121); // both expired (TTLs 60 and 120)
+    a.state.failure = new TimeoutError('timeout');
+    b.state.failure = new NetworkError('ECONNREFUSED');
+    const result = await core.resolve('goose.feathers');
+    expect(result).toMatchObject({ resolver: 'a', stale: true });
+    expect(result.records.map((r) => [r.data, r.ttl])).toEqual([
+      ['192.0.2.1', STALE_TTL],
+      ['192.0.2.2', STALE_TTL],
+    ]);
+    expect([a.plugin.calls.length, b.plugin.calls.length]).toEqual([3, 2]);
   });
 });
