@@ -3,7 +3,8 @@
  * interceptors, hickory-dns's CachingClient) that carries the cache (`plugin.cache`), so DnsCore
  * answers hits without an async hop. Positive answers live for their smallest TTL, negative ones
  * for min(SOA TTL, SOA MINIMUM) (RFC 2308 section 5), bogus ones briefly; secure/bogus stay with
- * the entry. Identical questions that miss at the same time share one backend query.
+ * the entry; a truncated answer (TC) not at all. Identical questions that miss at the same time
+ * share one backend query.
  *
  * Two options, both off by default: serve-stale (RFC 8767), an expired answer served with TTL 30
  * when the backend fails, never longer than `maxStaleSeconds` after expiry; and prefetch, a hit

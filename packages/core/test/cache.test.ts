@@ -314,6 +314,25 @@ describe('cache: misses in flight as sinks', () => {
 });
 
 describe('cache: off-nominal', () => {
+  it('never caches a truncated answer (RFC 2181 section 9: its RRsets may be partial; ask again)', async () => {
+    const clock = fakeClock();
+    const truncated = (query: DnsQuery): PluginAnswer => {
+      const packet = answerPacket({
+        flags: 0x8600, // QR, AA and TC
+        question: { name: query.name, type: query.type, class: query.class },
+        answers: [{ type: query.type, class: query.class, ttl: 300, rdata: bytes([192, 0, 2, 1]) }],
+      });
+      return { rcode: 0, answer: packet };
+    };
+    const inner = fakePlugin({ answer: truncated });
+    const cached = withCache(inner, { clock });
+    const core = new DnsCore([cached]);
+    expect((await core.resolve('goose.feathers')).records.map((r) => [r.data, r.ttl])).toEqual([['192.0.2.1', 300]]);
+    await core.resolve('goose.feathers');
+    expect(inner.calls).toHaveLength(2);
+    expect(cached.stats).toMatchObject({ hits: 0, misses: 2, size: 0 });
+  });
+
   it('does not cache errors, SERVFAIL, TTL 0, or a negative answer without SOA', async () => {
     const answers: Array<PluginAnswer | Error> = [
       new Error('timeout'),
