@@ -185,11 +185,13 @@ class CachedResolver implements CachingPlugin, AnswerCache {
   }
 
   peek(query: DnsQuery): PluginAnswer | undefined {
-    const entry = this.#hit(query, questionKey(query));
+    // No prefetch either: peek() never asks the backend.
+    const entry = this.#hit(query, questionKey(query), false);
     return entry && aged(entry);
   }
 
-  #hit(query: DnsQuery, key: string): Entry | undefined {
+  /** The fresh entry for `key`; `mayRefresh`: a hit late in its lifetime may start a prefetch. */
+  #hit(query: DnsQuery, key: string, mayRefresh = true): Entry | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     const now = this.#clock.now();
@@ -202,7 +204,7 @@ class CachedResolver implements CachingPlugin, AnswerCache {
     entry.age = (entry.answer.age ?? 0) + Math.floor((now - entry.storedAt) / 1000);
     // Here, not in resolve(): DnsCore's fast path answers hits through hit() without resolve().
     if (cacheHitChannel.hasSubscribers) cacheHitChannel.publish({ query, backend: this.name, age: entry.age });
-    if (this.#prefetch && !entry.prefetched && now >= entry.prefetchAt) this.#refresh(key, query, entry);
+    if (this.#prefetch && mayRefresh && !entry.prefetched && now >= entry.prefetchAt) this.#refresh(key, query, entry);
     return entry;
   }
 

@@ -55,6 +55,19 @@ describe('prefetch: nominal', () => {
     expect(plugin.calls).toHaveLength(2);
   });
 
+  it('peek() never starts a refresh: it never asks the backend', async () => {
+    const clock = fakeClock();
+    const { plugin, pending } = gated();
+    const cache = withCache(plugin, { clock, prefetch: true });
+    const first = new DnsCore([cache]).resolve('goose.feathers');
+    pending.shift()!.resolve(answerWith(plugin.calls[0]!.query, 1));
+    const query = (await first).query;
+    clock.advance(95); // 5 s of 100 left
+    expect(cache.peek(query)).toMatchObject({ rcode: 0, age: 95 });
+    expect(plugin.calls).toHaveLength(1);
+    expect(cache.stats).toMatchObject({ prefetches: 0 });
+  });
+
   it('a question that misses while the refresh is out joins it', async () => {
     const clock = fakeClock();
     const { plugin, pending } = gated();
