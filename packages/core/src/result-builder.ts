@@ -6,7 +6,7 @@
 import { STALE_TTL, type CacheEntry } from './answer-cache.js';
 import { Ede, isEdeCode } from './ede.js';
 import { InvalidArgumentError, InvalidResultError, MalformedAnswerError, StateError } from './errors.js';
-import { formatName, isAtOrBelowText, parseName, presentationForm, sameNameText } from './names.js';
+import { formatName, isAtOrBelowText, nameKey, parseName, presentationForm, sameNameText } from './names.js';
 import { describeQuery, type DnsQuery } from './query.js';
 import { defaultRandom, type RandomSource } from './random.js';
 import { decodeRecord } from './records/decode.js';
@@ -257,9 +257,11 @@ export class ResultBuilder {
       // answer's canonical name is in the spelling of the question that filled the cache.
       canonical: answer.canonical !== undefined && chainEnd !== this.#queryName ? answer.canonical : chainEnd,
       ...(chainTtl === undefined ? {} : { chainTtl }),
-      records: cappedTtl(this.#answerRecords(message, chainEnd, 0), chainTtl),
-      authority: this.#section(message, message.authorities, 'authority', 0),
-      additional: this.#section(message, this.#inBailiwick(message.additionals, chainEnd), 'additional', 0),
+      records: cappedTtl(lowestPerRrset(this.#answerRecords(message, chainEnd, 0)), chainTtl),
+      authority: lowestPerRrset(this.#section(message, message.authorities, 'authority', 0)),
+      additional: lowestPerRrset(
+        this.#section(message, this.#inBailiwick(message.additionals, chainEnd), 'additional', 0),
+      ),
       dropped: answer.age === undefined ? NONE_DROPPED : [...this.#dropped],
     };
     if (answer.age !== undefined) parsedFromCache.set(packet, sections);
@@ -390,6 +392,34 @@ export class ResultBuilder {
     if (this.query.type === RRType.NAPTR) return orderNaptr(records as readonly TypedRecord<'NAPTR'>[]);
     return records;
   }
+}
+
+/**
+ * RFC 2181 section 5.2: the records of one RRset (owner, class, type) whose TTLs differ are all
+ * treated as having the lowest, as the cache keeps them. RRSIGs are left as they are: each has
+ * the TTL of the RRset it covers (RFC 4034 section 3). The list is handed back when nothing differs.
+ */
+function lowestPerRrset(records: DnsRecord[]): DnsRecord[] {
+  if (records.length < 2 || records.every((r) => r.ttl === records[0]!.ttl)) return records;
+  const lowest = new Map<string, number>();
+  for (const record of records) {
+    const key = rrsetKey(record);
+    const ttl = lowest.get(key);
+    if (ttl === undefined || record.ttl < ttl) lowest.set(key, record.ttl);
+  }
+  return records.map((r) => {
+    const ttl = lowest.get(rrsetKey(r))!;
+    return r.ttl === ttl ? r : (Object.freeze({ ...r, ttl }) as DnsRecord);
+  });
+}
+
+/** RFC 4034 RRSIG. */
+const RRSIG = 46;
+
+function rrsetKey(record: DnsRecord): string {
+  // RRSIGs never share a lowest TTL with anything: each is keyed apart.
+  const type = record.rrtype === RRSIG ? `RRSIG ${record.ttl}` : record.rrtype;
+  return `${record.class} ${type} ${nameKey(record.name)}`;
 }
 
 /** One call: a plugin's answer to a result. */

@@ -41,7 +41,8 @@ describe('cache: nominal', () => {
     clock.advance(40);
     const hit = await core.resolve('GOOSE.feathers.');
     expect(inner.calls).toHaveLength(1);
-    expect(hit.records.map((r) => r.ttl)).toEqual([260, 20]);
+    // One RRset with TTLs 300 and 60: both are 60 (RFC 2181 section 5.2), aged 40.
+    expect(hit.records.map((r) => r.ttl)).toEqual([20, 20]);
     expect(hit.age).toBe(40);
     expect(hit.lowestTtl).toBe(20);
     clock.advance(20); // exactly at expiry: never served

@@ -105,7 +105,7 @@ describe('add_record: off-nominal (resolver_add_record_off_nominal)', () => {
 });
 
 describe('answers parsed from the packet', () => {
-  it('keeps only records of the queried type owned by the end of the CNAME chain, each with its own TTL', () => {
+  it("keeps only records of the queried type owned by the end of the CNAME chain, with the RRset's lowest TTL", () => {
     const answer = answerPacket({
       answers: [
         { type: CNAME, ttl: 50, rdata: bytes(domain('real.feathers')) },
@@ -117,11 +117,52 @@ describe('answers parsed from the packet', () => {
     });
     const result = buildResult(query, { rcode: 0, answer });
     expect(result.canonical).toBe('real.feathers');
+    // RFC 2181 section 5.2: an RRset's TTLs differ: all are treated as its lowest (here 0, "do not keep").
     expect(result.records.map((r) => [r.name, r.data, r.ttl])).toEqual([
-      ['real.feathers', '192.0.2.1', 30],
+      ['real.feathers', '192.0.2.1', 0],
       ['real.feathers', '192.0.2.2', 0],
     ]);
-    expect(result.lowestTtl).toBe(30); // the smallest non-zero TTL
+    expect(result.lowestTtl).toBe(0);
+  });
+
+  it('gives the records of one RRset whose TTLs differ its lowest, in every section (RFC 2181 section 5.2)', () => {
+    const rrsig = (ttl: number, last: number) => ({ type: 46, ttl, rdata: bytes([0, 1, 8, 2, 0, 0, 0, last]) });
+    const answer = answerPacket({
+      question: { name: 'goose.feathers', type: 255 },
+      answers: [
+        { type: A, ttl: 300, rdata: bytes([192, 0, 2, 1]) },
+        { type: 28, ttl: 500, rdata: bytes(Array(16).fill(0)) },
+        { type: A, ttl: 60, rdata: bytes([192, 0, 2, 2]) },
+        // RFC 4034 section 3: each RRSIG has the TTL of the RRset it covers; they are no RRset together.
+        rrsig(300, 1),
+        rrsig(60, 2),
+      ],
+      authorities: [
+        { name: 'feathers', type: 2, ttl: 900, rdata: bytes(domain('ns1.feathers')) },
+        { name: 'feathers', type: 2, ttl: 100, rdata: bytes(domain('ns2.feathers')) },
+      ],
+      additionals: [
+        { name: 'ns1.goose.feathers', type: A, ttl: 70, rdata: bytes([192, 0, 2, 53]) },
+        { name: 'ns2.goose.feathers', type: A, ttl: 80, rdata: bytes([192, 0, 2, 54]) },
+      ],
+    });
+    const result = buildResult(makeQuery('goose.feathers', 'ANY'), { rcode: 0, answer });
+    expect(result.records.map((r) => [r.type, r.ttl])).toEqual([
+      ['A', 60],
+      ['AAAA', 500],
+      ['A', 60],
+      ['RRSIG', 300],
+      ['RRSIG', 60],
+    ]);
+    expect(result.authority.map((r) => [r.data, r.ttl])).toEqual([
+      ['ns1.feathers', 100],
+      ['ns2.feathers', 100],
+    ]);
+    // Two owners, two RRsets: each keeps its own.
+    expect(result.additional.map((r) => [r.name, r.ttl])).toEqual([
+      ['ns1.goose.feathers', 70],
+      ['ns2.goose.feathers', 80],
+    ]);
   });
 
   it("caps the TTLs of records reached through a CNAME chain by the chain's smallest, as c-ares does", () => {
@@ -130,19 +171,19 @@ describe('answers parsed from the packet', () => {
         { type: CNAME, ttl: 40, rdata: bytes(domain('middle.feathers')) },
         { name: 'middle.feathers', type: CNAME, ttl: 10, rdata: bytes(domain('real.feathers')) },
         { name: 'real.feathers', type: A, ttl: 300, rdata: bytes([192, 0, 2, 1]) },
-        { name: 'real.feathers', type: A, ttl: 4, rdata: bytes([192, 0, 2, 2]) },
+        { name: 'real.feathers', type: A, ttl: 300, rdata: bytes([192, 0, 2, 2]) },
       ],
     });
     const result = buildResult(query, { rcode: 0, answer });
     expect(result.records.map((r) => [r.data, r.ttl])).toEqual([
       ['192.0.2.1', 10],
-      ['192.0.2.2', 4],
+      ['192.0.2.2', 10],
     ]);
-    expect(result.lowestTtl).toBe(4);
+    expect(result.lowestTtl).toBe(10);
     expect(result.chainTtl).toBe(10);
     // A cached copy ages from the capped TTL.
     const hit = buildResult(query, { rcode: 0, answer, age: 3 });
-    expect(hit.records.map((r) => r.ttl)).toEqual([7, 1]);
+    expect(hit.records.map((r) => r.ttl)).toEqual([7, 7]);
     expect(hit.chainTtl).toBe(7);
     // The chain's end asked on its own (a chain into another zone): its answer is capped by the chain too.
     const end = buildResult(makeQuery('real.feathers', 'A'), {
