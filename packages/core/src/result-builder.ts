@@ -146,7 +146,7 @@ export class ResultBuilder {
       ? {
           canonical: answer.canonical ?? this.query.name,
           chainEnd: this.#queryName,
-          records: this.#added,
+          records: lowestPerRrset(this.#added),
           authority: [],
           additional: [],
         }

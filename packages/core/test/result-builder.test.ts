@@ -78,6 +78,18 @@ describe('add_record: nominal', () => {
     ]);
   });
 
+  it('records added by hand into one RRset with differing TTLs all get its lowest (RFC 2181 section 5.2)', () => {
+    const builder = new ResultBuilder(makeQuery('goose.feathers', 'ANY')).setResult({ rcode: 0 });
+    builder.addRecord(1, 1, 300, bytes([192, 0, 2, 1]));
+    builder.addRecord(28, 1, 500, bytes([...Array(15).fill(0), 1]));
+    builder.addRecord(1, 1, 60, bytes([192, 0, 2, 2]));
+    expect(builder.build().records.map((r) => [r.type, r.ttl])).toEqual([
+      ['A', 60],
+      ['AAAA', 500],
+      ['A', 60],
+    ]);
+  });
+
   it('a record that breaks a rule is dropped, not added', () => {
     const builder = new ResultBuilder(query).setResult({ rcode: 0 });
     expect(builder.addRecord(1, 1, 1, bytes([1, 2, 3]))).toBe(false);
