@@ -25,8 +25,8 @@ export interface LifetimeLimits {
 const MAX_CHAIN = 16;
 
 /**
- * 0 means "do not cache": no packet, a truncated one, a packet for another question, a failure
- * rcode, a negative answer without a usable SOA, TTL 0.
+ * 0 means "do not cache": no packet, a truncated one or no response (unless bogus), one for
+ * another question, a failure rcode, a negative answer without a usable SOA, TTL 0.
  */
 export function answerLifetime(query: DnsQuery, answer: PluginAnswer, limits: LifetimeLimits): number {
   if (!answer.answer || answer.answer.length === 0) return 0;
@@ -37,7 +37,9 @@ export function answerLifetime(query: DnsQuery, answer: PluginAnswer, limits: Li
     return 0;
   }
   // RFC 2181 section 9: a truncated answer may hold a partial RRset; it is to be asked again, never kept.
-  if (message.header.tc) return 0;
+  // A packet that is no response (QR clear) answers nothing: the result builder refuses it too. A
+  // bogus verdict is kept whatever its packet: its data is never read (RFC 4035 section 4.7).
+  if (!answer.bogus && (message.header.tc || !message.header.qr)) return 0;
   const question = message.questions[0];
   if (
     !question ||

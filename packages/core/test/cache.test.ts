@@ -334,6 +334,22 @@ describe('cache: off-nominal', () => {
     expect(cached.stats).toMatchObject({ hits: 0, misses: 2, size: 0 });
   });
 
+  it('never caches a packet that is no response (QR clear), which no result is built from', async () => {
+    const clock = fakeClock();
+    const query = makeQuery('goose.feathers', 'A');
+    const notResponse = answerPacket({
+      flags: 0x0400, // AA without QR
+      question: { name: query.name, type: query.type, class: query.class },
+      answers: [{ type: A, class: 1, ttl: 300, rdata: bytes([192, 0, 2, 1]) }],
+    });
+    const inner = fakePlugin({ answer: { rcode: 0, answer: notResponse } });
+    const cached = withCache(inner, { clock });
+    await expect(new DnsCore([cached]).resolve('goose.feathers')).rejects.toThrow(
+      'answer to goose.feathers IN A is not a response',
+    );
+    expect(cached.stats.size).toBe(0);
+  });
+
   it('does not cache errors, SERVFAIL, TTL 0, or a negative answer without SOA', async () => {
     const answers: Array<PluginAnswer | Error> = [
       new Error('timeout'),
