@@ -11,6 +11,18 @@ export interface Token {
   readonly text: string;
   readonly quoted: boolean;
   readonly line: number;
+  /** Column (1-based, in characters) where the token starts: its opening quote when quoted. */
+  readonly column: number;
+}
+
+/** What is wrong with one token: the parser names its line and column. */
+export class TokenError extends SyntaxError {
+  constructor(
+    readonly token: Token,
+    reason: string,
+  ) {
+    super(reason);
+  }
 }
 
 export interface Entry {
@@ -23,6 +35,7 @@ export interface Entry {
 
 export function* entries(text: string, file: string): Generator<Entry> {
   let line = 1;
+  let lineStart = 0;
   let i = 0;
   const length = text.length;
   const fail = (reason: string): never => {
@@ -44,6 +57,7 @@ export function* entries(text: string, file: string): Generator<Entry> {
       if (c === '\n') {
         line++;
         i++;
+        lineStart = i;
         if (depth === 0) break;
       } else if (c === ' ' || c === '\t' || c === '\r') {
         i++;
@@ -59,25 +73,34 @@ export function* entries(text: string, file: string): Generator<Entry> {
         depth--;
         i++;
       } else if (c === '"') {
+        const column = i - lineStart + 1;
         const start = ++i;
         const tokenLine = line;
         while (i < length && text[i] !== '"') {
           if (text[i] === '\\') i++;
           else if (text[i] === '\n') fail('a quoted string runs past the end of its line');
-          if (text[i] === '\n') line++; // an escaped newline is data, but still a new line
+          if (text[i] === '\n') {
+            line++; // an escaped newline is data, but still a new line
+            lineStart = i + 1;
+          }
           i++;
         }
         if (i >= length) fail('a quoted string is never closed');
-        tokens.push({ text: text.slice(start, i), quoted: true, line: tokenLine });
+        tokens.push({ text: text.slice(start, i), quoted: true, line: tokenLine, column });
         i++;
       } else {
         const start = i;
+        const tokenLine = line;
+        const column = i - lineStart + 1;
         while (i < length && !' \t\r\n;()"'.includes(text[i]!)) {
           if (text[i] === '\\') i++;
-          if (text[i] === '\n') line++;
+          if (text[i] === '\n') {
+            line++;
+            lineStart = i + 1;
+          }
           i++;
         }
-        tokens.push({ text: text.slice(start, Math.min(i, length)), quoted: false, line });
+        tokens.push({ text: text.slice(start, Math.min(i, length)), quoted: false, line: tokenLine, column });
       }
     }
     if (tokens.length > 0) yield { line: startLine, blankOwner, tokens };

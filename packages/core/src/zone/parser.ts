@@ -8,8 +8,8 @@ import { dirname, isAbsolute, relative, resolve as resolvePath } from 'node:path
 import { DnsError, ZoneFileError } from '../errors.js';
 import type { Labels } from '../names.js';
 import { RRClass, RRType, parseClass, parseType, typeName } from '../rr-types.js';
-import { entries, type Entry, type Token } from './lexer.js';
-import { absoluteName, packetName, parseDuration, readRdata } from './rdata-text.js';
+import { TokenError, entries, type Entry, type Token } from './lexer.js';
+import { absoluteName, labelsAt, packetName, parseDuration, readRdata } from './rdata-text.js';
 import { escapeText, quoteText } from '../untrusted-text.js';
 import { decodeZoneText, readRegularFile } from './zone-text.js';
 
@@ -161,10 +161,11 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
     if (!state.lastOwner) fail('the first record has no owner name');
     owner = state.lastOwner!;
   } else {
-    const text = tokens[index++]!.text;
+    const token = tokens[index++]!;
+    const text = token.text;
     if (!state.origin && text !== '@' && !text.endsWith('.')) fail(`relative name ${quoteText(text)} but no $ORIGIN`);
     if (!state.origin && text === '@') fail('"@" but no $ORIGIN');
-    owner = safe(file, line, () => absoluteName(text, state.origin ?? []));
+    owner = safe(file, line, () => labelsAt(token, state.origin ?? []));
   }
   state.lastOwner = owner;
 
@@ -306,6 +307,9 @@ function safe<T>(file: string, line: number, read: () => T): T {
     return read();
   } catch (error) {
     if (error instanceof ZoneFileError) throw error;
+    if (error instanceof TokenError) {
+      throw new ZoneFileError(file, error.token.line, `column ${error.token.column}: ${error.message}`);
+    }
     if (error instanceof SyntaxError || error instanceof DnsError) throw new ZoneFileError(file, line, error.message);
     throw error;
   }

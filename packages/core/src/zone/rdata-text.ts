@@ -6,7 +6,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { MAX_NAME_LENGTH, parseName, wireLength, type Labels } from '../names.js';
 import { decodeRecord } from '../records/decode.js';
 import { RRType, typeName } from '../rr-types.js';
-import { unescapeBytes, type Token } from './lexer.js';
+import { TokenError, unescapeBytes, type Token } from './lexer.js';
+import { DnsError } from '../errors.js';
 import { quoteText } from '../untrusted-text.js';
 
 export interface NameContext {
@@ -72,7 +73,7 @@ export class RdataTokens {
   }
 
   name(what: string): string {
-    return packetName(absoluteName(this.next(what).text, this.context.origin));
+    return nameAt(this.next(what), this.context.origin);
   }
 
   /** A <character-string>'s octets, \DDD escapes included (a TXT string may hold any octet). */
@@ -107,6 +108,21 @@ export function parseDuration(text: string): number | undefined {
   let total = 0;
   for (const [, n, u] of text.toLowerCase().matchAll(/(\d+)([wdhms])/g)) total += Number(n) * unit[u!]!;
   return total <= 0x7fffffff ? total : undefined;
+}
+
+/** The dns-packet form of the name `token` holds; what is wrong with it is a TokenError (line and column). */
+export function nameAt(token: Token, origin: Labels): string {
+  return packetName(labelsAt(token, origin));
+}
+
+/** The labels of the name `token` holds, relative to `origin`; what is wrong with it is a TokenError. */
+export function labelsAt(token: Token, origin: Labels): Labels {
+  try {
+    return absoluteName(token.text, origin);
+  } catch (error) {
+    if (error instanceof SyntaxError || error instanceof DnsError) throw new TokenError(token, error.message);
+    throw error;
+  }
 }
 
 /** A name from a zone file: "@" is the origin; a name without the trailing dot is relative. */

@@ -220,6 +220,32 @@ describe('parseZone: off-nominal, each error names the file and the line', () =>
     }
   });
 
+  it('a name too long, in the owner or in RDATA on a later line, is named by its line and column', () => {
+    const label = 'a'.repeat(63);
+    const long = `${label}.${label}.${label}.${label}`; // 256 octets on the wire, before the origin
+    const failure = (text: string) => {
+      try {
+        parse(text);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ZoneFileError);
+        return [(error as ZoneFileError).line, (error as ZoneFileError).reason];
+      }
+      return expect.unreachable();
+    };
+    expect(failure(`$TTL 60\n${SOA}\n${'b'.repeat(64)} IN A 192.0.2.1\n`)).toEqual([
+      3,
+      `column 1: label longer than 63 octets in name "${'b'.repeat(64)}"`,
+    ]);
+    expect(failure(`$TTL 60\n${SOA}\nsrv IN SRV ( 10 60 5060 ; the target\n   ${long} )\n`)).toEqual([
+      4,
+      `column 4: name "${long.slice(0, 64)}...(255 chars)" is 257 octets on the wire (at most 255)`,
+    ]);
+    expect(failure(`$TTL 60\n${SOA}\nx IN CNAME ${label}.${label}.${label}.${'a'.repeat(56)}\n`)).toEqual([
+      3,
+      `column 12: "${label}....(248 chars)" is longer than 255 octets with the origin`,
+    ]);
+  });
+
   it('a relative name without any origin', () => {
     expect(() => parseZone('$TTL 60\nwww IN A 192.0.2.1\n', { file: 'f' })).toThrow(
       /f:2: relative name "www" but no \$ORIGIN/,
