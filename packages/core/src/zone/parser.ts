@@ -181,6 +181,10 @@ function record(entry: Entry, file: string, state: State): ZoneRecord {
   const typeToken = tokens[index++];
   if (!typeToken) fail('the record has no type');
   line = typeToken!.line;
+  // A TTL the loop above did not take: too large, or a second one.
+  if (/^(\d+|(\d+[wdhms])+)$/i.test(typeToken!.text) && parseDuration(typeToken!.text) === undefined) {
+    fail(`TTL ${quoteText(typeToken!.text)} is over 2147483647 seconds (RFC 2181 section 8)`);
+  }
   let type: number;
   try {
     type = parseType(typeToken!.text);

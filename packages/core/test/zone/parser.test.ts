@@ -189,6 +189,8 @@ describe('parseZone: off-nominal, each error names the file and the line', () =>
     ['a bad $TTL', `$TTL soon\n`, 1, /\$TTL "soon" is not a TTL/],
     ['an unknown directive', `$GENERATE 1-10 x A 1.2.3.$\n`, 1, /unknown directive "\$GENERATE"/],
     ['a blank owner first', ` IN A 192.0.2.1\n`, 1, /no owner/],
+    ['a TTL over 2^31-1', `$TTL 60\n${SOA}\na 2147483648 IN A 192.0.2.1\n`, 3, /^TTL "2147483648" is over 2147483647/],
+    ['a TTL in units over 2^31-1', `$TTL 60\n${SOA}\na IN 3551w A 192.0.2.1\n`, 3, /^TTL "3551w" is over 2147483647/],
     ['a TTL in the type slot', `$TTL 60\n${SOA}\na IN 60 60 A 192.0.2.1\n`, 3, /not a type/],
     ['generic RDATA of the wrong length', `$TTL 60\n${SOA}\nx IN TYPE65280 \\# 4 0102\n`, 3, /says 4 bytes/],
     ['generic RDATA that is not valid for its type', `$TTL 60\n${SOA}\nx IN A \\# 3 010203\n`, 3, /not a valid A/],
