@@ -63,6 +63,19 @@ const CASES: readonly [string, string, string, Status, readonly string[], number
   ['nothere.iterations.example', 'A', 'NXDOMAIN', 'insecure', []],
   ['www.iterations.example', 'AAAA', 'NOERROR', 'insecure', []],
   ['nothere.example', 'A', 'NXDOMAIN', 'secure', []],
+  ['www.mixedalg.example', 'A', 'NOERROR', 'bogus', [], 9],
+  ['www.mixeddigest.example', 'A', 'NOERROR', 'bogus', [], 9],
+  ['www.unknowndigest.example', 'A', 'NOERROR', 'insecure', ['www.unknowndigest.example A 192.0.2.20']],
+  // Opt-out (RFC 5155 section 7.2.2): a name in an opt-out span proves nothing, insecure, not secure.
+  ['nothere.optout.example', 'A', 'NXDOMAIN', 'insecure', []],
+  ['nothere.child.optout.example', 'A', 'NXDOMAIN', 'insecure', []],
+  ['child.optout.example', 'DS', 'NOERROR', 'secure', []],
+  ['www.child.optout.example', 'DS', 'NOERROR', 'insecure', []],
+  // Wildcard NODATA (RFC 4035 section 3.1.3.4, RFC 5155 section 7.2.5) and a two-label expansion.
+  ['x.wild.secure.example', 'AAAA', 'NOERROR', 'secure', []],
+  ['x.wild.nsec3.example', 'AAAA', 'NOERROR', 'secure', []],
+  ['x.y.wild.secure.example', 'A', 'NOERROR', 'secure', ['x.y.wild.secure.example A 192.0.2.88']],
+  ['insecure.example', 'DS', 'NOERROR', 'secure', []],
 ];
 
 let tree: Tree;

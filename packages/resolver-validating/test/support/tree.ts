@@ -19,6 +19,10 @@
  *   rollover    two KSKs and two ZSKs; the parent's DS is the new KSK's only
  *   ed25519     signed with Ed25519 (algorithm 15)
  *   iterations  NSEC3 with 200 iterations: its denials are insecure (RFC 9276; CVE-2023-50868)
+ *   mixedalg    DS of algorithm 253 (unsupported) beside one of its real algorithm that matches no key:
+ *               judged by the supported one alone, bogus (RFC 6840 5.2)
+ *   mixeddigest a right SHA-1 DS beside a wrong SHA-256 one: SHA-1 is ignored, bogus (RFC 4509 3)
+ *   unknowndigest its only DS has digest type 200: unsupported, insecure (RFC 4035 5.2)
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +51,8 @@ interface Signed {
   readonly text: string;
   /** The DS records of the KSKs, in the order the keys were made ("zone.\tIN\tDS\t..."). */
   readonly ds: readonly string[];
+  /** The same, with SHA-1 digests (digest type 1). */
+  readonly ds1: readonly string[];
 }
 
 async function sign(zone: string, text: string, spec: SignSpec = {}): Promise<Signed> {
@@ -80,6 +86,9 @@ async function sign(zone: string, text: string, spec: SignSpec = {}): Promise<Si
     return {
       text: readFileSync(join(dir, 'zone.signed'), 'utf8'),
       ds: ksks.map((k) => readFileSync(join(dir, `${k}.ds`), 'utf8').trim()),
+      ds1: await Promise.all(
+        ksks.map(async (k) => (await run('ldns-key2ds', ['-n', '-1', `${k}.key`], { cwd: dir })).stdout.trim()),
+      ),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -124,6 +133,9 @@ child IN NS ns1.example.
   rollover: 'www IN A 192.0.2.15\n',
   ed25519: 'www IN A 192.0.2.16\n',
   iterations: 'www IN A 192.0.2.17\n',
+  mixedalg: 'www IN A 192.0.2.18\n',
+  mixeddigest: 'www IN A 192.0.2.19\n',
+  unknowndigest: 'www IN A 192.0.2.20\n',
 } as const;
 
 export interface Tree {
@@ -151,6 +163,9 @@ export async function startTree(): Promise<Tree> {
     rollover,
     ed25519,
     iterations,
+    mixedalg,
+    mixeddigest,
+    unknowndigest,
   ] = await Promise.all([
     sign('secure.example', z('secure')),
     sign('other.example', z('other')),
@@ -169,6 +184,9 @@ export async function startTree(): Promise<Tree> {
     sign('rollover.example', z('rollover'), { ksks: 2, zsks: 2 }),
     sign('ed25519.example', z('ed25519'), { algorithm: 'ED25519' }),
     sign('iterations.example', z('iterations'), { nsec3: { iterations: 200 } }),
+    sign('mixedalg.example', z('mixedalg')),
+    sign('mixeddigest.example', z('mixeddigest')),
+    sign('unknowndigest.example', z('unknowndigest')),
   ]);
   const children = [
     'secure',
@@ -186,6 +204,9 @@ export async function startTree(): Promise<Tree> {
     'rollover',
     'ed25519',
     'iterations',
+    'mixedalg',
+    'mixeddigest',
+    'unknowndigest',
   ];
   const parent = await sign(
     'example',
@@ -199,6 +220,11 @@ export async function startTree(): Promise<Tree> {
       corruptDigest(nokey.ds[0]!),
       withAlgorithm(unknownalg.ds[0]!, 253),
       rollover.ds[1]!,
+      corruptDigest(mixedalg.ds[0]!),
+      withAlgorithm(mixedalg.ds[0]!, 253),
+      corruptDigest(mixeddigest.ds[0]!),
+      mixeddigest.ds1[0]!,
+      withDigestType(unknowndigest.ds[0]!, 200),
       '',
     ].join('\n'),
   );
@@ -226,6 +252,9 @@ export async function startTree(): Promise<Tree> {
     { name: 'rollover.example', text: rollover.text },
     { name: 'ed25519.example', text: ed25519.text },
     { name: 'iterations.example', text: iterations.text },
+    { name: 'mixedalg.example', text: mixedalg.text },
+    { name: 'mixeddigest.example', text: mixeddigest.text },
+    { name: 'unknowndigest.example', text: unknowndigest.text },
   ];
   const nsd = await startNsd(zones);
   return { nsd, anchor: parent.ds[0]!, stop: () => nsd.stop() };
@@ -267,5 +296,13 @@ function withAlgorithm(ds: string, algorithm: number): string {
   const f = fieldsOf(ds);
   const at = f.indexOf('DS');
   f[at + 2] = String(algorithm);
+  return f.join(' ');
+}
+
+/** "zone. 3600 IN DS TAG ALG TYPE HEX" with another digest type. */
+function withDigestType(ds: string, digestType: number): string {
+  const f = fieldsOf(ds);
+  const at = f.indexOf('DS');
+  f[at + 3] = String(digestType);
   return f.join(' ');
 }
