@@ -63,6 +63,7 @@
 #include <unistd.h>
 
 #include "event_base.h"
+#include "process_wide.h"
 
 #define CHECK(call)                                                                                        \
   do {                                                                                                     \
@@ -1323,5 +1324,6 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     METHOD("returnFreedMemory", return_freed_memory),
   };
   CHECK(napi_define_properties(env, exports, sizeof exports_ / sizeof exports_[0], exports_));
+  CHECK(process_wide_init(env, exports));
   return exports;
 }

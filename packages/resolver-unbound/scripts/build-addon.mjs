@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * Builds native/unbound_addon.c and native/event_base.c into build/unbound.node with one
- * compiler call, against the Node-API headers of the `node-api-headers` package and Debian's
- * libunbound-dev: no node-gyp,
- * no Node source headers, no download. It never fails the install or the build: when the
+ * Builds native/unbound_addon.c, native/event_base.c and native/process_wide.c into
+ * build/unbound.node with one compiler call, against the Node-API headers of the
+ * `node-api-headers` package and Debian's libunbound-dev: no node-gyp, no Node source headers,
+ * no download. It never fails the install or the build: when the
  * compile fails (no compiler, no libunbound-dev), it writes why to build/build-error.txt and
  * the plugin reports itself unavailable with that reason, so the registry falls back.
  *
@@ -19,8 +19,8 @@ const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outIndex = process.argv.indexOf('--out');
 const outDir = outIndex > 0 ? resolve(process.argv[outIndex + 1] ?? '') : join(packageDir, 'build');
 const nativeDir = join(packageDir, 'native');
-const sources = ['unbound_addon.c', 'event_base.c'].map((file) => join(nativeDir, file));
-const inputs = [...sources, join(nativeDir, 'event_base.h')];
+const sources = ['unbound_addon.c', 'event_base.c', 'process_wide.c'].map((file) => join(nativeDir, file));
+const inputs = [...sources, ...['event_base.h', 'process_wide.h'].map((file) => join(nativeDir, file))];
 const target = join(outDir, 'unbound.node');
 const errorFile = join(outDir, 'build-error.txt');
 

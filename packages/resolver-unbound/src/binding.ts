@@ -97,6 +97,19 @@ export interface UnboundAddon {
   openContexts(): number;
   /** Gives the OS back the pages freed memory holds (malloc_trim on glibc; nothing elsewhere). */
   returnFreedMemory(): void;
+  /**
+   * Claims the process-wide settings `key` for the whole process, every thread included
+   * (native/process_wide.c): the claim, or the `payload` of a live claim (other than `except`)
+   * whose key differs, when none was made.
+   */
+  claimProcessWide(key: string, payload: string, except?: NativeClaim): NativeClaim | string;
+  /** A live claim's payload (all alike), null when there is none. */
+  settingsInForce(): string | null;
+}
+
+/** A claim of the addon; released by release(), when collected, or when its thread ends. */
+export interface NativeClaim {
+  release(): void;
 }
 
 /** The outcome of loading the addon: the addon, or why there is none. */

@@ -59,9 +59,9 @@ export function createContext(
  * after a context with other settings was finalized and failed, the live resolvers get theirs back.
  */
 export function reapplySettingsInForce(addon: UnboundAddon): void {
-  if (!settingsInForce()) return;
+  if (!settingsInForce(addon)) return;
   const context = new UnboundContext(addon);
-  applySettingsInForce(context);
+  applySettingsInForce(addon, context);
   finalize(context);
   context.close();
 }

@@ -80,7 +80,7 @@ async function validated(
   const context = new UnboundContext(addon);
   try {
     // Finalized with libunbound's defaults, it would reset the live resolvers' process-wide settings.
-    applySettingsInForce(context);
+    applySettingsInForce(addon, context);
     // Anchors of algorithms libunbound lacks are the point here: its warnings about them (on
     // stderr, after each insecure answer of `dnscore resolve`) are not news. The log is the
     // process's, so the settings in force are applied again once the probe is done.

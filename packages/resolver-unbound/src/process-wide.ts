@@ -5,8 +5,11 @@
  * each change the other's behaviour without a word (measured: a second resolver with
  * `infraCacheMaxRtt: 120000` made the first one's dead upstream take 17.3 s instead of 2.3 s).
  * So a resolver that disagrees with a live one is refused, and contexts made only to probe
- * libunbound are given the settings in force.
+ * libunbound are given the settings in force. The claims are the addon's (native/process_wide.c):
+ * it is loaded once per process and shared by every worker_threads thread, where claims kept in
+ * JS would be one list per thread.
  */
+import type { NativeClaim, UnboundAddon } from './binding.js';
 import { UnboundOptionError } from './errors.js';
 import type { UnboundContext } from './unbound-context.js';
 
@@ -45,70 +48,42 @@ export interface ProcessWideSetting {
 /** A plan's process-wide settings by unbound.conf name; a name not in it keeps libunbound's default. */
 export type ProcessWideSettings = ReadonlyMap<string, ProcessWideSetting>;
 
-interface Claim {
-  readonly owner: WeakRef<object>;
-  settings: ProcessWideSettings;
-}
-
 /**
- * Held weakly: a resolver dropped without close() lets go when it is collected (its contexts
- * are freed then). Kept on globalThis, so that two copies of this package in one process (two
- * versions in node_modules), which share one libunbound, share the claims too.
+ * Claims `settings` for a resolver, or throws UnboundOptionError when a live resolver (of any
+ * thread: the claims are the addon's, one list per process, as libunbound's globals are) has
+ * other ones (one unset in either counts: it means libunbound's default). `held` is the
+ * resolver's own claim, disregarded (a reload); the caller releases the one it no longer needs.
  */
-const CLAIMS = Symbol.for('@dnscore/resolver-unbound: process-wide claims');
-const shared = globalThis as Record<symbol, Claim[] | undefined>;
-shared[CLAIMS] ??= [];
-const claims: Claim[] = shared[CLAIMS];
-
-function liveClaims(): Claim[] {
-  for (let i = claims.length - 1; i >= 0; i--) if (!claims[i]!.owner.deref()) claims.splice(i, 1);
-  return claims;
-}
-
-/**
- * Throws UnboundOptionError when a live resolver other than `owner` has other process-wide
- * settings (one unset in either counts: it means libunbound's default).
- */
-export function checkProcessWide(owner: object, settings: ProcessWideSettings): void {
-  for (const claim of liveClaims()) {
-    if (claim.owner.deref() === owner) continue;
-    for (const name of new Set([...settings.keys(), ...claim.settings.keys()])) {
-      const mine = settings.get(name);
-      const theirs = claim.settings.get(name);
-      if (mine?.value === theirs?.value) continue;
-      throw new UnboundOptionError(
-        mine?.option ?? `${name} (not given)`,
-        `libunbound keeps ${name} for the whole process, and another resolver alive in it has ` +
-          `${shown(theirs)} where this one has ${shown(mine)}: close() that one first, or give both the same`,
-      );
-    }
+export function claimProcessWide(addon: UnboundAddon, settings: ProcessWideSettings, held?: NativeClaim): NativeClaim {
+  const key = JSON.stringify([...settings].map(([name, { value }]) => [name, value]).sort());
+  const claim = addon.claimProcessWide(key, JSON.stringify([...settings]), held);
+  if (typeof claim !== 'string') return claim;
+  const theirs: ProcessWideSettings = new Map(JSON.parse(claim) as [string, ProcessWideSetting][]);
+  for (const name of new Set([...settings.keys(), ...theirs.keys()])) {
+    const mine = settings.get(name);
+    const other = theirs.get(name);
+    if (mine?.value === other?.value) continue;
+    throw new UnboundOptionError(
+      mine?.option ?? `${name} (not given)`,
+      `libunbound keeps ${name} for the whole process, and another resolver alive in it has ` +
+        `${shown(other)} where this one has ${shown(mine)}: close() that one first, or give both the same`,
+    );
   }
-}
-
-/** Records `owner`'s settings as in force (after checkProcessWide), replacing any it had. */
-export function claimProcessWide(owner: object, settings: ProcessWideSettings): void {
-  const held = liveClaims().find((claim) => claim.owner.deref() === owner);
-  if (held) held.settings = settings;
-  else claims.push({ owner: new WeakRef(owner), settings });
-}
-
-/** `owner` is closed: its settings no longer bind the others. */
-export function releaseProcessWide(owner: object): void {
-  const at = liveClaims().findIndex((claim) => claim.owner.deref() === owner);
-  if (at >= 0) claims.splice(at, 1);
+  throw new Error(`the addon refused equal process-wide settings: ${claim}`);
 }
 
 /**
  * Gives a context the settings in force, so that finalizing it changes nothing for the
  * resolvers alive (a probe finalized with libunbound's defaults would reset them all).
  */
-export function applySettingsInForce(context: UnboundContext): void {
-  for (const [name, setting] of settingsInForce() ?? []) context.setOption(name, setting.value);
+export function applySettingsInForce(addon: UnboundAddon, context: UnboundContext): void {
+  for (const [name, setting] of settingsInForce(addon) ?? []) context.setOption(name, setting.value);
 }
 
 /** The live resolvers' process-wide settings (all alike), undefined when no resolver is alive. */
-export function settingsInForce(): ProcessWideSettings | undefined {
-  return liveClaims()[0]?.settings;
+export function settingsInForce(addon: UnboundAddon): ProcessWideSettings | undefined {
+  const payload = addon.settingsInForce();
+  return payload === null ? undefined : new Map(JSON.parse(payload) as [string, ProcessWideSetting][]);
 }
 
 function shown(setting: ProcessWideSetting | undefined): string {

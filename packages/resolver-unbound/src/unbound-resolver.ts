@@ -16,12 +16,12 @@ import {
 } from '@dnscore/core/plugin';
 import { queryChannel } from '@dnscore/core/diagnostics';
 import { toPluginAnswer, toResolveError } from './answer.js';
-import { loadUnboundBinding, type UnboundAddon, type UnboundBinding } from './binding.js';
+import { loadUnboundBinding, type NativeClaim, type UnboundAddon, type UnboundBinding } from './binding.js';
 import { createContext, reapplySettingsInForce } from './context.js';
 import { probeDnssecSupport, type DnssecSupport } from './dnssec-support.js';
 import { UnboundOptionError, UnboundUnavailableError } from './errors.js';
 import { planContext, type ContextPlan, type UnboundOptions } from './options.js';
-import { checkProcessWide, claimProcessWide, releaseProcessWide } from './process-wide.js';
+import { claimProcessWide } from './process-wide.js';
 import { shardOf } from './shard.js';
 import { LibunboundError, type UnboundContext } from './unbound-context.js';
 import { Upstream } from './upstream.js';
@@ -50,6 +50,8 @@ export class UnboundResolver implements ResolverPlugin {
   readonly #retired = new Set<UnboundContext>();
   #generation = 0;
   #closed = false;
+  /** The addon's claim on the process-wide settings in force (process-wide.ts); collected with the resolver. */
+  #claim: NativeClaim | undefined;
 
   static {
     readContexts = (resolver) => resolver.#contexts;
@@ -69,7 +71,7 @@ export class UnboundResolver implements ResolverPlugin {
     this.#binding = injected ?? loadUnboundBinding();
     this.#limiter = new ConcurrencyLimiter(this.#plan.maxInFlight);
     if (this.#binding.available) {
-      this.#contexts = createContexts(this.#binding.addon, this.#plan, this);
+      [this.#contexts, this.#claim] = createContexts(this.#binding.addon, this.#plan);
       this.#generation = 1;
     }
   }
@@ -141,7 +143,7 @@ export class UnboundResolver implements ResolverPlugin {
     if (plan.priority !== this.priority) throw new UnboundOptionError('priority', 'cannot change on reload');
     if (this.#binding.available) {
       const old = this.#contexts;
-      this.#contexts = createContexts(this.#binding.addon, plan, this);
+      [this.#contexts, this.#claim] = createContexts(this.#binding.addon, plan, this.#claim);
       this.#generation++;
       for (const context of old) this.#retire(context);
     }
@@ -247,7 +249,8 @@ export class UnboundResolver implements ResolverPlugin {
     for (const context of [...this.#contexts, ...this.#retired]) context.close(error);
     this.#retired.clear();
     this.#contexts = [];
-    releaseProcessWide(this);
+    this.#claim?.release();
+    this.#claim = undefined;
   }
 
   /** An old context answers the questions it has, then closes. */
@@ -259,23 +262,27 @@ export class UnboundResolver implements ResolverPlugin {
 }
 
 /**
- * `plan.threads` finalized contexts for `owner`, whose process-wide settings must agree with
- * the other live resolvers' (process-wide.ts). A failure closes those made before it, gives
- * the live resolvers their settings back (the failed one's were applied to the process when
- * it was finalized) and throws (the first context fails on a bad option, before any other is made).
+ * `plan.threads` finalized contexts and the claim on their process-wide settings, which must
+ * agree with the other live resolvers' (process-wide.ts; `held`, the resolver's claim so far, is
+ * released once the new one is made). A failure closes those made before it, releases the new
+ * claim, gives the live resolvers their settings back (the failed one's were applied to the
+ * process when it was finalized) and throws (the first context fails on a bad option, before
+ * any other is made).
  */
-function createContexts(addon: UnboundAddon, plan: ContextPlan, owner: UnboundResolver): UnboundContext[] {
-  checkProcessWide(owner, plan.processWide);
+function createContexts(addon: UnboundAddon, plan: ContextPlan, held?: NativeClaim): [UnboundContext[], NativeClaim] {
+  // Claimed first: check and claim are one step, so another thread cannot slip in between.
+  const claim = claimProcessWide(addon, plan.processWide, held);
   const contexts: UnboundContext[] = [];
   try {
     for (let i = 0; i < plan.threads; i++) contexts.push(createContext(addon, plan.steps, plan.anchorZones));
   } catch (error) {
     for (const context of contexts) context.close();
+    claim.release();
     reapplySettingsInForce(addon);
     throw error;
   }
-  claimProcessWide(owner, plan.processWide);
-  return contexts;
+  held?.release();
+  return [contexts, claim];
 }
 
 /** The resolver's libunbound contexts, in shard order: for the package's tests. Not exported by the package. */

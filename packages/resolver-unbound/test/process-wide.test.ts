@@ -4,12 +4,16 @@
  * probe, a reload that fails) changes the live resolvers' settings. cache-max-ttl shows which
  * settings are in force: it caps the TTL of every answer libunbound gives.
  */
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeQuery, parseMessage } from '@dnscore/core/plugin';
 import { startNsd, type NsdServer } from '../../../test/support/nsd.js';
 import { UnboundOptionError } from '../src/errors.js';
 import type { UnboundOptions } from '../src/options.js';
+import { settingsInForce } from '../src/process-wide.js';
 import { UnboundResolver } from '../src/unbound-resolver.js';
+import { requiredAddon } from './support/addon.js';
 import { labOptions } from './support/lab.js';
 
 const zone = `$ORIGIN lab.test.
@@ -113,21 +117,95 @@ describe('settings libunbound keeps for the whole process', () => {
   });
 });
 
-describe('two copies of the package in one process', () => {
-  it('share the claims, as they share one libunbound', async () => {
-    // The same file under two URLs: two module instances, as two installed copies would be.
+describe('two copies of the module in one process', () => {
+  it("share the claims, which are the addon's", async () => {
+    // The same file under two URLs: two module instances on the one addon the process loaded.
     const copy = (name: string) =>
       import(/* @vite-ignore */ `../src/process-wide.js?copy=${name}`) as Promise<
         typeof import('../src/process-wide.js')
       >;
     const [one, two] = await Promise.all([copy('one'), copy('two')]);
-    expect(one.checkProcessWide).not.toBe(two.checkProcessWide);
-    const owner = {};
-    one.claimProcessWide(owner, new Map([['cache-max-ttl', { value: '5', option: 'options["cache-max-ttl"]' }]]));
-    expect(() => two.checkProcessWide({}, new Map())).toThrow(
+    expect(one.claimProcessWide).not.toBe(two.claimProcessWide);
+    const addon = requiredAddon();
+    const claim = one.claimProcessWide(
+      addon,
+      new Map([['cache-max-ttl', { value: '5', option: 'options["cache-max-ttl"]' }]]),
+    );
+    expect(() => two.claimProcessWide(addon, new Map())).toThrow(
       'libunbound keeps cache-max-ttl for the whole process, and another resolver alive in it has "5"',
     );
-    two.releaseProcessWide(owner);
-    expect(() => one.checkProcessWide({}, new Map())).not.toThrow();
+    claim.release();
+    one.claimProcessWide(addon, new Map()).release();
+  });
+});
+
+/** A resolver's thread: a worker_threads Worker on the package as built (dist/). */
+class Thread {
+  readonly worker = new Worker(new URL('./support/process-wide-worker.mjs', import.meta.url), {
+    execArgv: [], // not the test runner's "source" condition: the worker loads the built packages
+  });
+
+  async send(message: object): Promise<Record<string, unknown>> {
+    this.worker.postMessage(message);
+    const [reply] = (await once(this.worker, 'message')) as [Record<string, unknown>];
+    return reply;
+  }
+}
+
+const refusedInWorker = {
+  error: 'UnboundOptionError',
+  option: 'infraCacheMaxRtt',
+  message:
+    'unbound option infraCacheMaxRtt: libunbound keeps infra-cache-max-rtt for the whole process, and ' +
+    'another resolver alive in it has "1000" where this one has "120000": close() that one first, ' +
+    'or give both the same',
+};
+
+describe('resolvers in worker_threads threads', () => {
+  // One libunbound and one set of its globals for every thread of the process.
+  it("a worker's resolver with another value is refused, and so is the main thread's", async () => {
+    const thread = new Thread();
+    try {
+      const main = new UnboundResolver(lab());
+      expect(await thread.send({ make: lab({ infraCacheMaxRtt: 120_000 }) })).toEqual(refusedInWorker);
+      // Equal settings live side by side, and both answer.
+      expect(await thread.send({ make: lab({ infraCacheMaxRtt: 1000 }) })).toEqual({ made: true });
+      expect(await thread.send({ ask: 'n6.lab.test' })).toEqual({ rcode: 0, ttl: 300 });
+      expect(await ttlOf(main, 'n7.lab.test')).toBe(300);
+      main.close();
+      // The worker's resolver still binds the main thread.
+      expect(refusal(lab({ infraCacheMaxRtt: 120_000 })).message).toBe(refusedInWorker.message);
+      // The worker's resolver closed: the main thread may take another value.
+      expect(await thread.send({ close: true })).toEqual({ closed: true });
+      new UnboundResolver(lab({ infraCacheMaxRtt: 120_000 })).close();
+    } finally {
+      await thread.worker.terminate();
+    }
+  });
+
+  it('a worker that ends without close() lets go of its claim', async () => {
+    const exits = new Thread();
+    expect(await exits.send({ make: capped('5') })).toEqual({ made: true });
+    expect(refusal(lab()).option).toBe('cache-max-ttl (not given)');
+    exits.worker.postMessage({ exit: true });
+    await once(exits.worker, 'exit');
+    new UnboundResolver(lab()).close();
+
+    const terminated = new Thread();
+    expect(await terminated.send({ make: capped('5') })).toEqual({ made: true });
+    expect(refusal(lab()).option).toBe('cache-max-ttl (not given)');
+    await terminated.worker.terminate();
+    new UnboundResolver(lab()).close();
+  });
+
+  it("a probe on the main thread takes the settings of a worker's resolver", async () => {
+    const thread = new Thread();
+    try {
+      expect(await thread.send({ make: capped('5') })).toEqual({ made: true });
+      expect(settingsInForce(requiredAddon())?.get('cache-max-ttl')?.value).toBe('5');
+    } finally {
+      await thread.worker.terminate();
+    }
+    expect(settingsInForce(requiredAddon())).toBeUndefined();
   });
 });

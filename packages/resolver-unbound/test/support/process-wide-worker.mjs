@@ -1,0 +1,29 @@
+/**
+ * A resolver in a worker_threads thread, for process-wide.test.ts (the package as built: dist/).
+ * Messages: { make: options } makes one (posts { made: true } or the refusal's { error, option,
+ * message }), { ask: name } posts { rcode, ttl } of its A answer, { close: true } closes it
+ * (posts { closed: true }), { exit: true } ends the thread without closing it.
+ */
+import { parentPort } from 'node:worker_threads';
+import { makeQuery, parseMessage } from '@dnscore/core/plugin';
+import { UnboundResolver } from '../../dist/index.js';
+
+let resolver;
+parentPort.on('message', async (message) => {
+  if (message.make) {
+    try {
+      resolver = new UnboundResolver(message.make);
+      parentPort.postMessage({ made: true });
+    } catch (error) {
+      parentPort.postMessage({ error: error.name, option: error.option, message: error.message });
+    }
+  } else if (message.ask) {
+    const answer = await resolver.resolve(makeQuery(message.ask, 'A'), new AbortController().signal);
+    parentPort.postMessage({ rcode: answer.rcode, ttl: parseMessage(answer.answer).answers[0].ttl });
+  } else if (message.close) {
+    resolver.close();
+    parentPort.postMessage({ closed: true });
+  } else if (message.exit) {
+    process.exit(0);
+  }
+});
