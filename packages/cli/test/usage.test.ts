@@ -48,10 +48,10 @@ describe('--help', () => {
 });
 
 describe('a failure is one line on stderr', () => {
-  it('a newline in a URI is shown as \\n', async () => {
+  it('a newline in a URI is shown escaped (\\x0a)', async () => {
     const { code, stdout, stderr } = await dnscore('sip', 'sip:bob@biloxi\nexample', '--zone', EXAMPLE_ZONE);
     expect([code, stdout]).toEqual([2, '']);
-    expect(stderr).toMatch(/^dnscore: invalid SIP URI "sip:bob@biloxi\\nexample": [^\n]*\n$/);
+    expect(stderr).toMatch(/^dnscore: invalid SIP URI "sip:bob@biloxi\\x0aexample": [^\n]*\n$/);
   });
 
   it("a newline in a flag's value is shown as \\n; the usage after a usage error keeps its lines", async () => {

@@ -2,7 +2,7 @@
  * Errors of @dnscore/sip. Each extends the core's DnsError (or InvalidArgumentError for bad
  * input) and has a stable `code`: match on the code, not on the message.
  */
-import { DnsError, InvalidArgumentError } from '@dnscore/core';
+import { DnsError, InvalidArgumentError, escapeText, quoteText } from '@dnscore/core';
 import type { SipTransport } from './transport.js';
 
 /** Base of the errors that end a SIP resolution or a failover walk. */
@@ -11,6 +11,11 @@ export class SipError extends DnsError {
   override readonly code: string = 'SIP_ERR';
   override readonly definite = true;
 }
+
+/** Characters of a bad URI shown in its error: more than the parser keeps of one (200). */
+const MAX_QUOTED_URI = 256;
+/** Characters of its reason shown: a reason may quote a part of the URI. */
+const MAX_SHOWN_REASON = 512;
 
 /** The text is not a SIP or SIPS URI of RFC 3261's grammar; `position` is where it breaks. */
 export class InvalidSipUriError extends InvalidArgumentError {
@@ -21,7 +26,9 @@ export class InvalidSipUriError extends InvalidArgumentError {
     readonly reason: string,
     readonly position?: number,
   ) {
-    super(`invalid SIP URI "${uri}": ${reason}${position === undefined ? '' : ` (at offset ${position})`}`);
+    // Both quote the URI, which may come from the network: control characters are escaped.
+    const shown = `${quoteText(uri, MAX_QUOTED_URI)}: ${escapeText(reason, MAX_SHOWN_REASON)}`;
+    super(`invalid SIP URI ${shown}${position === undefined ? '' : ` (at offset ${position})`}`);
   }
 }
 

@@ -190,6 +190,23 @@ describe('parseSipUri: off-nominal', () => {
     );
   });
 
+  it('the message shows a hostile URI escaped, cut as the uri field is', () => {
+    const hostile = `sip:bob@biloxi\u001b[31m"\n${'x'.repeat(300)}.example`;
+    const error = (() => {
+      try {
+        parseSipUri(hostile);
+      } catch (caught) {
+        return caught as InvalidSipUriError;
+      }
+    })();
+    expect(error?.uri).toBe(`${hostile.slice(0, 200)}...`);
+    expect(error?.message).toBe(
+      `invalid SIP URI "sip:bob@biloxi\\x1b[31m\\"\\x0a${'x'.repeat(179)}...": host name ` +
+        `"biloxi\\x1b[31m"\\x0a${'x'.repeat(300)}.example" has the label "biloxi\\x1b[31m"\\x0a${'x'.repeat(150)}` +
+        `...(${error?.reason.length} chars) (at offset 8)`,
+    );
+  });
+
   it.each([
     ['sip:bob@biloxi.example;lr;ttl=256', 30],
     ['sip:bob@biloxi.example;transport=u%20p', 33],
