@@ -198,6 +198,19 @@ describe('resolvers in worker_threads threads', () => {
     new UnboundResolver(lab()).close();
   });
 
+  it('a worker terminated while answers arrive frees its contexts and lets go of its claim', async () => {
+    const addon = requiredAddon();
+    const open = addon.openContexts();
+    const thread = new Thread();
+    expect(await thread.send({ make: capped('5') })).toEqual({ made: true });
+    expect(addon.openContexts()).toBe(open + 1);
+    // Its resolver thread hands results to a JS thread that is going away.
+    expect(await thread.send({ flood: 2000 })).toEqual({ flowing: true });
+    await thread.worker.terminate();
+    expect(addon.openContexts()).toBe(open);
+    new UnboundResolver(lab()).close();
+  });
+
   it("a probe on the main thread takes the settings of a worker's resolver", async () => {
     const thread = new Thread();
     try {
