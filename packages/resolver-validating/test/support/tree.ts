@@ -8,7 +8,7 @@
  *   other       signed, secure -> secure across zones
  *   insecure    unsigned, no DS; CNAMEs back into signed zones
  *   nsec3       NSEC3 (no salt, 0 iterations); a wildcard
- *   optout      NSEC3 with opt-out, delegating to the unsigned child.optout
+ *   optout      NSEC3 with opt-out, delegating to the unsigned child.optout; a wildcard
  *   expired     signatures expired 3 days ago
  *   future      signatures valid in 3 days (beyond libunbound's skew: 10% of the window, at most a day)
  *   bogus       signed, then www's A changed
@@ -23,6 +23,14 @@
  *               judged by the supported one alone, bogus (RFC 6840 5.2)
  *   mixeddigest a right SHA-1 DS beside a wrong SHA-256 one: SHA-1 is ignored, bogus (RFC 4509 3)
  *   unknowndigest its only DS has digest type 200: unsupported, insecure (RFC 4035 5.2)
+ *   salted      NSEC3 with a salt and 5 iterations; a wildcard; an empty non-terminal
+ *   hundred     NSEC3 with 100 iterations: the most RFC 9276 lets through here, secure
+ *   signed.insecure  signed, with a DS in the unsigned insecure.example: no chain reaches it, insecure
+ *   revoked     its one KSK has the REVOKE bit (RFC 5011) and the parent's DS matches it: bogus
+ *   revokedplus a revoked KSK and a good one, a DS for each: secure by the good one
+ *   lapsed      signatures expired 2 hours ago: bogus (delv agrees; libunbound's skew of 10% of the
+ *               window, at most a day, takes them)
+ *   ed448       signed with Ed448 (algorithm 16), which node:crypto checks (Debian's libunbound cannot)
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,7 +50,9 @@ interface SignSpec {
   readonly inception?: Date;
   readonly expiration?: Date;
   /** NSEC3 instead of NSEC: `optOut` sets the flag on every NSEC3 record. */
-  readonly nsec3?: { readonly optOut?: boolean; readonly iterations?: number };
+  readonly nsec3?: { readonly optOut?: boolean; readonly iterations?: number; readonly salt?: string };
+  /** The first KSK gets the REVOKE bit (RFC 5011) before signing. */
+  readonly revokeFirstKsk?: boolean;
   /** ldns-keygen algorithm (default ECDSAP256SHA256). */
   readonly algorithm?: string;
 }
@@ -66,13 +76,20 @@ async function sign(zone: string, text: string, spec: SignSpec = {}): Promise<Si
       ).stdout.trim();
     const ksks: string[] = [];
     for (let i = 0; i < (spec.ksks ?? 1); i++) ksks.push(await keygen(true));
+    if (spec.revokeFirstKsk) await run('ldns-revoke', [`${ksks[0]!}.key`], { cwd: dir });
     const zsks: string[] = [];
     for (let i = 0; i < (spec.zsks ?? 1); i++) zsks.push(await keygen(false));
     writeFileSync(join(dir, 'zone'), text);
     const inception = spec.inception ?? new Date(Date.now() - HOUR);
     const expiration = spec.expiration ?? new Date(Date.now() + 30 * DAY);
     const nsec3 = spec.nsec3
-      ? ['-n', '-t', String(spec.nsec3.iterations ?? 0), ...(spec.nsec3.optOut ? ['-p'] : [])]
+      ? [
+          '-n',
+          '-t',
+          String(spec.nsec3.iterations ?? 0),
+          ...(spec.nsec3.salt ? ['-s', spec.nsec3.salt] : []),
+          ...(spec.nsec3.optOut ? ['-p'] : []),
+        ]
       : [];
     await run(
       'ldns-signzone',
@@ -85,7 +102,9 @@ async function sign(zone: string, text: string, spec: SignSpec = {}): Promise<Si
     );
     return {
       text: readFileSync(join(dir, 'zone.signed'), 'utf8'),
-      ds: ksks.map((k) => readFileSync(join(dir, `${k}.ds`), 'utf8').trim()),
+      ds: await Promise.all(
+        ksks.map(async (k) => (await run('ldns-key2ds', ['-n', '-2', `${k}.key`], { cwd: dir })).stdout.trim()),
+      ),
       ds1: await Promise.all(
         ksks.map(async (k) => (await run('ldns-key2ds', ['-n', '-1', `${k}.key`], { cwd: dir })).stdout.trim()),
       ),
@@ -121,6 +140,7 @@ to-nothere IN CNAME nothere.secure.example.
 `,
   optout: `www IN A 192.0.2.40
 child IN NS ns1.example.
+*.wild IN A 192.0.2.42
 `,
   'child.optout': 'www IN A 192.0.2.41\n',
   expired: 'www IN A 192.0.2.7\n',
@@ -136,6 +156,13 @@ child IN NS ns1.example.
   mixedalg: 'www IN A 192.0.2.18\n',
   mixeddigest: 'www IN A 192.0.2.19\n',
   unknowndigest: 'www IN A 192.0.2.20\n',
+  salted: 'www IN A 192.0.2.23\n*.wild IN A 192.0.2.24\nsub.ent IN A 192.0.2.25\n',
+  hundred: 'www IN A 192.0.2.26\n',
+  revoked: 'www IN A 192.0.2.29\n',
+  revokedplus: 'www IN A 192.0.2.30\n',
+  lapsed: 'www IN A 192.0.2.22\n',
+  ed448: 'www IN A 192.0.2.21\n',
+  'signed.insecure': 'www IN A 192.0.2.27\n',
 } as const;
 
 export interface Tree {
@@ -166,6 +193,13 @@ export async function startTree(): Promise<Tree> {
     mixedalg,
     mixeddigest,
     unknowndigest,
+    salted,
+    hundred,
+    signedInsecure,
+    revoked,
+    revokedplus,
+    lapsed,
+    ed448,
   ] = await Promise.all([
     sign('secure.example', z('secure')),
     sign('other.example', z('other')),
@@ -187,6 +221,16 @@ export async function startTree(): Promise<Tree> {
     sign('mixedalg.example', z('mixedalg')),
     sign('mixeddigest.example', z('mixeddigest')),
     sign('unknowndigest.example', z('unknowndigest')),
+    sign('salted.example', z('salted'), { nsec3: { salt: 'aabbccdd', iterations: 5 } }),
+    sign('hundred.example', z('hundred'), { nsec3: { iterations: 100 } }),
+    sign('signed.insecure.example', z('signed.insecure')),
+    sign('revoked.example', z('revoked'), { revokeFirstKsk: true }),
+    sign('revokedplus.example', z('revokedplus'), { revokeFirstKsk: true, ksks: 2 }),
+    sign('lapsed.example', z('lapsed'), {
+      inception: new Date(now - 30 * DAY),
+      expiration: new Date(now - 2 * HOUR),
+    }),
+    sign('ed448.example', z('ed448'), { algorithm: 'ED448' }),
   ]);
   const children = [
     'secure',
@@ -207,6 +251,12 @@ export async function startTree(): Promise<Tree> {
     'mixedalg',
     'mixeddigest',
     'unknowndigest',
+    'salted',
+    'hundred',
+    'revoked',
+    'revokedplus',
+    'lapsed',
+    'ed448',
   ];
   const parent = await sign(
     'example',
@@ -225,6 +275,12 @@ export async function startTree(): Promise<Tree> {
       corruptDigest(mixeddigest.ds[0]!),
       mixeddigest.ds1[0]!,
       withDigestType(unknowndigest.ds[0]!, 200),
+      salted.ds[0]!,
+      hundred.ds[0]!,
+      revoked.ds[0]!,
+      ...revokedplus.ds,
+      lapsed.ds[0]!,
+      ed448.ds[0]!,
       '',
     ].join('\n'),
   );
@@ -232,7 +288,14 @@ export async function startTree(): Promise<Tree> {
     { name: 'example', text: parent.text },
     { name: 'secure.example', text: secure.text },
     { name: 'other.example', text: other.text },
-    { name: 'insecure.example', text: z('insecure') },
+    { name: 'insecure.example', text: `${z('insecure')}signed IN NS ns1.example.\n${signedInsecure.ds[0]!}\n` },
+    { name: 'signed.insecure.example', text: signedInsecure.text },
+    { name: 'salted.example', text: salted.text },
+    { name: 'hundred.example', text: hundred.text },
+    { name: 'revoked.example', text: revoked.text },
+    { name: 'revokedplus.example', text: revokedplus.text },
+    { name: 'lapsed.example', text: lapsed.text },
+    { name: 'ed448.example', text: ed448.text },
     { name: 'nsec3.example', text: nsec3.text },
     { name: 'optout.example', text: optout.text },
     { name: 'child.optout.example', text: `${head('child.optout.example')}${ZONES['child.optout']}` },
