@@ -211,6 +211,18 @@ describe('resolvers in worker_threads threads', () => {
     new UnboundResolver(lab()).close();
   });
 
+  it("a worker's resolver dropped without close() lets go of its claim once collected", async () => {
+    const thread = new Thread();
+    try {
+      expect(await thread.send({ make: capped('5') })).toEqual({ made: true });
+      expect(refusal(lab()).option).toBe('cache-max-ttl (not given)');
+      expect(await thread.send({ drop: true })).toEqual({ dropped: true });
+      new UnboundResolver(lab()).close();
+    } finally {
+      await thread.worker.terminate();
+    }
+  });
+
   it("a probe on the main thread takes the settings of a worker's resolver", async () => {
     const thread = new Thread();
     try {
