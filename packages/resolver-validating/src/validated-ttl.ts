@@ -3,9 +3,12 @@
  * section 5.3.3: the RRSIG's original TTL and the time left to its expiration) and an SOA's by
  * its MINIMUM (RFC 2308 section 5); the answer as a whole holds as long as the shortest RRset
  * of the messages it was validated from, proofs included (unbound's message cache does the same).
+ * A CNAME a DNAME synthesizes is unsigned (RFC 6672 section 5.3.1) and takes its DNAME's TTL
+ * (section 3.2): it is bounded by the DNAME's bound, not by the TTL the message gave it.
  */
 import type { Rr, SignedRrset } from './validate/index.js';
-import { DnssecType, groupRrsets } from './validate/index.js';
+import { DnssecType, groupRrsets, ownerOf } from './validate/index.js';
+import { isAtOrBelow } from './names.js';
 import { checkWindow, serialDiff } from './validate/time.js';
 import type { Fetched } from './upstream.js';
 
@@ -33,9 +36,10 @@ export function boundTtls(messages: readonly Fetched[], nowMs: number, skewS: nu
       over ??= new Map();
       over.set(record, bound);
     };
+    const dnames = fetched.answerSets.filter((set) => set.records[0]?.rrtype === DnssecType.DNAME);
     const visit = (sets: readonly SignedRrset[]): void => {
       for (const set of sets) {
-        const bound = Math.min(cap, rrsetBound(set, now, skewS));
+        const bound = Math.min(cap, rrsetBound(set, now, skewS), synthesizedBound(set, dnames, now, skewS));
         lifetime = Math.min(lifetime, bound);
         for (const record of set.records) lower(record, bound);
         for (const record of set.rrsigs) lower(record, bound);
@@ -59,6 +63,24 @@ export function boundTtls(messages: readonly Fetched[], nowMs: number, skewS: nu
     };
   });
   return { messages: bounded, lifetime: Number.isFinite(lifetime) ? Math.max(0, lifetime) : 0 };
+}
+
+/**
+ * For an unsigned CNAME below the owner of a DNAME of the same section, the DNAME's bound (the
+ * lowest, should there be several); for any other RRset, no bound.
+ */
+function synthesizedBound(set: SignedRrset, dnames: readonly SignedRrset[], now: number, skewS: number): number {
+  const first = set.records[0];
+  if (first?.rrtype !== DnssecType.CNAME || set.rrsigs.length > 0) return Number.POSITIVE_INFINITY;
+  const owner = ownerOf(first);
+  let bound = Number.POSITIVE_INFINITY;
+  for (const dname of dnames) {
+    const dnameOwner = ownerOf(dname.records[0]!);
+    if (owner.length > dnameOwner.length && isAtOrBelow(owner, dnameOwner)) {
+      bound = Math.min(bound, rrsetBound(dname, now, skewS));
+    }
+  }
+  return bound;
 }
 
 /**

@@ -16,6 +16,8 @@ const CAP = 86_400;
 const A = 1;
 const SOA = 6;
 const RRSIG = 46;
+const CNAME = 5;
+const DNAME = 39;
 const ZONE_WIRE = [4, ...Buffer.from('test'), 0];
 
 function a(ttl: number): Rr {
@@ -100,5 +102,23 @@ describe('boundTtls', () => {
     const capped = bound([message([a(3600)])], 5);
     expect([capped.lifetime, ttls(capped.messages[0]!.answer)]).toEqual([5, [5]]);
     expect(bound([message([])]).lifetime).toBe(0);
+  });
+
+  it("bounds a DNAME's unsigned synthesized CNAME by the DNAME's bound (RFC 6672 3.2), no other CNAME", () => {
+    const record = (name: string, rrtype: number, ttl: number, target: string): Rr => ({
+      name,
+      rrtype,
+      class: 1,
+      ttl,
+      rdata: Uint8Array.from([...target.split('.').flatMap((l) => [l.length, ...Buffer.from(l)]), 0]),
+    });
+    const dname = record('moved.test', DNAME, 86_400, 'other.test');
+    const dnameSig = { ...rrsig(DNAME, 86_400, 300, NOW_S - 3600, NOW_S + 86_400), name: 'moved.test' };
+    const synthesized = record('www.moved.test', CNAME, 86_400, 'www.other.test');
+    // Not below the DNAME: an unsigned CNAME elsewhere keeps its TTL (its zone is insecure).
+    const elsewhere = record('www.other.test', CNAME, 7200, 'www.plain.test');
+    const out = bound([message([dname, dnameSig, synthesized, elsewhere])]);
+    expect(ttls(out.messages[0]!.answer)).toEqual([300, 300, 300, 7200]);
+    expect(out.lifetime).toBe(300);
   });
 });
