@@ -244,6 +244,48 @@ describe('NSEC3 opt-out', () => {
   });
 });
 
+describe('NSEC3 with an unknown hash algorithm (RFC 5155 section 8.1)', () => {
+  // The zone's own chain, signed, with hash algorithm 2 (unassigned) in every record: nothing to
+  // hash with, so no proof either way: insecure, as unbound has it. Beside SHA-1 records, ignored.
+  const key = ed25519Key('example');
+  const hashOf = (name: string) =>
+    execFileSync('ldns-nsec3-hash', ['-t', '0', name], { encoding: 'utf8' }).trim().replace(/\.$/, '');
+  const chain = (
+    [
+      ['example', [2, 6, 46, 48, 51]],
+      ['a.example', [1, 46]],
+    ] as const
+  )
+    .map(([name, types]) => ({ hash: hashOf(name), types }))
+    .sort((x, y) => (x.hash < y.hash ? -1 : 1));
+  const signedChain = (algorithm: number): SignedRrset[] =>
+    chain.map(({ hash, types }, i) => {
+      const next = Buffer.from(base32hexDecode(Buffer.from(chain[(i + 1) % chain.length]!.hash))!);
+      const rdata = Uint8Array.of(algorithm, 0, 0, 0, 0, next.length, ...next, ...typeBitmaps([...types]));
+      const record = { name: `${hash}.example`, rrtype: 50, class: 1, ttl: 3600, rdata };
+      return { records: [record], rrsigs: [signRrset([record], 'example', key)] };
+    });
+  const keys = zoneKeys([key.dnskey]);
+  const input = (qname: string, qtype: number, rrsets: readonly SignedRrset[]): DenialInput => ({
+    qname,
+    qtype,
+    zone: 'example',
+    rrsets,
+    keys,
+  });
+
+  it('is insecure when every NSEC3 has it, and the SHA-1 ones decide beside it', () => {
+    const unknown = signedChain(2);
+    const why = { whyInsecure: 'NSEC3 with an unknown hash algorithm (RFC 5155 section 8.1)' };
+    expect(nxdomain(input('b.example', A, unknown))).toMatchObject({ status: 'insecure', ...why });
+    expect(nodata(input('a.example', AAAA, unknown))).toMatchObject({ status: 'insecure', ...why });
+    const both = [...unknown, ...signedChain(1)];
+    expect(nxdomain(input('b.example', A, both)).status).toBe('secure');
+    expect(nodata(input('a.example', AAAA, both)).status).toBe('secure');
+    expect(nodata(input('a.example', A, both)).status).toBe('bogus');
+  });
+});
+
 describe('NSEC3 iterations (RFC 9276)', () => {
   const zone = signZone({
     origin: 'example',
