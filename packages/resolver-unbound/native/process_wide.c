@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "process_wide.h"
+#include "string_arg.h"
 
 typedef struct Claim {
   char* key;
@@ -49,20 +50,6 @@ static void claim_free(Claim* claim) {
   free(claim);
 }
 
-static char* string_of(napi_env env, napi_value value) {
-  size_t length;
-  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) {
-    napi_throw_type_error(env, NULL, "expected a string");
-    return NULL;
-  }
-  char* text = malloc(length + 1);
-  if (!text) {
-    napi_throw_error(env, NULL, "out of memory");
-    return NULL;
-  }
-  napi_get_value_string_utf8(env, value, text, length + 1, &length);
-  return text;
-}
 
 static void on_claim_finalize(napi_env env, void* data, void* hint) {
   (void)env;
@@ -127,8 +114,8 @@ static napi_value claim_process_wide(napi_env env, napi_callback_info info) {
     return NULL;
   }
   claim->env = env;
-  claim->key = string_of(env, argv[0]);
-  claim->payload = claim->key ? string_of(env, argv[1]) : NULL;
+  claim->key = string_arg(env, argv[0]);
+  claim->payload = claim->key ? string_arg(env, argv[1]) : NULL;
   if (!claim->payload) {
     claim_free(claim);
     return NULL;

@@ -64,6 +64,7 @@
 
 #include "event_base.h"
 #include "process_wide.h"
+#include "string_arg.h"
 
 #define CHECK(call)                                                                                        \
   do {                                                                                                     \
@@ -197,26 +198,6 @@ static napi_value throw_state(napi_env env, const char* message) {
   return NULL;
 }
 
-/* A string argument copied into a malloc'd buffer (caller frees), or NULL with a TypeError thrown. */
-static char* string_arg(napi_env env, napi_value value) {
-  size_t length;
-  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) {
-    napi_throw_type_error(env, NULL, "expected a string");
-    return NULL;
-  }
-  char* text = malloc(length + 1);
-  if (!text) {
-    napi_throw_error(env, NULL, "out of memory");
-    return NULL;
-  }
-  napi_get_value_string_utf8(env, value, text, length + 1, &length);
-  if (strlen(text) != length) {
-    free(text);
-    napi_throw_type_error(env, NULL, "the string holds a NUL character");
-    return NULL;
-  }
-  return text;
-}
 
 
 static void done_free(Done* done) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Builds native/unbound_addon.c, native/event_base.c and native/process_wide.c into
+ * Builds the C files of native/ (the addon, its event base, the process-wide claims, string_arg) into
  * build/unbound.node with one compiler call, against the Node-API headers of the
  * `node-api-headers` package and Debian's libunbound-dev: no node-gyp, no Node source headers,
  * no download. It never fails the install or the build: when the
@@ -19,8 +19,10 @@ const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outIndex = process.argv.indexOf('--out');
 const outDir = outIndex > 0 ? resolve(process.argv[outIndex + 1] ?? '') : join(packageDir, 'build');
 const nativeDir = join(packageDir, 'native');
-const sources = ['unbound_addon.c', 'event_base.c', 'process_wide.c'].map((file) => join(nativeDir, file));
-const inputs = [...sources, ...['event_base.h', 'process_wide.h'].map((file) => join(nativeDir, file))];
+const sourceFiles = ['unbound_addon.c', 'event_base.c', 'process_wide.c', 'string_arg.c'];
+const sources = sourceFiles.map((file) => join(nativeDir, file));
+const headerFiles = ['event_base.h', 'process_wide.h', 'string_arg.h'];
+const inputs = [...sources, ...headerFiles.map((file) => join(nativeDir, file))];
 const target = join(outDir, 'unbound.node');
 const errorFile = join(outDir, 'build-error.txt');
 
