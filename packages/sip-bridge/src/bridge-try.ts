@@ -24,6 +24,8 @@ export interface TryContext {
   readonly failsOver: (status: number) => boolean;
   /** What is left of the transaction bound, ms: Timer F never runs past it. */
   readonly remainingMs: () => number;
+  /** A response to a try whose timer ran out: the cursor boxes or frees its server (cursor.reportLate). */
+  readonly reportLate: (attempt: SipAttempt, response: SipResponse) => void;
 }
 
 export interface FinalOutcome {
@@ -42,6 +44,7 @@ export class BridgeTry {
   /** The final response of the failover set this try got, if any: the application's answer when no target answered. */
   failoverResponse: SipResponse | undefined;
   readonly #ctx: TryContext;
+  readonly #attempt: SipAttempt;
   readonly #started = performance.now();
   #phase: Phase = 'waiting';
   #handle: TryHandle | undefined;
@@ -53,6 +56,7 @@ export class BridgeTry {
 
   constructor(ctx: TryContext, attempt: SipAttempt, target: TryTarget, signal: AbortSignal) {
     this.#ctx = ctx;
+    this.#attempt = attempt;
     this.record = {
       target: attempt.target,
       outcome: 'timeout',
@@ -127,7 +131,10 @@ export class BridgeTry {
     if (this.#phase === 'dropped') return;
     if (this.#phase === 'late') {
       const late = event.type === 'response' ? event.response : undefined;
-      if (late && late.status >= 200 && late.status < 300) this.#ctx.deliver(late);
+      if (!late) return;
+      // Late, it still says how the server is: a 503 with Retry-After boxes it, any other frees it.
+      this.#ctx.reportLate(this.#attempt, late);
+      if (late.status >= 200 && late.status < 300) this.#ctx.deliver(late);
       return;
     }
     if (event.type === 'transport-error') {

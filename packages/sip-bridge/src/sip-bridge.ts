@@ -33,7 +33,7 @@ import { BridgeClosedError, InvalidSipMessageError, UnknownTransactionError } fr
 import { nextHop, type NextHop } from './route.js';
 import { sentByDestination } from './sent-by.js';
 import type { AttemptOutcome, BridgeAttempt, SendReport } from './send-report.js';
-import { BridgeTry, type TryContext } from './bridge-try.js';
+import { BridgeTry, retryAfter, type TryContext } from './bridge-try.js';
 import { SipEndpoint, reportWarning, type SipEndpointOptions, type TryTarget } from './sip-endpoint.js';
 import {
   isRequest,
@@ -152,6 +152,14 @@ export class SipBridge {
       timerFMs: this.#timerF,
       failsOver: (status) => cursor.failsOver(status),
       remainingMs: () => cursor.remainingMs,
+      reportLate: (attempt, response) => {
+        try {
+          cursor.reportLate(attempt, { type: 'response', status: response.status, ...retryAfter(response) });
+        } catch (caught) {
+          // A status the cursor cannot judge (a hostile peer's) boxes nothing; a bug still throws.
+          if (!(caught instanceof DnsError)) throw caught;
+        }
+      },
     };
     const tries = new Map<SipAttempt, BridgeTry>();
     // A CANCEL of this INVITE (by the branch of any of its tries) lets the current try end as it

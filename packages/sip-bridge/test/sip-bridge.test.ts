@@ -47,6 +47,8 @@ const A = {
   /** Answer an INVITE only after the per-target timer ran out: 200, or 486. */
   late200: PEER(32),
   late486: PEER(33),
+  /** Answers an INVITE after the per-target timer ran out with a 503 and Retry-After: 120. */
+  late503: PEER(34),
 };
 
 let port: number;
@@ -84,6 +86,9 @@ _sip._udp.late486 IN SRV 10 0 ${port} late486
 _sip._udp.late486 IN SRV 20 0 ${port} live
 late200 IN A ${A.late200}
 late486 IN A ${A.late486}
+_sip._udp.late503 IN SRV 10 0 ${port} late503
+_sip._udp.late503 IN SRV 20 0 ${port} live
+late503 IN A ${A.late503}
 _sip._udp.err500 IN SRV 20 0 ${port} live
 ${A.quiet.map((_, i) => `_sip._udp.quiet IN SRV ${10 + i} 0 ${port} quiet${i}`).join('\n')}
 _sip._udp.busyquiet IN SRV 10 0 ${port} busy
@@ -143,6 +148,9 @@ tls-target IN A ${A.tls}
   // 600 ms: after the 300 ms per-target timer, so the walk has moved on.
   await start('late200', A.late200, (rq) => (rq.method === 'INVITE' ? [{ status: 200, delayMs: 600 }] : []));
   await start('late486', A.late486, (rq) => (rq.method === 'INVITE' ? [{ status: 486, delayMs: 600 }] : []));
+  await start('late503', A.late503, (rq) =>
+    rq.method === 'INVITE' ? [{ status: 503, delayMs: 600, headers: { 'retry-after': '120' } }] : [],
+  );
 });
 
 afterAll(async () => {
@@ -379,6 +387,22 @@ describe('SipBridge: what stays on the target that took the request', () => {
       `ACK ${at486()[0]!.headers.via[0]!.params.branch}`,
     ]);
     expect(busy).toEqual([200]);
+  }, 5000);
+
+  it('a late 503 with Retry-After boxes its server that long (RFC 3261 21.5.4), not its timeout', async () => {
+    const b = await bridge();
+    const invite = request(`sip:bob@late503.${ORIGIN}`, 'INVITE');
+    const statuses: number[] = [];
+    const report = await b.send(invite, (rs) => statuses.push(rs.status));
+    expect(tries(report)).toEqual([`udp ${A.late503} timeout -`, `udp ${A.live} response 200`]);
+    const key = { transport: 'udp' as const, address: A.late503, port };
+    // Boxed for its silence first (an INVITE met by silence), then by the 503 that came late.
+    expect(b.locator.penaltyBox.get(key)).toMatchObject({ reason: 'timeout' });
+    while (b.locator.penaltyBox.get(key)?.reason !== 'retry-after') await new Promise((r) => setTimeout(r, 5));
+    const boxed = b.locator.penaltyBox.get(key)!;
+    expect(boxed.until - Date.now()).toBeGreaterThan(60_000);
+    expect(boxed.until - Date.now()).toBeLessThanOrEqual(120_000);
+    expect(statuses).toEqual([200]); // the late 503 is the transaction's to ACK, never the application's
   }, 5000);
 
   it(
