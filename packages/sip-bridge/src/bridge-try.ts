@@ -133,7 +133,8 @@ export class BridgeTry {
       const late = event.type === 'response' ? event.response : undefined;
       if (!late) return;
       // Late, it still says how the server is: a 503 with Retry-After boxes it, any other frees it.
-      this.#ctx.reportLate(this.#attempt, late);
+      // Not a 408: `sip` makes one itself when Timer B ends a silent INVITE (RFC 3261 17.1.1.2).
+      if (late.status !== 408) this.#ctx.reportLate(this.#attempt, late);
       if (late.status >= 200 && late.status < 300) this.#ctx.deliver(late);
       return;
     }
