@@ -53,6 +53,9 @@ export class BridgeTry {
   #onFinal: ((final: FinalOutcome) => void) | undefined;
   #resolveFirst!: (outcome: TryOutcome) => void;
   #rejectFirst!: (error: Error) => void;
+  /** The first response this try heard, late ones too; null once it can hear none. */
+  #heard: SipResponse | null | undefined;
+  #onHeard: ((response: SipResponse | null) => void)[] = [];
 
   constructor(ctx: TryContext, attempt: SipAttempt, target: TryTarget, signal: AbortSignal) {
     this.#ctx = ctx;
@@ -90,6 +93,7 @@ export class BridgeTry {
         });
     } catch (error) {
       this.#phase = 'dropped';
+      this.#heard = null;
       this.#rejectFirst(error instanceof Error ? error : new Error(String(error)));
       return;
     }
@@ -107,6 +111,7 @@ export class BridgeTry {
         }
         this.#phase = 'dropped';
         this.#handle?.stop();
+        this.#hear(null);
       },
       { once: true },
     );
@@ -115,6 +120,22 @@ export class BridgeTry {
   /** The Via branch of this try's client transaction ('' when it was not sent). */
   get branch(): string {
     return this.#handle?.branch ?? '';
+  }
+
+  /**
+   * Calls `then` with the first response this try hears (a late one too), or null when it will
+   * hear none (a transport error, or a try stopped unanswered); at once if that is known. A
+   * CANCEL waits here for a provisional response (RFC 3261 section 9.1).
+   */
+  whenHeard(then: (response: SipResponse | null) => void): void {
+    if (this.#heard !== undefined) then(this.#heard);
+    else this.#onHeard.push(then);
+  }
+
+  #hear(response: SipResponse | null): void {
+    if (this.#heard !== undefined) return;
+    this.#heard = response;
+    for (const then of this.#onHeard.splice(0)) then(response);
   }
 
   /** The final outcome after a provisional response. */
@@ -129,6 +150,7 @@ export class BridgeTry {
 
   #onEvent(event: TryEvent): void {
     if (this.#phase === 'dropped') return;
+    this.#hear(event.type === 'response' ? event.response : null);
     if (this.#phase === 'late') {
       const late = event.type === 'response' ? event.response : undefined;
       if (!late) return;

@@ -27,6 +27,16 @@ export class UnknownTransactionError extends SipBridgeError {
   }
 }
 
+/**
+ * A CANCEL that was never sent: its INVITE got a final response, or none at all, before any
+ * provisional one (RFC 3261 section 9.1: a CANCEL waits for a provisional response, and one
+ * after a final response is a no-op). The INVITE's own report says how it ended.
+ */
+export class CancelNotSentError extends SipBridgeError {
+  override name = 'CancelNotSentError';
+  override readonly code = 'BRIDGE_ERR_CANCEL_NOT_SENT';
+}
+
 /** A try failed below SIP: connection refused or reset, TLS handshake or certificate failure. */
 export class SipTransportError extends SipBridgeError {
   override name = 'SipTransportError';

@@ -29,7 +29,7 @@ import {
   DEFAULT_NON_INVITE_TIMEOUT_MS,
   DEFAULT_TLS_SERVER_NAME,
 } from './defaults.js';
-import { BridgeClosedError, InvalidSipMessageError, UnknownTransactionError } from './errors.js';
+import { BridgeClosedError, CancelNotSentError, InvalidSipMessageError, UnknownTransactionError } from './errors.js';
 import { nextHop, type NextHop } from './route.js';
 import { sentByDestination } from './sent-by.js';
 import type { AttemptOutcome, BridgeAttempt, SendReport } from './send-report.js';
@@ -55,13 +55,20 @@ type BoundTarget = SipTarget & { readonly serverName?: string };
 
 type ResponseCallback = (response: SipResponse) => void;
 
+/** One INVITE's walk: a CANCEL (by the branch of any try) stops it and waits on that try. */
+interface InviteWalk {
+  cancelled: boolean;
+  readonly stop: AbortController;
+  readonly tries: Map<string, BridgeTry>;
+}
+
 export class SipBridge {
   readonly #abort = new AbortController();
   readonly #serverName: 'domain' | 'target';
   readonly #timerF: number;
   readonly #onError: (error: unknown) => void;
   /** The walks of INVITEs in progress, by the branch of each of their tries: a CANCEL stops its walk. */
-  readonly #walks = new Map<string, { cancelled: boolean; readonly stop: AbortController }>();
+  readonly #walks = new Map<string, InviteWalk>();
 
   private constructor(
     /** The `sip` stack pieces: transport, transactions, our stream connections. */
@@ -165,7 +172,7 @@ export class SipBridge {
     // A CANCEL of this INVITE (by the branch of any of its tries) lets the current try end as it
     // will, and starts no other: a new branch after a CANCEL would place the call the application
     // gave up (RFC 3261 section 16.10: no new branches once a CANCEL came).
-    const walk = { cancelled: false, stop: new AbortController() };
+    const walk: InviteWalk = { cancelled: false, stop: new AbortController(), tries: new Map() };
     const walkSignal = AbortSignal.any([this.#abort.signal, walk.stop.signal]);
     const sendTry = (attempt: SipAttempt, signal: AbortSignal): Promise<TryOutcome> => {
       if (walk.cancelled) {
@@ -174,7 +181,10 @@ export class SipBridge {
       }
       const one = new BridgeTry(context, attempt, this.#tryTarget(attempt.target, hop), signal);
       tries.set(attempt, one);
-      if (request.method === 'INVITE' && one.branch !== '') this.#walks.set(one.branch, walk);
+      if (request.method === 'INVITE' && one.branch !== '') {
+        this.#walks.set(one.branch, walk);
+        walk.tries.set(one.branch, one);
+      }
       return one.first;
     };
 
@@ -312,6 +322,49 @@ export class SipBridge {
     if (!bound || !top) throw new UnknownTransactionError(String(branch ?? ''));
     const walk = this.#walks.get(branch as string);
     if (walk) walk.cancelled = true;
+    const invite = walk?.tries.get(branch as string);
+    if (!invite) return this.#cancelNow(request, top, bound, onResponse);
+    // RFC 3261 section 9.1: not before a provisional response; not at all after a final one.
+    const held = new Promise<SendReport>((resolve) =>
+      invite.whenHeard((response) => {
+        if (response && response.status < 200) resolve(this.#cancelNow(request, top, bound, onResponse));
+        else resolve(this.#notSent(request, response));
+      }),
+    );
+    return this.#untilClosed(held).then((report) => report ?? this.#closedDuringCancel(request));
+  }
+
+  /** The report of a CANCEL held back and then not sent: its INVITE ended without a provisional response. */
+  #notSent(request: SipRequest, response: SipResponse | null): SendReport {
+    const why = response ? `a final response (${response.status})` : 'no response';
+    return Object.freeze({
+      hop: nextHop(this.endpoint.stack, request),
+      attempts: Object.freeze([]),
+      answeredBy: null,
+      response: null,
+      error: new CancelNotSentError(
+        `the INVITE got ${why} before any provisional one: no CANCEL was sent (RFC 3261 section 9.1)`,
+      ),
+    });
+  }
+
+  #closedDuringCancel(request: SipRequest): SendReport {
+    return Object.freeze({
+      hop: nextHop(this.endpoint.stack, request),
+      attempts: [],
+      answeredBy: null,
+      response: null,
+      error: new BridgeClosedError('the bridge was closed during the CANCEL'),
+    });
+  }
+
+  /** Sends the CANCEL now, where its INVITE went. */
+  #cancelNow(
+    request: SipRequest,
+    top: SipVia,
+    bound: BoundTarget,
+    onResponse: ResponseCallback | undefined,
+  ): Promise<SendReport> {
     // RFC 3261 section 9.1: one Via, the request's own; it goes where the request went, no failover.
     request.headers.via = [top];
     const hop = nextHop(this.endpoint.stack, request);
@@ -356,17 +409,7 @@ export class SipBridge {
         if (event.response.status >= 200) finish('response', event.response.status, event.response);
       });
     });
-    return this.#untilClosed(cancelled).then(
-      (report) =>
-        report ??
-        Object.freeze({
-          hop,
-          attempts: [],
-          answeredBy: null,
-          response: null,
-          error: new BridgeClosedError('the bridge was closed during the CANCEL'),
-        }),
-    );
+    return this.#untilClosed(cancelled).then((report) => report ?? this.#closedDuringCancel(request));
   }
 
   #tryTarget(target: SipTarget, hop: NextHop): TryTarget {

@@ -9,7 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sip from 'sip';
 import { InvalidArgumentError } from '@dnscore/core';
 import { NoTargetsError, TargetsExhaustedError, TransactionTimeoutError, type SipLocatorOptions } from '@dnscore/sip';
-import { BridgeClosedError, InvalidSipMessageError, UnknownTransactionError } from '../src/errors.js';
+import {
+  BridgeClosedError,
+  CancelNotSentError,
+  InvalidSipMessageError,
+  UnknownTransactionError,
+} from '../src/errors.js';
 import type { SendReport } from '../src/send-report.js';
 import { SipBridge, type SipBridgeOptions } from '../src/sip-bridge.js';
 import type { SipRequest, SipResponse } from '../src/sip-stack.js';
@@ -49,7 +54,13 @@ const A = {
   late486: PEER(33),
   /** Answers an INVITE after the per-target timer ran out with a 503 and Retry-After: 120. */
   late503: PEER(34),
+  /** Ring (180) only 150 ms after an INVITE; a CANCEL is answered 200 and the INVITE 487. */
+  slow180: PEER(35),
+  /** Answer an INVITE 486 after 150 ms, with no provisional response before. */
+  slow486: PEER(36),
 };
+/** At slow180: whether each CANCEL came after the 180 had been sent (RFC 3261 section 9.1). */
+const cancelAfter180: boolean[] = [];
 
 let port: number;
 let zone: string;
@@ -89,6 +100,10 @@ late486 IN A ${A.late486}
 _sip._udp.late503 IN SRV 10 0 ${port} late503
 _sip._udp.late503 IN SRV 20 0 ${port} live
 late503 IN A ${A.late503}
+_sip._udp.slow180 IN SRV 10 0 ${port} slow180
+slow180 IN A ${A.slow180}
+_sip._udp.slow486 IN SRV 10 0 ${port} slow486
+slow486 IN A ${A.slow486}
 _sip._udp.err500 IN SRV 20 0 ${port} live
 ${A.quiet.map((_, i) => `_sip._udp.quiet IN SRV ${10 + i} 0 ${port} quiet${i}`).join('\n')}
 _sip._udp.busyquiet IN SRV 10 0 ${port} busy
@@ -148,6 +163,22 @@ tls-target IN A ${A.tls}
   // 600 ms: after the 300 ms per-target timer, so the walk has moved on.
   await start('late200', A.late200, (rq) => (rq.method === 'INVITE' ? [{ status: 200, delayMs: 600 }] : []));
   await start('late486', A.late486, (rq) => (rq.method === 'INVITE' ? [{ status: 486, delayMs: 600 }] : []));
+  let ringing = false;
+  await start('slow180', A.slow180, (rq, earlier) => {
+    if (rq.method === 'INVITE') {
+      // Set just before the peer's own 180 timer of the same delay fires (timers keep their order).
+      ringing = false;
+      setTimeout(() => (ringing = true), 150);
+      return [{ status: 180, delayMs: 150 }];
+    }
+    const invite = earlier.find(
+      (r) => r.method === 'INVITE' && r.headers.via[0]!.params.branch === rq.headers.via[0]!.params.branch,
+    );
+    if (rq.method !== 'CANCEL' || !invite) return [];
+    cancelAfter180.push(ringing);
+    return [{ status: 200 }, { status: 487, request: invite }];
+  });
+  await start('slow486', A.slow486, (rq) => (rq.method === 'INVITE' ? [{ status: 486, delayMs: 150 }] : []));
   await start('late503', A.late503, (rq) =>
     rq.method === 'INVITE' ? [{ status: 503, delayMs: 600, headers: { 'retry-after': '120' } }] : [],
   );
@@ -340,6 +371,47 @@ describe('SipBridge: what stays on the target that took the request', () => {
       (r) => `${r.method} ${r.headers.via[0]!.params.branch === invite.headers.via![0]!.params.branch}`,
     );
     expect(methods).toEqual(['INVITE true', 'CANCEL true', 'ACK true']);
+  });
+
+  it('a CANCEL asked for before any provisional response waits for one (RFC 3261 section 9.1)', async () => {
+    const b = await bridge();
+    const invite = request(`sip:bob@slow180.${ORIGIN}`, 'INVITE');
+    const walk = b.send(invite);
+    while (!invite.headers.via?.[0]?.params.branch) await new Promise((r) => setTimeout(r, 5));
+    const cancelled = await b.send(cancelOf(invite)); // at once: the 180 comes 150 ms later
+    const report = await walk;
+    expect([cancelled.response?.status, cancelled.error, report.response?.status]).toEqual([200, undefined, 487]);
+    expect(cancelAfter180).toEqual([true]);
+    const branch = invite.headers.via![0]!.params.branch;
+    while (!peers.slow180!.requests.some((r) => r.method === 'ACK')) await new Promise((r) => setTimeout(r, 5));
+    expect(peers.slow180!.requests.map((r) => `${r.method} ${r.headers.via[0]!.params.branch === branch}`)).toEqual([
+      'INVITE true',
+      'CANCEL true',
+      'ACK true',
+    ]);
+  });
+
+  it('a CANCEL whose INVITE gets a final response before any provisional one is never sent', async () => {
+    const b = await bridge();
+    const invite = request(`sip:bob@slow486.${ORIGIN}`, 'INVITE');
+    const walk = b.send(invite);
+    while (!invite.headers.via?.[0]?.params.branch) await new Promise((r) => setTimeout(r, 5));
+    const cancelled = await b.send(cancelOf(invite));
+    expect((await walk).response?.status).toBe(486);
+    expect([
+      cancelled.response,
+      cancelled.attempts,
+      (cancelled.error as CancelNotSentError).code,
+      cancelled.error?.message,
+    ]).toEqual([
+      null,
+      [],
+      'BRIDGE_ERR_CANCEL_NOT_SENT',
+      'the INVITE got a final response (486) before any provisional one: no CANCEL was sent (RFC 3261 section 9.1)',
+    ]);
+    expect(cancelled.error).toBeInstanceOf(CancelNotSentError);
+    while (!peers.slow486!.requests.some((r) => r.method === 'ACK')) await new Promise((r) => setTimeout(r, 5));
+    expect(peers.slow486!.requests.map((r) => r.method)).toEqual(['INVITE', 'ACK']);
   });
 
   it('a CANCEL sent while the INVITE waits on a silent target ends the walk: no later target gets it', async () => {
